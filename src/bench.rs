@@ -1,0 +1,84 @@
+//! `cairn bench`: time per step (median after a warm-up), contacts, penetration and drift per scene.
+
+use crate::error::InputError;
+use crate::record::Tracker;
+use crate::world::World;
+use std::path::Path;
+use std::time::Instant;
+
+/// The standard scenes of shared/baselines/peers.md, benchmarked by default.
+pub const STANDARD_SCENES: [&str; 5] = ["stack10", "pyramid20", "balls1000", "incline", "cubedrop"];
+
+/// Steps excluded from the median.
+pub const WARMUP_STEPS: u64 = 20;
+
+/// One scene's figures.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct BenchResult {
+    pub scene: String,
+    pub method: String,
+    pub bodies: usize,
+    pub steps: u64,
+    pub ms_per_step: f64,
+    /// Mean contact points per step.
+    pub contacts: f64,
+    pub max_penetration: f64,
+    /// Largest displacement of any dynamic body from its start, over the run.
+    pub max_drift: f64,
+    /// Mean milliseconds per step in each stage.
+    pub stage_ms: Vec<(String, f64)>,
+    /// Peak resident memory of the process so far, MB (Linux; 0 elsewhere).
+    pub peak_rss_mb: f64,
+}
+
+/// Peak resident set size of this process in MB (from /proc; 0 where unavailable).
+pub fn peak_rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok()))
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// Runs a scene for its duration (or `steps`) and measures it.
+pub fn bench_scene(path: &Path, method: Option<&str>, steps: Option<u64>) -> Result<BenchResult, anyhow::Error> {
+    let mut sets = Vec::new();
+    if let Some(m) = method {
+        sets.push(("world.method".to_string(), format!("\"{m}\"")));
+    }
+    let model = crate::scene::load(path, &sets)?;
+    let n = steps.unwrap_or((model.duration / model.dt).round() as u64).max(1);
+    let mut world = World::new(model).map_err(|e: InputError| anyhow::anyhow!(e))?;
+    let stages: Vec<String> = world.stage_names().iter().map(|s| s.to_string()).collect();
+    let mut tracker = Tracker::new(&world.state);
+    let mut times = Vec::with_capacity(n as usize);
+    let mut stage_sum = vec![0.0; stages.len()];
+    let mut contacts = 0.0;
+    for k in 0..n {
+        let t0 = Instant::now();
+        let stats = world.step()?;
+        let dt = t0.elapsed().as_secs_f64();
+        tracker.update(&world.state, &stats);
+        contacts += stats.contacts as f64;
+        if k >= WARMUP_STEPS.min(n - 1) {
+            times.push(dt);
+            for (s, t) in stage_sum.iter_mut().zip(stats.stage_seconds.iter()) {
+                *s += t;
+            }
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    let median = times[times.len() / 2];
+    let measured = times.len() as f64;
+    Ok(BenchResult {
+        scene: world.model.name.clone(),
+        method: world.model.method.clone(),
+        bodies: world.model.bodies.len(),
+        steps: n,
+        ms_per_step: median * 1e3,
+        contacts: contacts / n as f64,
+        max_penetration: tracker.max_penetration,
+        max_drift: tracker.max_drift(&world.model),
+        stage_ms: stages.into_iter().zip(stage_sum).map(|(s, t)| (s, t / measured * 1e3)).collect(),
+        peak_rss_mb: peak_rss_mb(),
+    })
+}

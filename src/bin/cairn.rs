@@ -1,0 +1,218 @@
+//! The `cairn` command line: run, validate, bench, scenes.
+
+use anyhow::{bail, Context, Result};
+use cairn::record::{summary_json, Recorder, Tracker};
+use cairn::world::World;
+use clap::{Parser, Subcommand};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(name = "cairn", version, about = "Rigid bodies in contact: five contact methods, one world, one scene format")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a scene (a .toml file, or the name of a bundled scene).
+    Run {
+        scene: String,
+        /// Contact method: lcp | impulse | volumetric-penalty | implicit-penalty | abd.
+        #[arg(long)]
+        method: Option<String>,
+        /// Time step, s (overrides world.dt).
+        #[arg(long)]
+        dt: Option<f64>,
+        /// Simulated time, s (overrides world.duration).
+        #[arg(long)]
+        duration: Option<f64>,
+        /// Folder for trajectory.npy, metrics.csv and summary.json.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Override a scene value, e.g. --set solver.lcp.iterations=50 (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
+        /// Write a trajectory frame every N steps (default: about 60 frames per simulated second).
+        #[arg(long)]
+        frame_every: Option<u64>,
+    },
+    /// Run the validation experiments and print a table; non-zero exit if any row fails.
+    Validate {
+        #[arg(long, default_value = "lcp")]
+        method: String,
+        /// Only these experiments (repeatable).
+        #[arg(long)]
+        only: Vec<String>,
+    },
+    /// Benchmark scenes: ms per step (median after warm-up), contacts, penetration, drift.
+    Bench {
+        #[arg(long)]
+        method: Option<String>,
+        /// Scene name or path (repeatable); default: the standard scenes.
+        #[arg(long)]
+        scene: Vec<String>,
+        /// Steps per scene (default: the scene's duration).
+        #[arg(long)]
+        steps: Option<u64>,
+        /// One JSON object per scene and line.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the bundled scenes.
+    Scenes,
+}
+
+fn main() {
+    if let Err(e) = real_main() {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn scene_path(s: &str) -> Result<PathBuf> {
+    cairn::scene::find_scene(s).with_context(|| format!("no scene file `{s}` and no bundled scene of that name (see `cairn scenes`)"))
+}
+
+fn real_main() -> Result<()> {
+    match Cli::parse().command {
+        Command::Run { scene, method, dt, duration, out, sets, frame_every } => run(&scene, method, dt, duration, out, sets, frame_every),
+        Command::Validate { method, only } => {
+            let names: Vec<String> = if only.is_empty() { cairn::validate::EXPERIMENTS.iter().map(|s| s.to_string()).collect() } else { only };
+            let mut rows = Vec::new();
+            for n in &names {
+                rows.extend(cairn::validate::run_experiment(n, &method));
+            }
+            let w = [
+                rows.iter().map(|r| r.experiment.chars().count()).max().unwrap_or(10).max(10),
+                rows.iter().map(|r| r.expected.chars().count()).max().unwrap_or(8).max(8),
+                rows.iter().map(|r| r.measured.chars().count()).max().unwrap_or(8).max(8),
+                rows.iter().map(|r| r.tolerance.chars().count()).max().unwrap_or(9).max(9),
+            ];
+            let pad = |s: &str, n: usize| format!("{s}{}", " ".repeat(n.saturating_sub(s.chars().count())));
+            println!("validation of method `{method}`");
+            println!("{} | {} | {} | {} | result", pad("experiment", w[0]), pad("expected", w[1]), pad("measured", w[2]), pad("tolerance", w[3]));
+            println!("{}", "-".repeat(w.iter().sum::<usize>() + 21));
+            for r in &rows {
+                println!("{} | {} | {} | {} | {}", pad(&r.experiment, w[0]), pad(&r.expected, w[1]), pad(&r.measured, w[2]), pad(&r.tolerance, w[3]), if r.pass { "pass" } else { "FAIL" });
+            }
+            let failed = rows.iter().filter(|r| !r.pass).count();
+            println!("{} passed, {} failed", rows.len() - failed, failed);
+            if failed > 0 {
+                bail!("{failed} validation row(s) failed");
+            }
+            Ok(())
+        }
+        Command::Bench { method, scene, steps, json } => {
+            let names: Vec<String> = if scene.is_empty() { cairn::bench::STANDARD_SCENES.iter().map(|s| s.to_string()).collect() } else { scene };
+            if !json {
+                println!("{:<12} {:<8} {:>6} {:>6} {:>10} {:>9} {:>12} {:>11}  stages (ms)", "scene", "method", "bodies", "steps", "ms/step", "contacts", "max pen (mm)", "drift (mm)");
+            }
+            for n in &names {
+                let r = cairn::bench::bench_scene(&scene_path(n)?, method.as_deref(), steps)?;
+                if json {
+                    println!(
+                        "{}",
+                        serde_json::json!({"scene": r.scene, "method": r.method, "bodies": r.bodies, "steps": r.steps, "ms_per_step": r.ms_per_step,
+                            "contacts": r.contacts, "max_penetration": r.max_penetration, "max_drift": r.max_drift,
+                            "stage_ms": r.stage_ms.iter().map(|(k, v)| (k.clone(), serde_json::json!(v))).collect::<serde_json::Map<_, _>>(),
+                            "peak_rss_mb": r.peak_rss_mb})
+                    );
+                } else {
+                    let stages: Vec<String> = r.stage_ms.iter().map(|(k, v)| format!("{k} {v:.3}")).collect();
+                    println!(
+                        "{:<12} {:<8} {:>6} {:>6} {:>10.3} {:>9.1} {:>12.3} {:>11.3}  {}",
+                        r.scene, r.method, r.bodies, r.steps, r.ms_per_step, r.contacts, r.max_penetration * 1e3, r.max_drift * 1e3, stages.join(", ")
+                    );
+                }
+            }
+            if !json {
+                println!("peak resident memory: {:.1} MB", cairn::bench::peak_rss_mb());
+            }
+            Ok(())
+        }
+        Command::Scenes => {
+            for p in cairn::scene::list_scenes() {
+                let text = std::fs::read_to_string(&p).unwrap_or_default();
+                let desc = text.lines().next().unwrap_or("").trim_start_matches('#').trim();
+                let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("?");
+                println!("{stem:<12} {desc}");
+            }
+            Ok(())
+        }
+    }
+}
+
+fn run(scene: &str, method: Option<String>, dt: Option<f64>, duration: Option<f64>, out: Option<PathBuf>, sets: Vec<String>, frame_every: Option<u64>) -> Result<()> {
+    let path = scene_path(scene)?;
+    let mut overrides = Vec::new();
+    for s in &sets {
+        let (k, v) = s.split_once('=').with_context(|| format!("--set `{s}`: expected KEY=VALUE"))?;
+        overrides.push((k.trim().to_string(), v.trim().to_string()));
+    }
+    if let Some(m) = method {
+        overrides.push(("world.method".into(), format!("\"{m}\"")));
+    }
+    if let Some(dt) = dt {
+        overrides.push(("world.dt".into(), format!("{dt:?}")));
+    }
+    if let Some(d) = duration {
+        overrides.push(("world.duration".into(), format!("{d:?}")));
+    }
+    let model = cairn::scene::load(&path, &overrides)?;
+    let steps = (model.duration / model.dt).round() as u64;
+    let frame_every = frame_every.unwrap_or(((1.0 / 60.0) / model.dt).round().max(1.0) as u64);
+    let mut world = World::new(model)?;
+    let stages = world.stage_names();
+    let mut recorder = match &out {
+        Some(dir) => Some(Recorder::create(dir, &world.model, stages, frame_every).with_context(|| format!("cannot write to {}", dir.display()))?),
+        None => None,
+    };
+    if let Some(r) = recorder.as_mut() {
+        r.frame(&world.model, &world.state)?;
+    }
+    let bar = if std::io::stderr().is_terminal() {
+        let b = indicatif::ProgressBar::new(steps);
+        b.set_style(indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} steps  {elapsed} ({eta} left)  {msg}").unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()));
+        b
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let mut tracker = Tracker::new(&world.state);
+    let t0 = Instant::now();
+    for _ in 0..steps {
+        let stats = world.step()?;
+        tracker.update(&world.state, &stats);
+        if let Some(r) = recorder.as_mut() {
+            r.metrics(&world.model, &world.state, &stats, stages.len())?;
+            r.frame(&world.model, &world.state)?;
+        }
+        bar.inc(1);
+        if world.state.step % 16 == 0 {
+            bar.set_message(format!("{} contacts", stats.contacts));
+        }
+    }
+    bar.finish_and_clear();
+    let wall = t0.elapsed().as_secs_f64();
+    let summary = summary_json(&world.model, &world.state, &tracker, wall);
+    if let (Some(r), Some(dir)) = (recorder, &out) {
+        r.finish()?;
+        std::fs::write(dir.join("summary.json"), serde_json::to_string_pretty(&summary)?)?;
+        println!("wrote {}/{{trajectory.npy, metrics.csv, summary.json}}", dir.display());
+    }
+    let m = &world.model;
+    println!(
+        "{}: method {}, {} bodies, {} steps of {:.4} s in {:.2} s wall ({:.3} ms/step)",
+        m.name,
+        m.method,
+        m.bodies.len(),
+        steps,
+        m.dt,
+        wall,
+        wall * 1e3 / steps.max(1) as f64
+    );
+    println!("largest penetration {:.3} mm, largest drift of a body {:.3} mm, final kinetic energy {:.3e} J", tracker.max_penetration * 1e3, tracker.max_drift(m) * 1e3, world.state.kinetic_energy(m));
+    Ok(())
+}

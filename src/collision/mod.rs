@@ -1,0 +1,5 @@
+//! Collision detection shared by the methods: the broad phase (sweep and prune over bounding boxes) and the
+//! narrow phase (persistent multi-point contact manifolds from parry).
+
+pub mod broad;
+pub mod narrow;

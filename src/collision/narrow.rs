@@ -1,0 +1,140 @@
+//! Narrow phase: persistent contact manifolds per body pair (parry), flattened into contact points.
+//!
+//! Contact identities persist across steps through parry's feature ids: the per-point data (`ContactData`)
+//! survives in the cached manifolds, so a method can warm-start from last step's impulses.
+
+use crate::math::{Pose, Vec3};
+use crate::model::Model;
+use crate::state::State;
+use parry3d_f64::bounding_volume::{Aabb, BoundingVolume};
+use parry3d_f64::query::{ContactManifold, ContactManifoldsWorkspace, DefaultQueryDispatcher, PersistentQueryDispatcher};
+
+use super::broad::BroadPhase;
+
+/// Data a method keeps per contact point between steps (warm-start impulses).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ContactData {
+    pub impulse: [f64; 6],
+}
+
+type Manifold = ContactManifold<(), ContactData>;
+
+/// A cached body pair and its manifolds.
+pub struct PairEntry {
+    pub a: u32,
+    pub b: u32,
+    pub manifolds: Vec<Manifold>,
+    workspace: Option<ContactManifoldsWorkspace>,
+}
+
+/// One contact point between bodies `a` and `b`.
+#[derive(Debug, Clone, Copy)]
+pub struct Contact {
+    pub a: usize,
+    pub b: usize,
+    /// Unit normal, pointing from `a` towards `b`.
+    pub normal: Vec3,
+    /// World point on `a`'s surface and on `b`'s.
+    pub point_a: Vec3,
+    pub point_b: Vec3,
+    /// Signed distance along the normal: negative when penetrating.
+    pub dist: f64,
+    /// Where the persistent data lives: pair, manifold, point.
+    pub pair: u32,
+    pub manifold: u32,
+    pub slot: u32,
+    /// The data carried over from the previous step (zero for a new contact).
+    pub data: ContactData,
+}
+
+/// Collision workspace: broad phase, pair cache, and the buffers reused every step.
+#[derive(Default)]
+pub struct Collision {
+    broad: BroadPhase,
+    aabbs: Vec<Aabb>,
+    movable: Vec<bool>,
+    candidates: Vec<(u32, u32)>,
+    pub pairs: Vec<PairEntry>,
+    pub contacts: Vec<Contact>,
+}
+
+/// Pose of body `i`'s reference frame.
+pub fn body_pose(model: &Model, state: &State, i: usize) -> Pose {
+    Pose::from_parts(state.origin(model, i), state.bodies[i].q)
+}
+
+impl Collision {
+    /// Finds all contact points with distance below `margin` at the current state. Contacts come out in a
+    /// deterministic order (by body pair, then manifold, then point).
+    pub fn detect(&mut self, model: &Model, state: &State, margin: f64) {
+        let n = model.bodies.len();
+        self.aabbs.clear();
+        self.movable.clear();
+        for i in 0..n {
+            let pose = body_pose(model, state, i);
+            self.aabbs.push(model.bodies[i].geometry.shape.compute_aabb(&pose).loosened(0.5 * margin));
+            self.movable.push(model.bodies[i].kind == crate::model::BodyKind::Dynamic);
+        }
+        self.broad.find_pairs(&self.aabbs, &self.movable, &mut self.candidates);
+
+        // carry the manifolds of pairs that persist over, in sorted order
+        let mut old = std::mem::take(&mut self.pairs).into_iter().peekable();
+        for &(a, b) in &self.candidates {
+            while old.peek().is_some_and(|p| (p.a, p.b) < (a, b)) {
+                old.next();
+            }
+            let entry = match old.peek() {
+                Some(p) if (p.a, p.b) == (a, b) => old.next().unwrap(),
+                _ => PairEntry { a, b, manifolds: Vec::new(), workspace: None },
+            };
+            self.pairs.push(entry);
+        }
+
+        self.contacts.clear();
+        let dispatcher = DefaultQueryDispatcher;
+        for (pi, entry) in self.pairs.iter_mut().enumerate() {
+            let (a, b) = (entry.a as usize, entry.b as usize);
+            let pose_a = body_pose(model, state, a);
+            let pose_b = body_pose(model, state, b);
+            let pos12 = pose_a.inverse() * pose_b;
+            let ga = &model.bodies[a].geometry.shape;
+            let gb = &model.bodies[b].geometry.shape;
+            if dispatcher.contact_manifolds(&pos12, ga.as_ref(), gb.as_ref(), margin, &mut entry.manifolds, &mut entry.workspace).is_err() {
+                continue; // every shape pair the scene format allows is supported; nothing to collect otherwise
+            }
+            for (mi, m) in entry.manifolds.iter().enumerate() {
+                let w1 = pose_a * m.subshape_pos1().copied().unwrap_or(Pose::IDENTITY);
+                let w2 = pose_b * m.subshape_pos2().copied().unwrap_or(Pose::IDENTITY);
+                let normal = w1.rotation * m.local_n1;
+                for (si, p) in m.points.iter().enumerate() {
+                    if p.dist > margin {
+                        continue;
+                    }
+                    self.contacts.push(Contact {
+                        a,
+                        b,
+                        normal,
+                        point_a: w1.transform_point(p.local_p1),
+                        point_b: w2.transform_point(p.local_p2),
+                        dist: p.dist,
+                        pair: pi as u32,
+                        manifold: mi as u32,
+                        slot: si as u32,
+                        data: p.data,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Stores per-contact data back into the manifolds so that it persists to the next step.
+    pub fn store(&mut self, index: usize, data: ContactData) {
+        let c = self.contacts[index];
+        self.pairs[c.pair as usize].manifolds[c.manifold as usize].points[c.slot as usize].data = data;
+    }
+
+    /// Largest penetration depth (≥ 0) among the current contacts.
+    pub fn max_penetration(&self) -> f64 {
+        self.contacts.iter().fold(0.0f64, |m, c| m.max(-c.dist))
+    }
+}

@@ -1,0 +1,4 @@
+//! Rigid-body dynamics shared by the methods: integration, external loads, the contact graph.
+
+pub mod graph;
+pub mod integrate;

@@ -1,0 +1,588 @@
+//! `lcp`: velocity-level complementarity solved by projected Gauss-Seidel, with error correction by projection
+//! and shock propagation over stack layers.
+//!
+//! Source: K. Erleben, "Stable, Robust, and Versatile Multibody Dynamics Animation" (PhD work, 2004/2005;
+//! shared/seeds/004), restated in shared/reference/methods.md §D.
+//!
+//! Symbols of the source → names here:
+//! - u = (v, ω), s = (x, q): `BodyState::{v, w}` and `{x, q}`; M⁻¹: `SBody::{inv_m, inv_i}`.
+//! - J (one normal row n and two friction rows t1, t2 per contact point): `Rows::{dir, ra_x, rb_x}`.
+//! - A = J M⁻¹ Jᵀ: only its diagonal is formed (`Rows::inv_diag`); off-diagonal products go through the body
+//!   velocities, w = J u, as in the source's incremental update of M⁻¹Jᵀλ.
+//! - b = J(uᵗ + Δt M⁻¹ f_ext): the row value `J u` after the external update, plus `Rows::bias` (Newton
+//!   restitution, and the gap of a not-yet-touching contact, which bounds the approach speed by gap/Δt).
+//! - λ (impulses, Δt moved into λ), bounds [0, ∞) for normals and ±μ·λn of the *current* iterate for friction:
+//!   `Rows::lambda`. θ(λ) = ½ H(λ)ᵀH(λ) with H the projected (min-map) residual: `StepStats::residual`.
+//! - correction(): the first-order world F = m v, τ = I ω; A λ ≥ −d_penetration, s ← s + S M⁻¹Jᵀλ: `correct`.
+//! - Velocity-based shock propagation(f, Δt): dynamics(f·Δt) over all contacts, then shock-propagation of
+//!   dynamics((1 − f)·Δt) and correction() over the stack layers bottom-up, the lower bodies of each layer
+//!   fixed: `shock_fraction` is f. Positions are advanced once per body with its final velocity: in its layer
+//!   during shock propagation (after which it is fixed for the layers above), or at the end when shock
+//!   propagation is off. Collision detection at t + Δt followed by correction() happens at the start of the
+//!   next step, on the same positions.
+
+use crate::collision::narrow::{Collision, Contact, ContactData};
+use crate::dynamics::graph::{islands, stack_analysis};
+use crate::dynamics::integrate::{external_wrench, integrate_pose, inv_inertia_world};
+use crate::error::SimError;
+use crate::math::{finite3, quat_exp, tangent_basis, Mat3, Vec3};
+use crate::methods::{Method, StepStats};
+use crate::model::{BodyKind, Model};
+use crate::state::State;
+use std::time::Instant;
+
+/// Parameters of `[solver.lcp]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LcpParams {
+    /// PGS sweeps of the dynamics pass over all contacts. Default 20.
+    pub iterations: usize,
+    /// Shock propagation over stack layers on/off. Default on.
+    pub shock_propagation: bool,
+    /// Fraction f of the step's external impulse given to the dynamics pass before shock propagation (the
+    /// source's f); the rest goes to the layered pass. In [0, 1]. Default 0.5.
+    pub shock_fraction: f64,
+    /// PGS sweeps per stack layer in shock propagation. Default 10.
+    pub layer_iterations: usize,
+    /// Error correction by projection on/off. Default on.
+    pub correction: bool,
+    /// PGS sweeps of each correction (projection) solve. Default 10.
+    pub correction_iterations: usize,
+    /// Penetration below which no correction solve is run, m. Default 1e-5.
+    pub correction_tolerance: f64,
+    /// Contacts are generated for gaps below this distance, m. Default 0.02.
+    pub margin: f64,
+    /// Newton restitution applies only to approach speeds above this, m/s. Default 0.05.
+    pub restitution_threshold: f64,
+    /// A contact whose tangential speed is below this uses the static friction coefficient, m/s. Default 1e-3.
+    pub static_speed: f64,
+    /// Warm starting from the previous step's impulses on/off. Default on.
+    pub warm_start: bool,
+}
+
+impl Default for LcpParams {
+    fn default() -> Self {
+        LcpParams {
+            iterations: 20,
+            shock_propagation: true,
+            shock_fraction: 0.5,
+            layer_iterations: 10,
+            correction: true,
+            correction_iterations: 10,
+            correction_tolerance: 1e-5,
+            margin: 0.02,
+            restitution_threshold: 0.05,
+            static_speed: 1e-3,
+            warm_start: true,
+        }
+    }
+}
+
+/// Solver body: velocity (or, in the correction solve, displacement) and inverse mass.
+#[derive(Debug, Clone, Copy)]
+struct SBody {
+    v: Vec3,
+    w: Vec3,
+    inv_m: f64,
+    inv_i: Mat3,
+}
+
+/// The three rows (normal, two friction directions) of one contact point.
+#[derive(Debug, Clone, Copy)]
+struct Rows {
+    a: u32,
+    b: u32,
+    contact: u32,
+    dir: [Vec3; 3],
+    ra_x: [Vec3; 3],
+    rb_x: [Vec3; 3],
+    /// M⁻¹Jᵀ per row: linear part is dir·inv_m, angular parts below.
+    ia: [Vec3; 3],
+    ib: [Vec3; 3],
+    inv_ma: f64,
+    inv_mb: f64,
+    inv_diag: [f64; 3],
+    bias: f64,
+    mu: f64,
+    lambda: [f64; 3],
+}
+
+impl Rows {
+    #[inline]
+    fn jv(&self, k: usize, ba: &SBody, bb: &SBody) -> f64 {
+        self.dir[k].dot(bb.v - ba.v) + self.rb_x[k].dot(bb.w) - self.ra_x[k].dot(ba.w)
+    }
+}
+
+/// The `lcp` method and its workspace.
+pub struct Lcp {
+    params: LcpParams,
+    collision: Collision,
+    bodies: Vec<SBody>,
+    rows: Vec<Rows>,
+    /// Rows of the current layer (shock propagation).
+    layer_rows: Vec<Rows>,
+    /// Per contact: distance at detection, contact-point offsets from the centres of mass, pre-step normal
+    /// speed, whether the step's impulses were stored.
+    dist0: Vec<f64>,
+    /// Displacement of each body since detection (for first-order distance updates).
+    disp_x: Vec<Vec3>,
+    disp_t: Vec<Vec3>,
+    frozen: Vec<bool>,
+    integrated: Vec<bool>,
+    edges: Vec<(usize, usize)>,
+    contact_layer: Vec<u32>,
+    order: Vec<u32>,
+    impulses: Vec<ContactData>,
+}
+
+const STAGES: [&str; 6] = ["collision", "analysis", "correction", "dynamics", "shock", "integrate"];
+
+impl Lcp {
+    /// A new `lcp` method with the given parameters.
+    pub fn new(params: LcpParams) -> Self {
+        Lcp {
+            params,
+            collision: Collision::default(),
+            bodies: Vec::new(),
+            rows: Vec::new(),
+            layer_rows: Vec::new(),
+            dist0: Vec::new(),
+            disp_x: Vec::new(),
+            disp_t: Vec::new(),
+            frozen: Vec::new(),
+            integrated: Vec::new(),
+            edges: Vec::new(),
+            contact_layer: Vec::new(),
+            order: Vec::new(),
+            impulses: Vec::new(),
+        }
+    }
+
+    /// Current distance of contact `c`: detection distance plus the first-order effect of the displacements.
+    fn current_dist(&self, ci: usize, state: &State) -> f64 {
+        let c = &self.collision.contacts[ci];
+        let (ra, rb) = lever_arms(c, state);
+        let da = self.disp_x[c.a] + self.disp_t[c.a].cross(ra);
+        let db = self.disp_x[c.b] + self.disp_t[c.b].cross(rb);
+        self.dist0[ci] + c.normal.dot(db - da)
+    }
+}
+
+fn lever_arms(c: &Contact, state: &State) -> (Vec3, Vec3) {
+    let p = 0.5 * (c.point_a + c.point_b);
+    (p - state.bodies[c.a].x, p - state.bodies[c.b].x)
+}
+
+/// Builds the rows of contact `ci` from the bodies' current inverse masses (frozen bodies count as fixed).
+fn make_rows(ci: usize, c: &Contact, state: &State, bodies: &[SBody], frozen: &[bool], mu: f64) -> Rows {
+    let (ra, rb) = lever_arms(c, state);
+    let (t1, t2) = tangent_basis(c.normal);
+    let dir = [c.normal, t1, t2];
+    let fa = if frozen[c.a] { 0.0 } else { 1.0 };
+    let fb = if frozen[c.b] { 0.0 } else { 1.0 };
+    let (ba, bb) = (&bodies[c.a], &bodies[c.b]);
+    let mut r = Rows {
+        a: c.a as u32,
+        b: c.b as u32,
+        contact: ci as u32,
+        dir,
+        ra_x: [Vec3::ZERO; 3],
+        rb_x: [Vec3::ZERO; 3],
+        ia: [Vec3::ZERO; 3],
+        ib: [Vec3::ZERO; 3],
+        inv_ma: ba.inv_m * fa,
+        inv_mb: bb.inv_m * fb,
+        inv_diag: [0.0; 3],
+        bias: 0.0,
+        mu,
+        lambda: [0.0; 3],
+    };
+    for k in 0..3 {
+        r.ra_x[k] = ra.cross(dir[k]);
+        r.rb_x[k] = rb.cross(dir[k]);
+        r.ia[k] = (ba.inv_i * r.ra_x[k]) * fa;
+        r.ib[k] = (bb.inv_i * r.rb_x[k]) * fb;
+        let d = r.inv_ma + r.inv_mb + r.ra_x[k].dot(r.ia[k]) + r.rb_x[k].dot(r.ib[k]);
+        r.inv_diag[k] = if d > 1e-300 { 1.0 / d } else { 0.0 };
+    }
+    r
+}
+
+#[inline]
+fn apply(r: &Rows, k: usize, d: f64, ba: &mut SBody, bb: &mut SBody) {
+    ba.v -= r.dir[k] * (r.inv_ma * d);
+    ba.w -= r.ia[k] * d;
+    bb.v += r.dir[k] * (r.inv_mb * d);
+    bb.w += r.ib[k] * d;
+}
+
+/// Applies the rows' current impulses to the bodies (warm start).
+fn warm(rows: &[Rows], bodies: &mut [SBody], friction: bool) {
+    for r in rows {
+        let (a, b) = (r.a as usize, r.b as usize);
+        let (mut ba, mut bb) = (bodies[a], bodies[b]);
+        let kmax = if friction { 3 } else { 1 };
+        for k in 0..kmax {
+            apply(r, k, r.lambda[k], &mut ba, &mut bb);
+        }
+        bodies[a] = ba;
+        bodies[b] = bb;
+    }
+}
+
+/// One projected Gauss-Seidel sweep over the rows (normal row, then its friction rows bounded by ±μλn).
+fn sweep(rows: &mut [Rows], bodies: &mut [SBody], friction: bool) {
+    for r in rows.iter_mut() {
+        let (a, b) = (r.a as usize, r.b as usize);
+        let (mut ba, mut bb) = (bodies[a], bodies[b]);
+        let w = r.jv(0, &ba, &bb) + r.bias;
+        let new = (r.lambda[0] - w * r.inv_diag[0]).max(0.0);
+        let d = new - r.lambda[0];
+        r.lambda[0] = new;
+        apply(r, 0, d, &mut ba, &mut bb);
+        if friction {
+            let hi = r.mu * r.lambda[0];
+            for k in 1..3 {
+                let w = r.jv(k, &ba, &bb);
+                let new = (r.lambda[k] - w * r.inv_diag[k]).clamp(-hi, hi);
+                let d = new - r.lambda[k];
+                r.lambda[k] = new;
+                apply(r, k, d, &mut ba, &mut bb);
+            }
+        }
+        bodies[a] = ba;
+        bodies[b] = bb;
+    }
+}
+
+/// The merit θ = ½ Σ H_i² with H_i = λ_i − clamp(λ_i − w_i, lo_i, hi_i).
+fn merit(rows: &[Rows], bodies: &[SBody]) -> f64 {
+    let mut theta = 0.0;
+    for r in rows {
+        let (ba, bb) = (&bodies[r.a as usize], &bodies[r.b as usize]);
+        let w = r.jv(0, ba, bb) + r.bias;
+        let h = r.lambda[0] - (r.lambda[0] - w).max(0.0);
+        theta += h * h;
+        let hi = r.mu * r.lambda[0];
+        for k in 1..3 {
+            let w = r.jv(k, ba, bb);
+            let h = r.lambda[k] - (r.lambda[k] - w).clamp(-hi, hi);
+            theta += h * h;
+        }
+    }
+    0.5 * theta
+}
+
+fn check_finite(model: &Model, state: &State, stage: &'static str) -> Result<(), SimError> {
+    for (i, s) in state.bodies.iter().enumerate() {
+        let bad = if !finite3(s.x) || !(s.q.is_finite()) {
+            Some("position")
+        } else if !finite3(s.v) || !finite3(s.w) {
+            Some("velocity")
+        } else {
+            None
+        };
+        if let Some(quantity) = bad {
+            return Err(SimError::NonFinite { body: model.bodies[i].name.clone(), step: state.step, stage, quantity });
+        }
+    }
+    Ok(())
+}
+
+impl Lcp {
+    /// Error correction by projection (first-order world) over the contacts `subset` (all when `None`), with
+    /// the frozen bodies fixed. Moves positions only; velocities are untouched.
+    fn correct(&mut self, model: &Model, state: &mut State, subset: Option<&[u32]>) {
+        let all: Vec<u32>;
+        let list: &[u32] = match subset {
+            Some(s) => s,
+            None => {
+                all = (0..self.collision.contacts.len() as u32).collect();
+                &all
+            }
+        };
+        let mut deepest = 0.0f64;
+        for &ci in list {
+            deepest = deepest.max(-self.current_dist(ci as usize, state));
+        }
+        if deepest <= self.params.correction_tolerance {
+            return;
+        }
+        for b in &mut self.bodies {
+            b.v = Vec3::ZERO;
+            b.w = Vec3::ZERO;
+        }
+        self.layer_rows.clear();
+        for &ci in list {
+            let c = &self.collision.contacts[ci as usize];
+            let mut r = make_rows(ci as usize, c, state, &self.bodies, &self.frozen, 0.0);
+            r.bias = self.current_dist(ci as usize, state);
+            self.layer_rows.push(r);
+        }
+        for _ in 0..self.params.correction_iterations {
+            sweep(&mut self.layer_rows, &mut self.bodies, false);
+        }
+        for (i, b) in self.bodies.iter_mut().enumerate() {
+            if b.v != Vec3::ZERO || b.w != Vec3::ZERO {
+                let s = &mut state.bodies[i];
+                s.x += b.v;
+                s.q = (quat_exp(b.w) * s.q).normalize();
+                self.disp_x[i] += b.v;
+                self.disp_t[i] += b.w;
+            }
+            b.v = Vec3::ZERO;
+            b.w = Vec3::ZERO;
+        }
+    }
+
+    /// Loads the bodies' velocities (after the external impulse `frac·h·F`) into the solver bodies.
+    fn load_velocities(&mut self, model: &Model, state: &mut State, h: f64, frac: f64) {
+        for (i, b) in model.bodies.iter().enumerate() {
+            let s = &mut state.bodies[i];
+            if b.kind == BodyKind::Dynamic && frac > 0.0 {
+                let (f, tau) = external_wrench(model, i, state.time);
+                s.v += f * (frac * h / b.mass);
+                s.w += self.bodies[i].inv_i * tau * (frac * h);
+            }
+            self.bodies[i].v = s.v;
+            self.bodies[i].w = s.w;
+        }
+    }
+
+    /// Sets the bias (gap and restitution) of a contact's normal row.
+    fn set_bias(&self, r: &mut Rows, ci: usize, state: &State, h: f64, model: &Model, vn0: f64) {
+        let c = &self.collision.contacts[ci];
+        let d = self.current_dist(ci, state);
+        let e = model.pair_material(c.a, c.b).2;
+        r.bias = if e > 0.0 && vn0 < -self.params.restitution_threshold && d + h * vn0 < 0.0 {
+            e * vn0 // w ≥ −e·vn0: Newton's law of restitution for an impact within this step
+        } else if d > 0.0 {
+            d / h // a gap closes at most by d in this step
+        } else {
+            0.0
+        };
+    }
+}
+
+impl Method for Lcp {
+    fn name(&self) -> &'static str {
+        "lcp"
+    }
+
+    fn stage_names(&self) -> &'static [&'static str] {
+        &STAGES
+    }
+
+    fn step(&mut self, model: &Model, state: &mut State, h: f64) -> Result<StepStats, SimError> {
+        let p = self.params.clone();
+        let n = model.bodies.len();
+        let mut stats = StepStats { iterations: p.iterations, ..Default::default() };
+        let mut clock = Instant::now();
+        let mut lap = |stats: &mut StepStats, k: usize| {
+            let now = Instant::now();
+            stats.stage_seconds[k] += (now - clock).as_secs_f64();
+            clock = now;
+        };
+
+        // 1. collision detection
+        self.collision.detect(model, state, p.margin);
+        let nc = self.collision.contacts.len();
+        stats.contacts = nc;
+        stats.max_penetration = self.collision.max_penetration();
+        lap(&mut stats, 0);
+
+        // 2. stack analysis and islands
+        self.bodies.clear();
+        for (i, b) in model.bodies.iter().enumerate() {
+            let inv_i = if b.kind == BodyKind::Dynamic { inv_inertia_world(model, i, state.bodies[i].q) } else { Mat3::ZERO };
+            self.bodies.push(SBody { v: Vec3::ZERO, w: Vec3::ZERO, inv_m: b.inv_mass(), inv_i });
+        }
+        let fixed: Vec<bool> = model.bodies.iter().map(|b| b.kind != BodyKind::Dynamic).collect();
+        self.edges.clear();
+        for c in &self.collision.contacts {
+            if self.edges.last() != Some(&(c.a, c.b)) {
+                self.edges.push((c.a, c.b));
+            }
+        }
+        let stack = stack_analysis(n, &fixed, &self.edges);
+        stats.islands = islands(n, &fixed, &self.edges).1;
+        self.contact_layer.clear();
+        {
+            let mut e = 0usize;
+            for (ci, c) in self.collision.contacts.iter().enumerate() {
+                if ci > 0 && (c.a, c.b) != (self.collision.contacts[ci - 1].a, self.collision.contacts[ci - 1].b) {
+                    e += 1;
+                }
+                self.contact_layer.push(stack.edge_layer[e]);
+            }
+        }
+        // rows bottom-up: by layer, then in detection order
+        self.order.clear();
+        self.order.extend(0..nc as u32);
+        let layer_of = &self.contact_layer;
+        self.order.sort_by_key(|&ci| (layer_of[ci as usize], ci));
+        self.dist0.clear();
+        self.dist0.extend(self.collision.contacts.iter().map(|c| c.dist));
+        self.disp_x.clear();
+        self.disp_x.resize(n, Vec3::ZERO);
+        self.disp_t.clear();
+        self.disp_t.resize(n, Vec3::ZERO);
+        self.frozen.clear();
+        self.frozen.resize(n, false);
+        lap(&mut stats, 1);
+
+        // 3. error correction by projection (the correction after detection at t + Δt of the source)
+        if p.correction && nc > 0 {
+            let order = std::mem::take(&mut self.order);
+            self.correct(model, state, Some(&order));
+            self.order = order;
+            // inertia follows the corrected orientations
+            for (i, b) in model.bodies.iter().enumerate() {
+                if b.kind == BodyKind::Dynamic {
+                    self.bodies[i].inv_i = inv_inertia_world(model, i, state.bodies[i].q);
+                }
+            }
+        }
+        lap(&mut stats, 2);
+
+        // pre-step normal and tangential speeds (restitution, static/kinetic friction)
+        let mut vn0 = vec![0.0; nc];
+        let mut mus = vec![0.0; nc];
+        for (ci, c) in self.collision.contacts.iter().enumerate() {
+            let (ra, rb) = lever_arms(c, state);
+            let (sa, sb) = (&state.bodies[c.a], &state.bodies[c.b]);
+            let vrel = (sb.v + sb.w.cross(rb)) - (sa.v + sa.w.cross(ra));
+            vn0[ci] = vrel.dot(c.normal);
+            let vt = (vrel - c.normal * vn0[ci]).length();
+            let (mu_k, mu_s, _) = model.pair_material(c.a, c.b);
+            mus[ci] = if vt < p.static_speed { mu_s } else { mu_k };
+        }
+
+        // 4. dynamics pass over all contacts: f·Δt of the external impulse (all of it without shock propagation)
+        let frac1 = if p.shock_propagation { p.shock_fraction } else { 1.0 };
+        self.load_velocities(model, state, h, frac1);
+        self.rows.clear();
+        for &ci in &self.order {
+            let c = &self.collision.contacts[ci as usize];
+            let mut r = make_rows(ci as usize, c, state, &self.bodies, &self.frozen, mus[ci as usize]);
+            self.set_bias(&mut r, ci as usize, state, h, model, vn0[ci as usize]);
+            if p.warm_start {
+                r.lambda.copy_from_slice(&c.data.impulse[0..3]);
+            }
+            self.rows.push(r);
+        }
+        if p.warm_start {
+            warm(&self.rows, &mut self.bodies, true);
+        }
+        for _ in 0..p.iterations {
+            sweep(&mut self.rows, &mut self.bodies, true);
+        }
+        stats.residual = merit(&self.rows, &self.bodies);
+        self.impulses.clear();
+        self.impulses.resize(nc, ContactData::default());
+        for r in &self.rows {
+            let d = &mut self.impulses[r.contact as usize].impulse;
+            d[0..3].copy_from_slice(&r.lambda);
+            stats.normal_impulse += r.lambda[0];
+            stats.friction_impulse += (r.lambda[1] * r.lambda[1] + r.lambda[2] * r.lambda[2]).sqrt();
+        }
+        for (i, b) in self.bodies.iter().enumerate() {
+            if model.bodies[i].kind == BodyKind::Dynamic {
+                state.bodies[i].v = b.v;
+                state.bodies[i].w = b.w;
+            }
+        }
+        check_finite(model, state, "dynamics")?;
+        lap(&mut stats, 3);
+
+        // 5. shock propagation: layers bottom-up, the layer's lower bodies fixed, then position update and
+        //    correction of the layer's upper bodies
+        self.integrated.clear();
+        self.integrated.resize(n, false);
+        if p.shock_propagation {
+            self.load_velocities(model, state, h, 1.0 - p.shock_fraction);
+            let mut start = 0;
+            while start < self.order.len() {
+                let layer = self.contact_layer[self.order[start] as usize];
+                let mut end = start;
+                while end < self.order.len() && self.contact_layer[self.order[end] as usize] == layer {
+                    end += 1;
+                }
+                for (i, f) in self.frozen.iter_mut().enumerate() {
+                    *f = stack.height[i] <= layer;
+                }
+                self.layer_rows.clear();
+                for &ci in &self.order[start..end] {
+                    let c = &self.collision.contacts[ci as usize];
+                    let mut r = make_rows(ci as usize, c, state, &self.bodies, &self.frozen, mus[ci as usize]);
+                    self.set_bias(&mut r, ci as usize, state, h, model, vn0[ci as usize]);
+                    if p.warm_start {
+                        r.lambda.copy_from_slice(&c.data.impulse[3..6]);
+                    }
+                    self.layer_rows.push(r);
+                }
+                if p.warm_start {
+                    warm(&self.layer_rows, &mut self.bodies, true);
+                }
+                for _ in 0..p.layer_iterations {
+                    sweep(&mut self.layer_rows, &mut self.bodies, true);
+                }
+                stats.residual = stats.residual.max(0.0);
+                for r in &self.layer_rows {
+                    self.impulses[r.contact as usize].impulse[3..6].copy_from_slice(&r.lambda);
+                    stats.normal_impulse += r.lambda[0];
+                    stats.friction_impulse += (r.lambda[1] * r.lambda[1] + r.lambda[2] * r.lambda[2]).sqrt();
+                }
+                // the layer's upper bodies now have their final velocities: advance them
+                for i in 0..n {
+                    if stack.height[i] == layer + 1 && !self.integrated[i] && model.bodies[i].kind == BodyKind::Dynamic {
+                        state.bodies[i].v = self.bodies[i].v;
+                        state.bodies[i].w = self.bodies[i].w;
+                        let before = state.bodies[i];
+                        integrate_pose(model, i, &mut state.bodies[i], h);
+                        self.disp_x[i] += state.bodies[i].x - before.x;
+                        self.disp_t[i] += before.w * h;
+                        self.bodies[i].inv_i = inv_inertia_world(model, i, state.bodies[i].q);
+                        self.integrated[i] = true;
+                    }
+                }
+                if p.correction {
+                    let list: Vec<u32> = self.order[start..end].to_vec();
+                    self.correct(model, state, Some(&list));
+                }
+                for i in 0..n {
+                    if self.integrated[i] {
+                        self.bodies[i].v = state.bodies[i].v;
+                        self.bodies[i].w = state.bodies[i].w;
+                    }
+                }
+                start = end;
+            }
+            for f in self.frozen.iter_mut() {
+                *f = false;
+            }
+            for i in 0..n {
+                if !self.integrated[i] && model.bodies[i].kind == BodyKind::Dynamic {
+                    state.bodies[i].v = self.bodies[i].v;
+                    state.bodies[i].w = self.bodies[i].w;
+                }
+            }
+            check_finite(model, state, "shock propagation")?;
+        }
+        lap(&mut stats, 4);
+
+        // 6. position update of every body not advanced yet (free bodies, kinematic bodies, no shock propagation)
+        for i in 0..n {
+            if !self.integrated[i] {
+                integrate_pose(model, i, &mut state.bodies[i], h);
+            }
+        }
+        for ci in 0..nc {
+            let data = self.impulses[ci];
+            self.collision.store(ci, data);
+        }
+        check_finite(model, state, "integrate")?;
+        lap(&mut stats, 5);
+        Ok(stats)
+    }
+}

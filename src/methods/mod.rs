@@ -1,0 +1,80 @@
+//! The contact methods. Each implements [`Method`]; `World::step` calls it once per time step.
+
+pub mod lcp;
+
+use crate::error::{InputError, SimError};
+use crate::model::Model;
+use crate::state::State;
+
+/// All method keys of the scene format, with whether this build implements them.
+pub const METHODS: [(&str, bool); 5] =
+    [("lcp", true), ("impulse", false), ("volumetric-penalty", false), ("implicit-penalty", false), ("abd", false)];
+
+/// At most this many stages are timed per step.
+pub const MAX_STAGES: usize = 8;
+
+/// What every method reports after a step.
+#[derive(Debug, Clone, Default)]
+pub struct StepStats {
+    /// Contact points considered.
+    pub contacts: usize,
+    /// Solver iterations (PGS sweeps of the main pass).
+    pub iterations: usize,
+    /// Solver residual (for `lcp`: the source's merit θ = ½‖H(λ)‖²).
+    pub residual: f64,
+    /// Largest penetration depth seen in this step's collision detection, m.
+    pub max_penetration: f64,
+    /// Contact islands.
+    pub islands: usize,
+    /// Sum of normal impulses over all contacts, N·s.
+    pub normal_impulse: f64,
+    /// Sum of friction impulse magnitudes, N·s.
+    pub friction_impulse: f64,
+    /// Wall time per stage, seconds, in the order of [`Method::stage_names`].
+    pub stage_seconds: [f64; MAX_STAGES],
+}
+
+/// A contact method.
+pub trait Method {
+    /// The scene key of the method.
+    fn name(&self) -> &'static str;
+    /// Names of the timed stages, in order.
+    fn stage_names(&self) -> &'static [&'static str];
+    /// Advances `state` by `dt`.
+    fn step(&mut self, model: &Model, state: &mut State, dt: f64) -> Result<StepStats, SimError>;
+}
+
+/// Checks that the method exists and is implemented, and that the model uses nothing it cannot run.
+pub fn check_supported(model: &Model) -> Result<(), String> {
+    match METHODS.iter().find(|(k, _)| *k == model.method) {
+        None => Err(format!(
+            "unknown method `{}`: allowed are {}",
+            model.method,
+            METHODS.iter().map(|(k, _)| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+        )),
+        Some((_, false)) => Err(format!("method `{}` is not implemented yet in this build (implemented: lcp)", model.method)),
+        Some(_) => {
+            if let Some(j) = model.joints.first() {
+                let b2 = j.body2.map_or("world".to_string(), |b| model.bodies[b].name.clone());
+                return Err(format!(
+                    "method `{}` cannot run joints yet: {} joint(s), the first a {:?} joint between `{}` and `{}`",
+                    model.method,
+                    model.joints.len(),
+                    j.kind,
+                    model.bodies[j.body1].name,
+                    b2
+                ));
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Creates the method the model names.
+pub fn create(model: &Model) -> Result<Box<dyn Method>, InputError> {
+    check_supported(model).map_err(|e| InputError::at(&model.name, e))?;
+    match model.method.as_str() {
+        "lcp" => Ok(Box::new(lcp::Lcp::new(model.solver.lcp.clone()))),
+        other => Err(InputError::at(&model.name, format!("method `{other}` is not implemented yet"))),
+    }
+}

@@ -1,0 +1,210 @@
+//! Recording a run: the trajectory (`trajectory.npy`), per-step metrics (`metrics.csv`) and the run summary
+//! (`summary.json`).
+//!
+//! `trajectory.npy` is a NumPy array of float64, shape (frames, 1 + 12·bodies): column 0 is the time, then per
+//! body its pose as a row-major 3×4 matrix [R | p] of the body's reference frame. In Python:
+//! `a = np.load("trajectory.npy"); t = a[:, 0]; poses = a[:, 1:].reshape(len(a), -1, 3, 4)`.
+
+use crate::math::Vec3;
+use crate::methods::StepStats;
+use crate::model::Model;
+use crate::state::State;
+use std::fs::File;
+use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::path::Path;
+
+/// Writes a 2-D float64 `.npy` file row by row; the row count goes into the header when finished.
+pub struct NpyWriter {
+    out: BufWriter<File>,
+    cols: usize,
+    rows: u64,
+}
+
+const NPY_HEADER_LEN: usize = 128;
+
+fn npy_header(rows: u64, cols: usize) -> Vec<u8> {
+    let dict = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': ({rows}, {cols}), }}");
+    let mut h = b"\x93NUMPY\x01\x00".to_vec();
+    let pad = NPY_HEADER_LEN - 10 - dict.len() - 1;
+    h.extend((NPY_HEADER_LEN as u16 - 10).to_le_bytes());
+    h.extend(dict.as_bytes());
+    h.extend(std::iter::repeat_n(b' ', pad));
+    h.push(b'\n');
+    h
+}
+
+impl NpyWriter {
+    /// Creates the file with `cols` columns.
+    pub fn create(path: &Path, cols: usize) -> std::io::Result<Self> {
+        let mut out = BufWriter::new(File::create(path)?);
+        out.write_all(&npy_header(0, cols))?;
+        Ok(NpyWriter { out, cols, rows: 0 })
+    }
+    /// Appends one row (must have `cols` values).
+    pub fn push(&mut self, row: &[f64]) -> std::io::Result<()> {
+        debug_assert_eq!(row.len(), self.cols);
+        for x in row {
+            self.out.write_all(&x.to_le_bytes())?;
+        }
+        self.rows += 1;
+        Ok(())
+    }
+    /// Writes the final header.
+    pub fn finish(mut self) -> std::io::Result<()> {
+        self.out.flush()?;
+        let mut f = self.out.into_inner().map_err(|e| e.into_error())?;
+        f.seek(SeekFrom::Start(0))?;
+        f.write_all(&npy_header(self.rows, self.cols))?;
+        Ok(())
+    }
+}
+
+/// Per-run tracking shared by `run`, `bench` and `validate`: peak values over the run.
+#[derive(Debug, Clone)]
+pub struct Tracker {
+    pub start: Vec<Vec3>,
+    pub max_displacement: Vec<f64>,
+    pub max_penetration: f64,
+    pub steps: u64,
+}
+
+impl Tracker {
+    /// Starts tracking from the current state.
+    pub fn new(state: &State) -> Self {
+        Tracker { start: state.bodies.iter().map(|b| b.x).collect(), max_displacement: vec![0.0; state.bodies.len()], max_penetration: 0.0, steps: 0 }
+    }
+    /// Updates the peaks after a step.
+    pub fn update(&mut self, state: &State, stats: &StepStats) {
+        for (i, b) in state.bodies.iter().enumerate() {
+            self.max_displacement[i] = self.max_displacement[i].max((b.x - self.start[i]).length());
+        }
+        self.max_penetration = self.max_penetration.max(stats.max_penetration);
+        self.steps += 1;
+    }
+    /// Largest displacement of any dynamic body.
+    pub fn max_drift(&self, model: &Model) -> f64 {
+        model.bodies.iter().zip(&self.max_displacement).filter(|(b, _)| b.kind == crate::model::BodyKind::Dynamic).fold(0.0, |m, (_, d)| m.max(*d))
+    }
+}
+
+/// Writes the run's outputs into a folder.
+pub struct Recorder {
+    traj: NpyWriter,
+    metrics: BufWriter<File>,
+    row: Vec<f64>,
+    frame_every: u64,
+}
+
+impl Recorder {
+    /// Creates `dir` and the files in it; a frame is written every `frame_every` steps (and the first).
+    pub fn create(dir: &Path, model: &Model, stage_names: &[&str], frame_every: u64) -> std::io::Result<Self> {
+        std::fs::create_dir_all(dir)?;
+        let traj = NpyWriter::create(&dir.join("trajectory.npy"), 1 + 12 * model.bodies.len())?;
+        let mut metrics = BufWriter::new(File::create(dir.join("metrics.csv"))?);
+        write!(metrics, "step,time,kinetic_energy,potential_energy,contacts,islands,max_penetration,iterations,residual,normal_impulse,friction_impulse")?;
+        for s in stage_names {
+            write!(metrics, ",wall_{s}")?;
+        }
+        writeln!(metrics, ",wall_total")?;
+        Ok(Recorder { traj, metrics, row: Vec::new(), frame_every: frame_every.max(1) })
+    }
+
+    /// Records a trajectory frame of the state (call once before the first step, then after each).
+    pub fn frame(&mut self, model: &Model, state: &State) -> std::io::Result<()> {
+        if state.step % self.frame_every != 0 {
+            return Ok(());
+        }
+        self.row.clear();
+        self.row.push(state.time);
+        for i in 0..model.bodies.len() {
+            self.row.extend(state.pose_3x4(model, i));
+        }
+        self.traj.push(&self.row)
+    }
+
+    /// Records the metrics of a step.
+    pub fn metrics(&mut self, model: &Model, state: &State, stats: &StepStats, stages: usize) -> std::io::Result<()> {
+        write!(
+            self.metrics,
+            "{},{},{:e},{:e},{},{},{:e},{},{:e},{:e},{:e}",
+            state.step,
+            state.time,
+            state.kinetic_energy(model),
+            state.potential_energy(model),
+            stats.contacts,
+            stats.islands,
+            stats.max_penetration,
+            stats.iterations,
+            stats.residual,
+            stats.normal_impulse,
+            stats.friction_impulse
+        )?;
+        let mut total = 0.0;
+        for s in &stats.stage_seconds[..stages] {
+            write!(self.metrics, ",{s:e}")?;
+            total += s;
+        }
+        writeln!(self.metrics, ",{total:e}")
+    }
+
+    /// Flushes everything.
+    pub fn finish(mut self) -> std::io::Result<()> {
+        self.metrics.flush()?;
+        self.traj.finish()
+    }
+}
+
+/// The run summary (`summary.json`).
+pub fn summary_json(model: &Model, state: &State, tracker: &Tracker, wall_seconds: f64) -> serde_json::Value {
+    let bodies: Vec<serde_json::Value> = model
+        .bodies
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let s = &state.bodies[i];
+            let p = state.origin(model, i);
+            serde_json::json!({
+                "name": b.name,
+                "position": [p.x, p.y, p.z],
+                "rotation": [s.q.w, s.q.x, s.q.y, s.q.z],
+                "velocity": [s.v.x, s.v.y, s.v.z],
+                "angular_velocity": [s.w.x, s.w.y, s.w.z],
+                "max_displacement": tracker.max_displacement[i],
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "scene": model.name,
+        "method": model.method,
+        "dt": model.dt,
+        "steps": tracker.steps,
+        "time": state.time,
+        "wall_seconds": wall_seconds,
+        "max_penetration": tracker.max_penetration,
+        "max_drift": tracker.max_drift(model),
+        "bodies": bodies,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn npy_header_is_aligned_and_rewritten_with_the_row_count() {
+        let dir = std::env::temp_dir().join(format!("cairn-npy-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.npy");
+        let mut w = NpyWriter::create(&path, 3).unwrap();
+        w.push(&[1.0, 2.0, 3.0]).unwrap();
+        w.push(&[4.0, 5.0, 6.0]).unwrap();
+        w.finish().unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(bytes.len(), NPY_HEADER_LEN + 6 * 8);
+        let header = String::from_utf8_lossy(&bytes[10..NPY_HEADER_LEN]);
+        assert!(header.contains("'shape': (2, 3)"), "{header}");
+        assert_eq!(bytes[NPY_HEADER_LEN - 1], b'\n');
+        assert_eq!(f64::from_le_bytes(bytes[NPY_HEADER_LEN + 40..NPY_HEADER_LEN + 48].try_into().unwrap()), 6.0);
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

@@ -1,0 +1,70 @@
+//! The evolving state of a run: per body the centre of mass, orientation and velocities.
+
+use crate::math::{Quat, Vec3};
+use crate::model::Model;
+
+/// State of one body. Positions are of the centre of mass; velocities are world frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BodyState {
+    pub x: Vec3,
+    pub q: Quat,
+    pub v: Vec3,
+    pub w: Vec3,
+}
+
+/// The state of the world.
+#[derive(Debug, Clone, PartialEq)]
+pub struct State {
+    pub time: f64,
+    pub step: u64,
+    pub bodies: Vec<BodyState>,
+}
+
+impl State {
+    /// Initial state from the model.
+    pub fn from_model(model: &Model) -> Self {
+        let bodies = model
+            .bodies
+            .iter()
+            .map(|b| BodyState { x: b.position + b.rotation * b.com, q: b.rotation, v: b.velocity, w: b.angular_velocity })
+            .collect();
+        State { time: 0.0, step: 0, bodies }
+    }
+
+    /// Origin of body `i`'s reference frame in the world.
+    pub fn origin(&self, model: &Model, i: usize) -> Vec3 {
+        let s = &self.bodies[i];
+        s.x - s.q * model.bodies[i].com
+    }
+
+    /// The body's pose as a row-major 3×4 matrix [R | p] of its reference frame.
+    pub fn pose_3x4(&self, model: &Model, i: usize) -> [f64; 12] {
+        let r = crate::math::Mat3::from_quat(self.bodies[i].q);
+        let p = self.origin(model, i);
+        [r.x_axis.x, r.y_axis.x, r.z_axis.x, p.x, r.x_axis.y, r.y_axis.y, r.z_axis.y, p.y, r.x_axis.z, r.y_axis.z, r.z_axis.z, p.z]
+    }
+
+    /// Kinetic energy of the dynamic bodies.
+    pub fn kinetic_energy(&self, model: &Model) -> f64 {
+        let mut e = 0.0;
+        for (b, s) in model.bodies.iter().zip(&self.bodies) {
+            if b.kind == crate::model::BodyKind::Dynamic {
+                let r = crate::math::Mat3::from_quat(s.q);
+                let wl = r.transpose() * s.w;
+                e += 0.5 * b.mass * s.v.length_squared() + 0.5 * wl.dot(b.inertia * wl);
+            }
+        }
+        e
+    }
+
+    /// Potential energy of the dynamic bodies in the uniform gravity field.
+    pub fn potential_energy(&self, model: &Model) -> f64 {
+        model
+            .bodies
+            .iter()
+            .zip(&self.bodies)
+            .filter(|(b, _)| b.kind == crate::model::BodyKind::Dynamic)
+            .map(|(b, s)| -b.mass * model.gravity.dot(s.x))
+            .sum()
+    }
+}
