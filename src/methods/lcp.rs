@@ -36,6 +36,10 @@ use std::time::Instant;
 pub struct LcpParams {
     /// PGS sweeps of the dynamics pass over all contacts. Default 20.
     pub iterations: usize,
+    /// Sweeps at the start of each solve that update the normal rows only (friction rows keep their warm-start
+    /// values), so that friction does not lock in the transient sliding the first normal impulses cause; the
+    /// friction problem of a resting contact manifold is statically indeterminate. Default 4.
+    pub normal_sweeps: usize,
     /// Shock propagation over stack layers on/off. Default on.
     pub shock_propagation: bool,
     /// Fraction f of the step's external impulse given to the dynamics pass before shock propagation (the
@@ -63,6 +67,7 @@ impl Default for LcpParams {
     fn default() -> Self {
         LcpParams {
             iterations: 20,
+            normal_sweeps: 4,
             shock_propagation: true,
             shock_fraction: 0.5,
             layer_iterations: 10,
@@ -474,8 +479,8 @@ impl Method for Lcp {
         if p.warm_start {
             warm(&self.rows, &mut self.bodies, true);
         }
-        for _ in 0..p.iterations {
-            sweep(&mut self.rows, &mut self.bodies, true);
+        for k in 0..p.iterations {
+            sweep(&mut self.rows, &mut self.bodies, k >= p.normal_sweeps);
         }
         stats.residual = merit(&self.rows, &self.bodies);
         self.impulses.clear();
@@ -524,8 +529,8 @@ impl Method for Lcp {
                 if p.warm_start {
                     warm(&self.layer_rows, &mut self.bodies, true);
                 }
-                for _ in 0..p.layer_iterations {
-                    sweep(&mut self.layer_rows, &mut self.bodies, true);
+                for k in 0..p.layer_iterations {
+                    sweep(&mut self.layer_rows, &mut self.bodies, k >= p.normal_sweeps);
                 }
                 stats.residual = stats.residual.max(0.0);
                 for r in &self.layer_rows {

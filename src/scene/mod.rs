@@ -56,6 +56,7 @@ struct SolverT {
 #[serde(deny_unknown_fields)]
 struct LcpT {
     iterations: Option<usize>,
+    normal_sweeps: Option<usize>,
     shock_propagation: Option<bool>,
     shock_fraction: Option<f64>,
     layer_iterations: Option<usize>,
@@ -257,6 +258,7 @@ fn lcp_params(t: Option<LcpT>) -> Result<LcpParams, String> {
     let Some(t) = t else { return Ok(d) };
     let p = LcpParams {
         iterations: t.iterations.unwrap_or(d.iterations),
+        normal_sweeps: t.normal_sweeps.unwrap_or(d.normal_sweeps),
         shock_propagation: t.shock_propagation.unwrap_or(d.shock_propagation),
         shock_fraction: t.shock_fraction.unwrap_or(d.shock_fraction),
         layer_iterations: t.layer_iterations.unwrap_or(d.layer_iterations),
