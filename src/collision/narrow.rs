@@ -64,15 +64,18 @@ pub fn body_pose(model: &Model, state: &State, i: usize) -> Pose {
 }
 
 impl Collision {
-    /// Finds all contact points with distance below `margin` at the current state. Contacts come out in a
-    /// deterministic order (by body pair, then manifold, then point).
-    pub fn detect(&mut self, model: &Model, state: &State, margin: f64) {
+    /// Finds all contact points with distance below the pair's prediction distance at the current state:
+    /// `margin` plus, when `lookahead > 0`, how far the two bodies can approach within `lookahead` seconds at
+    /// their current speeds (speculative contacts, so that fast bodies are caught before they pass into each
+    /// other). Contacts come out in a deterministic order (by body pair, then manifold, then point).
+    pub fn detect(&mut self, model: &Model, state: &State, margin: f64, lookahead: f64) {
         let n = model.bodies.len();
         self.aabbs.clear();
         self.movable.clear();
         for i in 0..n {
             let pose = body_pose(model, state, i);
-            self.aabbs.push(model.bodies[i].geometry.shape.compute_aabb(&pose).loosened(0.5 * margin));
+            let reach = Self::reach(model, state, i, lookahead);
+            self.aabbs.push(model.bodies[i].geometry.shape.compute_aabb(&pose).loosened(0.5 * margin + reach));
             self.movable.push(model.bodies[i].kind == crate::model::BodyKind::Dynamic);
         }
         self.broad.find_pairs(&self.aabbs, &self.movable, &mut self.candidates);
@@ -99,7 +102,8 @@ impl Collision {
             let pos12 = pose_a.inverse() * pose_b;
             let ga = &model.bodies[a].geometry.shape;
             let gb = &model.bodies[b].geometry.shape;
-            if dispatcher.contact_manifolds(&pos12, ga.as_ref(), gb.as_ref(), margin, &mut entry.manifolds, &mut entry.workspace).is_err() {
+            let prediction = margin + Self::reach(model, state, a, lookahead) + Self::reach(model, state, b, lookahead);
+            if dispatcher.contact_manifolds(&pos12, ga.as_ref(), gb.as_ref(), prediction, &mut entry.manifolds, &mut entry.workspace).is_err() {
                 continue; // every shape pair the scene format allows is supported; nothing to collect otherwise
             }
             for (mi, m) in entry.manifolds.iter().enumerate() {
@@ -107,7 +111,7 @@ impl Collision {
                 let w2 = pose_b * m.subshape_pos2().copied().unwrap_or(Pose::IDENTITY);
                 let normal = w1.rotation * m.local_n1;
                 for (si, p) in m.points.iter().enumerate() {
-                    if p.dist > margin {
+                    if p.dist > prediction {
                         continue;
                     }
                     self.contacts.push(Contact {
@@ -125,6 +129,15 @@ impl Collision {
                 }
             }
         }
+    }
+
+    /// How far any point of body `i` can move in `lookahead` seconds at its current velocities.
+    fn reach(model: &Model, state: &State, i: usize, lookahead: f64) -> f64 {
+        if lookahead <= 0.0 {
+            return 0.0;
+        }
+        let s = &state.bodies[i];
+        lookahead * (s.v.length() + s.w.length() * model.bodies[i].geometry.radius_about_com)
     }
 
     /// Stores per-contact data back into the manifolds so that it persists to the next step.

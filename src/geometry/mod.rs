@@ -49,6 +49,8 @@ pub struct Geometry {
     pub pieces: Vec<(Pose, SharedShape)>,
     /// Mass properties per unit density.
     pub unit_mass: UnitMass,
+    /// Radius of a sphere about the centre of mass that holds the whole shape.
+    pub radius_about_com: f64,
 }
 
 impl std::fmt::Debug for Geometry {
@@ -121,7 +123,9 @@ pub fn build(desc: ShapeDesc, needs_volume: bool) -> Result<Geometry, String> {
             }
         }
     };
-    Ok(Geometry { desc, shape, pieces, unit_mass })
+    let sphere = shape.compute_local_bounding_sphere();
+    let radius_about_com = sphere.radius + (sphere.center - unit_mass.com).length();
+    Ok(Geometry { desc, shape, pieces, unit_mass, radius_about_com })
 }
 
 #[cfg(test)]

@@ -390,7 +390,7 @@ impl Method for Lcp {
         };
 
         // 1. collision detection
-        self.collision.detect(model, state, p.margin);
+        self.collision.detect(model, state, p.margin, h);
         let nc = self.collision.contacts.len();
         stats.contacts = nc;
         stats.max_penetration = self.collision.max_penetration();
