@@ -24,10 +24,10 @@ enum Command {
         #[arg(long)]
         method: Option<String>,
         /// Time step, s (overrides world.dt).
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         dt: Option<f64>,
         /// Simulated time, s (overrides world.duration).
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         duration: Option<f64>,
         /// Folder for trajectory.npy, metrics.csv and summary.json.
         #[arg(long)]

@@ -1,1 +1,163 @@
+//! A corpus of bad scenes: each must give a clear error (never a panic) naming what is wrong.
 
+use super::load_str;
+use std::path::Path;
+
+const GROUND: &str = "[[body]]\nname = \"ground\"\nkind = \"static\"\nshape = { type = \"box\", size = [10.0, 10.0, 1.0] }\nposition = [0.0, 0.0, -0.5]\n";
+
+fn err(text: &str) -> String {
+    let r = std::panic::catch_unwind(|| load_str(text, "bad.toml", "bad", Path::new("/nonexistent-dir"), &[]));
+    match r {
+        Err(_) => panic!("loader panicked on:\n{text}"),
+        Ok(Ok(_)) => panic!("loader accepted:\n{text}"),
+        Ok(Err(e)) => e.0,
+    }
+}
+
+fn ok(text: &str) -> crate::model::Model {
+    load_str(text, "good.toml", "good", Path::new("."), &[]).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn bad_scene_corpus_gives_clear_errors() {
+    let body = |shape: &str, extra: &str| format!("format = 1\n[[body]]\nname = \"b\"\nshape = {shape}\n{extra}\n");
+    let sphere = "{ type = \"sphere\", radius = 0.5 }";
+    let cases: Vec<(String, &[&str])> = vec![
+        ("[world]\ndt = 0.01\n".into(), &["missing `format`"]),
+        ("format = 2\n".into(), &["format = 2", "known version is 1"]),
+        ("format = 1\n[wrld]\n".into(), &["unknown field `wrld`", "world", "line 2"]),
+        ("format = 1\n[world]\ndtt = 0.1\n".into(), &["unknown field `dtt`", "gravity", "line 3"]),
+        ("format = 1\n[world]\ndt = \"fast\"\n".into(), &["invalid type", "line 3"]),
+        ("format = 1\n[world]\ndt = 0.0\n".into(), &["world.dt must be > 0"]),
+        ("format = 1\n[world]\ndt = -1.0\n".into(), &["world.dt must be > 0"]),
+        ("format = 1\n[world]\ndt = nan\n".into(), &["world.dt", "finite"]),
+        ("format = 1\n[world]\nduration = -1.0\n".into(), &["world.duration must be >= 0"]),
+        ("format = 1\n[world]\ngravity = [0.0, inf, 0.0]\n".into(), &["world.gravity", "finite"]),
+        ("format = 1\n[world]\ngravity = [0.0, 1.0]\n".into(), &["invalid length 2"]),
+        ("format = 1\n[world]\nmethod = \"magic\"\n".into(), &["unknown method `magic`", "`lcp`", "`abd`"]),
+        ("format = 1\n[world]\nmethod = \"abd\"\n".into(), &["`abd` is not implemented yet"]),
+        ("format = 1\n[solver.lcp]\niterations = 0\n".into(), &["solver.lcp.iterations"]),
+        ("format = 1\n[solver.lcp]\niteratons = 3\n".into(), &["unknown field `iteratons`", "iterations"]),
+        ("format = 1\n[solver.lcp]\nshock_fraction = 2.0\n".into(), &["shock_fraction must be in [0, 1]"]),
+        ("format = 1\n[solver.abd]\nkappa = 1.0\n".into(), &["[solver.abd]", "`kappa`"]),
+        ("format = 1\n[[material]]\nname = \"m\"\nfriction = 0.5\nstatic_friction = 0.3\n".into(), &["material `m`", "static_friction (0.3) must be >= friction (0.5)"]),
+        ("format = 1\n[[material]]\nname = \"m\"\nrestitution = 1.5\n".into(), &["material `m`", "restitution must be in [0, 1]"]),
+        ("format = 1\n[[material]]\nname = \"m\"\ndensity = 0.0\n".into(), &["material `m`", "density must be > 0"]),
+        ("format = 1\n[[material]]\nname = \"m\"\n[[material]]\nname = \"m\"\n".into(), &["duplicate material name `m`"]),
+        ("format = 1\n[[material]]\nname = \"m\"\nfriction = -0.1\n".into(), &["friction must be >= 0"]),
+        (body("{ type = \"sphere\", radius = 0.0 }", ""), &["body `b`", "`radius` must be > 0"]),
+        (body("{ type = \"sphere\", radius = -1.0 }", ""), &["body `b`", "`radius` must be > 0"]),
+        (body("{ type = \"sphere\" }", ""), &["body `b`", "missing `radius`"]),
+        (body("{ type = \"sphere\", radius = 1.0, size = [1, 1, 1] }", ""), &["unknown key `size`", "`radius`"]),
+        (body("{ type = \"blob\" }", ""), &["unknown shape type `blob`", "`sphere`"]),
+        (body("{ radius = 1.0 }", ""), &["missing `type`"]),
+        (body("{ type = \"box\", size = [1.0, 0.0, 1.0] }", ""), &["`size` entries must be > 0"]),
+        (body("{ type = \"box\", size = [1.0, 1.0] }", ""), &["`size` must have 3 entries"]),
+        (body("{ type = \"capsule\", radius = 0.5 }", ""), &["missing `length`"]),
+        (body("{ type = \"cylinder\", radius = 0.5, length = -2.0 }", ""), &["`length` must be > 0"]),
+        (body("{ type = \"convex\", points = [[0, 0, 0], [1, 0, 0], [0, 1, 0]] }", ""), &["at least 4 points"]),
+        (body("{ type = \"convex\", points = [[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]] }", ""), &["convex hull"]),
+        (body("{ type = \"convex\" }", ""), &["needs `points` or `mesh`"]),
+        (body("{ type = \"mesh\", mesh = \"missing.obj\" }", ""), &["missing.obj", "cannot read mesh file"]),
+        (body("{ type = \"mesh\" }", ""), &["missing `mesh`"]),
+        (body("{ type = \"generated\", generator = \"torus\", major_radius = 1.0, minor_radius = 0.2 }", ""), &["`torus`", "not supported yet"]),
+        (body(sphere, "mass = 0.0"), &["body `b`", "mass must be > 0"]),
+        (body(sphere, "mass = -3.0"), &["mass must be > 0"]),
+        (body(sphere, "rotation = [1.0, 1.0, 0.0, 0.0]"), &["unit quaternion"]),
+        (body(sphere, "rotation = [0.0, 0.0, 0.0, 0.0]"), &["unit quaternion"]),
+        (body(sphere, "rotation = [1.0, 0.0, 0.0, 0.0]\nrotation_deg = [0.0, 0.0, 10.0]"), &["at most one of"]),
+        (body(sphere, "axis_angle = { axis = [0.0, 0.0, 0.0], angle_deg = 10.0 }"), &["axis_angle.axis is zero"]),
+        (body(sphere, "position = [0.0, nan, 0.0]"), &["body `b`", "position", "finite"]),
+        (body(sphere, "velocity = [0.0, 0.0]"), &["invalid length"]),
+        (body(sphere, "material = \"steel\""), &["unknown material `steel`", "`default`"]),
+        (body(sphere, "kind = \"floating\""), &["unknown variant `floating`", "`dynamic`"]),
+        (body(sphere, "repeat = { count = [1, 0, 1], step = [1.0, 1.0, 1.0] }"), &["repeat.count must be >= 1"]),
+        (body(sphere, "repeat = { count = [1, -1, 1], step = [1.0, 1.0, 1.0] }"), &["invalid value"]),
+        (body(sphere, "colour = \"red\""), &["unknown field `colour`", "angular_velocity"]),
+        (format!("format = 1\n[[body]]\nname = \"a\"\nshape = {sphere}\n[[body]]\nname = \"a\"\nshape = {sphere}\n"), &["duplicate body name `a`"]),
+        (format!("format = 1\n{GROUND}[[joint]]\ntype = \"ball\"\nbody1 = \"ground\"\nanchor = [0.0, 0.0, 0.0]\n"), &["joint #0", "static or the world"]),
+        (format!("format = 1\n{GROUND}[[joint]]\ntype = \"ball\"\nbody1 = \"nobody\"\nanchor = [0.0, 0.0, 0.0]\n"), &["joint #0", "unknown body `nobody`"]),
+        (format!("format = 1\n[[body]]\nname = \"a\"\nshape = {sphere}\n[[joint]]\ntype = \"ball\"\nbody1 = \"a\"\nbody2 = \"a\"\nanchor = [0.0, 0.0, 0.0]\n"), &["joins body `a` to itself"]),
+        (format!("format = 1\n[[body]]\nname = \"a\"\nshape = {sphere}\n[[joint]]\ntype = \"hinge\"\nbody1 = \"a\"\nanchor = [0.0, 0.0, 0.0]\naxis = [0.0, 0.0, 0.0]\n"), &["axis is zero"]),
+        (format!("format = 1\n[[body]]\nname = \"a\"\nshape = {sphere}\n[[joint]]\ntype = \"hinge\"\nbody1 = \"a\"\nanchor = [0.0, 0.0, 0.0]\naxis = [0.0, 1.0, 0.0]\n"), &["method `lcp` cannot run joints yet", "Hinge"]),
+        (format!("format = 1\n[[body]]\nname = \"a\"\nshape = {sphere}\n[[joint]]\ntype = \"weld\"\nbody1 = \"a\"\nanchor = [0.0, 0.0, 0.0]\n"), &["unknown variant `weld`"]),
+        (format!("format = 1\n[[body]]\nname = \"a\"\nshape = {sphere}\n[[load]]\nbody = \"x\"\n"), &["load #0", "unknown body `x`"]),
+        (format!("format = 1\n[[body]]\nname = \"a\"\nshape = {sphere}\n[[load]]\nbody = \"a\"\nstart = 2.0\nend = 1.0\n"), &["load #0", "must be after start"]),
+        (format!("format = 1\n[[body]]\nname = \"a\"\nshape = {sphere}\n[[load]]\nbody = \"a\"\nforce = [inf, 0.0, 0.0]\n"), &["load #0: force", "finite"]),
+        ("format = 1\n[[body]\n".into(), &["line 2"]),
+        ("format = 1\nformat = 1\n".into(), &["duplicate key"]),
+        ("".into(), &["missing `format`"]),
+        ("format = \"one\"\n".into(), &["invalid type"]),
+    ];
+    for (text, needles) in &cases {
+        let e = err(text);
+        assert!(e.starts_with("bad.toml: "), "error does not name the file: {e}");
+        for n in needles.iter() {
+            assert!(e.contains(n), "error for\n{text}\nis\n{e}\nand does not mention `{n}`");
+        }
+    }
+}
+
+#[test]
+fn overrides_change_values_and_report_bad_paths() {
+    let text = format!("format = 1\n{GROUND}[[body]]\nname = \"c\"\nshape = {{ type = \"box\", size = [1.0, 1.0, 1.0] }}\n");
+    let sets = vec![("solver.lcp.iterations".to_string(), "50".to_string()), ("world.dt".into(), "0.005".into()), ("body.1.mass".into(), "7.0".into())];
+    let m = load_str(&text, "s.toml", "s", Path::new("."), &sets).unwrap();
+    assert_eq!(m.solver.lcp.iterations, 50);
+    assert_eq!(m.dt, 0.005);
+    assert_eq!(m.bodies[1].mass, 7.0);
+    let bad = load_str(&text, "s.toml", "s", Path::new("."), &[("body.9.mass".into(), "1".into())]).unwrap_err().0;
+    assert!(bad.contains("index 9 out of range"), "{bad}");
+    let bad = load_str(&text, "s.toml", "s", Path::new("."), &[("world.dt".into(), "fast".into())]).unwrap_err().0;
+    assert!(bad.contains("invalid type"), "{bad}");
+}
+
+#[test]
+fn defaults_repeat_names_and_rotations() {
+    let m = ok("format = 1\n[[body]]\nshape = { type = \"sphere\", radius = 1 }\n[[body]]\nname = \"c\"\nshape = { type = \"box\", size = [1, 1, 1] }\nrotation_deg = [0.0, 0.0, 90.0]\nrepeat = { count = [2, 1, 3], step = [2.0, 0.0, 1.0] }\n");
+    assert_eq!(m.dt, 0.01);
+    assert_eq!(m.duration, 5.0);
+    assert_eq!(m.method, "lcp");
+    assert_eq!(m.gravity.z, -9.81);
+    assert_eq!(m.bodies.len(), 7);
+    assert_eq!(m.bodies[0].name, "body0");
+    assert_eq!(m.bodies[6].name, "c_1_0_2");
+    assert!((m.bodies[6].position - crate::math::Vec3::new(2.0, 0.0, 2.0)).length() < 1e-15);
+    let x = m.bodies[1].rotation * crate::math::Vec3::X;
+    assert!((x - crate::math::Vec3::Y).length() < 1e-12);
+    // sphere of radius 1 and density 1000
+    assert!((m.bodies[0].mass - 4.0 / 3.0 * std::f64::consts::PI * 1000.0).abs() < 1e-9);
+}
+
+#[test]
+fn meshes_load_and_open_meshes_are_rejected_on_dynamic_bodies() {
+    let dir = std::env::temp_dir().join(format!("cairn-scene-mesh-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cube = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\nf 1 4 3 2\nf 5 6 7 8\nf 1 2 6 5\nf 2 3 7 6\nf 3 4 8 7\nf 4 1 5 8\n";
+    std::fs::write(dir.join("cube.obj"), cube).unwrap();
+    std::fs::write(dir.join("open.obj"), cube.rsplit_once("f 4").unwrap().0).unwrap();
+    std::fs::write(dir.join("inverted.obj"), cube.replace("f 1 4 3 2", "f 1 2 3 4").replace("f 5 6 7 8", "f 5 8 7 6").replace("f 1 2 6 5", "f 1 5 6 2").replace("f 2 3 7 6", "f 2 6 7 3").replace("f 3 4 8 7", "f 3 7 8 4").replace("f 4 1 5 8", "f 4 8 5 1")).unwrap();
+    std::fs::write(dir.join("empty.obj"), "# nothing\n").unwrap();
+    let scene = |file: &str, kind: &str| format!("format = 1\n[[body]]\nname = \"m\"\nkind = \"{kind}\"\nshape = {{ type = \"mesh\", mesh = \"{file}\", scale = 2.0 }}\n");
+    let m = load_str(&scene("cube.obj", "dynamic"), "s.toml", "s", &dir, &[]).unwrap();
+    assert!((m.bodies[0].mass - 8000.0).abs() < 1e-9);
+    assert!((m.bodies[0].com - crate::math::Vec3::splat(1.0)).length() < 1e-12);
+    let e = load_str(&scene("open.obj", "dynamic"), "s.toml", "s", &dir, &[]).unwrap_err().0;
+    assert!(e.contains("body `m`") && e.contains("open"), "{e}");
+    let e = load_str(&scene("inverted.obj", "dynamic"), "s.toml", "s", &dir, &[]).unwrap_err().0;
+    assert!(e.contains("inverted"), "{e}");
+    let e = load_str(&scene("empty.obj", "dynamic"), "s.toml", "s", &dir, &[]).unwrap_err().0;
+    assert!(e.contains("no triangles"), "{e}");
+    // a static body may use an open mesh
+    load_str(&scene("open.obj", "static"), "s.toml", "s", &dir, &[]).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn every_bundled_scene_loads() {
+    let scenes = super::list_scenes();
+    assert!(scenes.len() >= 11, "bundled scenes missing: {scenes:?}");
+    for p in scenes {
+        super::load(&p, &[]).unwrap_or_else(|e| panic!("{e}"));
+    }
+}

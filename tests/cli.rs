@@ -1,0 +1,74 @@
+//! The command line: `run` writes the documented files, `bench --json` the documented keys, errors exit non-zero.
+
+use std::process::Command;
+
+fn cairn() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cairn"));
+    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+#[test]
+fn run_writes_trajectory_metrics_and_summary() {
+    let out = std::env::temp_dir().join(format!("cairn-cli-run-{}", std::process::id()));
+    let st = cairn()
+        .args(["run", "scenes/stack10.toml", "--duration", "0.5", "--set", "solver.lcp.iterations=12", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    for k in ["scene", "method", "dt", "steps", "wall_seconds", "max_penetration", "bodies"] {
+        assert!(summary.get(k).is_some(), "summary.json lacks `{k}`");
+    }
+    assert_eq!(summary["steps"], 30);
+    let b = &summary["bodies"][1];
+    for k in ["name", "position", "rotation", "velocity", "angular_velocity", "max_displacement"] {
+        assert!(b.get(k).is_some(), "summary body lacks `{k}`");
+    }
+    let metrics = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
+    let mut lines = metrics.lines();
+    let header = lines.next().unwrap();
+    assert!(header.starts_with("step,time,kinetic_energy,potential_energy,contacts"));
+    assert_eq!(lines.count(), 30);
+    let npy = std::fs::read(out.join("trajectory.npy")).unwrap();
+    let header = String::from_utf8_lossy(&npy[..128]);
+    // frames at 60 Hz of 0.5 s: the initial one plus 30
+    assert!(header.contains("'shape': (31, 133)"), "{header}");
+    assert_eq!(npy.len(), 128 + 31 * 133 * 8);
+    std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
+fn bench_json_has_the_documented_keys() {
+    let st = cairn().args(["bench", "--scene", "incline", "--steps", "30", "--json"]).output().unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let line = String::from_utf8_lossy(&st.stdout);
+    let v: serde_json::Value = serde_json::from_str(line.lines().next().unwrap()).unwrap();
+    for k in ["scene", "method", "bodies", "steps", "ms_per_step", "contacts", "max_penetration", "max_drift"] {
+        assert!(v.get(k).is_some(), "bench json lacks `{k}`");
+    }
+    assert_eq!(v["steps"], 30);
+}
+
+#[test]
+fn bad_input_exits_nonzero_with_a_message() {
+    let st = cairn().args(["run", "scenes/nonexistent.toml"]).output().unwrap();
+    assert!(!st.status.success());
+    assert!(String::from_utf8_lossy(&st.stderr).contains("nonexistent"));
+    let st = cairn().args(["run", "scenes/stack10.toml", "--method", "abd"]).output().unwrap();
+    assert!(!st.status.success());
+    assert!(String::from_utf8_lossy(&st.stderr).contains("not implemented yet"));
+    let st = cairn().args(["run", "scenes/stack10.toml", "--dt", "-1"]).output().unwrap();
+    assert!(!st.status.success());
+    assert!(String::from_utf8_lossy(&st.stderr).contains("world.dt must be > 0"));
+}
+
+#[test]
+fn scenes_lists_the_standard_scenes() {
+    let st = cairn().arg("scenes").output().unwrap();
+    let s = String::from_utf8_lossy(&st.stdout);
+    for n in ["stack10", "pyramid20", "balls1000", "incline", "cubedrop", "boxstack", "ballgrid", "wall", "tower", "largemass", "silo"] {
+        assert!(s.lines().any(|l| l.starts_with(n)), "`cairn scenes` lacks {n}");
+    }
+}
