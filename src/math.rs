@@ -21,7 +21,13 @@ pub fn world_inv_inertia(rot: Quat, inv_inertia_body: &Mat3) -> Mat3 {
 
 /// Unit vector orthogonal to `n`, chosen by a fixed rule so that it is stable from step to step.
 pub fn tangent_basis(n: Vec3) -> (Vec3, Vec3) {
-    let a = if n.x.abs() < 0.57735 { Vec3::X } else if n.y.abs() < 0.57735 { Vec3::Y } else { Vec3::Z };
+    let a = if n.x.abs() < 0.57735 {
+        Vec3::X
+    } else if n.y.abs() < 0.57735 {
+        Vec3::Y
+    } else {
+        Vec3::Z
+    };
     let t1 = (a - n * n.dot(a)).normalize();
     let t2 = n.cross(t1);
     (t1, t2)

@@ -144,10 +144,6 @@ impl Model {
     pub fn pair_material(&self, a: usize, b: usize) -> (f64, f64, f64) {
         let ma = &self.materials[self.bodies[a].material];
         let mb = &self.materials[self.bodies[b].material];
-        (
-            (ma.friction * mb.friction).sqrt(),
-            (ma.static_friction * mb.static_friction).sqrt(),
-            ma.restitution.max(mb.restitution),
-        )
+        ((ma.friction * mb.friction).sqrt(), (ma.static_friction * mb.static_friction).sqrt(), ma.restitution.max(mb.restitution))
     }
 }

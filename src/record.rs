@@ -71,7 +71,12 @@ pub struct Tracker {
 impl Tracker {
     /// Starts tracking from the current state.
     pub fn new(state: &State) -> Self {
-        Tracker { start: state.bodies.iter().map(|b| b.x).collect(), max_displacement: vec![0.0; state.bodies.len()], max_penetration: 0.0, steps: 0 }
+        Tracker {
+            start: state.bodies.iter().map(|b| b.x).collect(),
+            max_displacement: vec![0.0; state.bodies.len()],
+            max_penetration: 0.0,
+            steps: 0,
+        }
     }
     /// Updates the peaks after a step.
     pub fn update(&mut self, state: &State, stats: &StepStats) {
@@ -83,7 +88,12 @@ impl Tracker {
     }
     /// Largest displacement of any dynamic body.
     pub fn max_drift(&self, model: &Model) -> f64 {
-        model.bodies.iter().zip(&self.max_displacement).filter(|(b, _)| b.kind == crate::model::BodyKind::Dynamic).fold(0.0, |m, (_, d)| m.max(*d))
+        model
+            .bodies
+            .iter()
+            .zip(&self.max_displacement)
+            .filter(|(b, _)| b.kind == crate::model::BodyKind::Dynamic)
+            .fold(0.0, |m, (_, d)| m.max(*d))
     }
 }
 

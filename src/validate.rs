@@ -93,7 +93,13 @@ fn free_fall(method: &str) -> anyhow::Result<Vec<Row>> {
         let e1 = (x - exact_discrete).length() / (exact_discrete - x0).length();
         let e2 = (x - continuous).length() / (continuous - x0).length();
         rows.push(row(&format!("{label}: symplectic Euler, 1 s"), "exact discrete", format!("rel err {e1:.2e}"), "1e-9", e1 <= 1e-9));
-        rows.push(row(&format!("{label}: vs continuous, 1 s, dt 0.01"), "x0 + v0 t + g t²/2", format!("rel err {:.3}%", e2 * 100.0), "1.5%", e2 <= 0.015));
+        rows.push(row(
+            &format!("{label}: vs continuous, 1 s, dt 0.01"),
+            "x0 + v0 t + g t²/2",
+            format!("rel err {:.3}%", e2 * 100.0),
+            "1.5%",
+            e2 <= 0.015,
+        ));
     }
     Ok(rows)
 }
@@ -160,11 +166,23 @@ fn incline(method: &str) -> anyhow::Result<Vec<Row>> {
         }
         let s_end = (w.state.bodies[i].x - x0).dot(down);
         if mu == 0.5 {
-            rows.push(row("incline 20°, μ = 0.5: sticks for 2 s", "< 1 mm", format!("{:.4} mm", s_end.abs() * 1e3), "1 mm", s_end.abs() < 1e-3));
+            rows.push(row(
+                "incline 20°, μ = 0.5: sticks for 2 s",
+                "< 1 mm",
+                format!("{:.4} mm", s_end.abs() * 1e3),
+                "1 mm",
+                s_end.abs() < 1e-3,
+            ));
         } else {
             let expect = 9.81 * (th.sin() - mu * th.cos());
             let a = fit_acceleration(&ts, &ss);
-            rows.push(row("incline 20°, μ = 0.2: sliding acceleration", format!("{expect:.4} m/s²"), format!("{a:.4} m/s²"), "1%", rel(a, expect) <= 0.01));
+            rows.push(row(
+                "incline 20°, μ = 0.2: sliding acceleration",
+                format!("{expect:.4} m/s²"),
+                format!("{a:.4} m/s²"),
+                "1%",
+                rel(a, expect) <= 0.01,
+            ));
             rows.push(row("incline 20°, μ = 0.2: largest angular speed", "0 rad/s", format!("{wmax:.2e} rad/s"), "< 0.01", wmax < 0.01));
         }
     }
@@ -233,7 +251,13 @@ fn stack10(method: &str) -> anyhow::Result<Vec<Row>> {
     let xy = (d.x * d.x + d.y * d.y).sqrt();
     Ok(vec![
         row("stack10, 10 s: top cube drift in x–y", "< 1 mm", format!("{:.4} mm (z {:+.2} mm)", xy * 1e3, d.z * 1e3), "1 mm", xy < 1e-3),
-        row("stack10, 10 s: largest penetration", "< 5 mm", format!("{:.4} mm", tracker.max_penetration * 1e3), "5 mm", tracker.max_penetration < 5e-3),
+        row(
+            "stack10, 10 s: largest penetration",
+            "< 5 mm",
+            format!("{:.4} mm", tracker.max_penetration * 1e3),
+            "5 mm",
+            tracker.max_penetration < 5e-3,
+        ),
         row("stack10, 10 s: every cube stands", "sideways < 0.5 m", format!("{:.4} mm", worst_side * 1e3), "0.5 m", worst_side < 0.5),
     ])
 }
@@ -262,7 +286,13 @@ fn pyramid20(method: &str) -> anyhow::Result<Vec<Row>> {
     let raw = tracker.max_drift(&w.model);
     Ok(vec![
         row("pyramid20, 5 s: peak drift of any cube beyond its gap", "< 5 mm", format!("{:.3} mm", peak * 1e3), "5 mm", peak < 5e-3),
-        row("pyramid20, 5 s: peak raw displacement (gaps 1..20 mm)", "≤ 20 mm + 5 mm (Rapier 48 mm)", format!("{:.3} mm", raw * 1e3), "25 mm", raw < 25e-3),
+        row(
+            "pyramid20, 5 s: peak raw displacement (gaps 1..20 mm)",
+            "≤ 20 mm + 5 mm (Rapier 48 mm)",
+            format!("{:.3} mm", raw * 1e3),
+            "25 mm",
+            raw < 25e-3,
+        ),
     ])
 }
 
@@ -289,7 +319,13 @@ fn cubedrop(method: &str) -> anyhow::Result<Vec<Row>> {
         }
     }
     let settled = last_above + 1;
-    Ok(vec![row("cubedrop: |ω| < 1e-3 rad/s from step", "≤ 45 (peers 38–49)", format!("{settled}"), "45", settled <= 45 && last_above < 300)])
+    Ok(vec![row(
+        "cubedrop: |ω| < 1e-3 rad/s from step",
+        "≤ 45 (peers 38–49)",
+        format!("{settled}"),
+        "45",
+        settled <= 45 && last_above < 300,
+    )])
 }
 
 fn determinism(method: &str) -> anyhow::Result<Vec<Row>> {
@@ -305,7 +341,12 @@ fn determinism(method: &str) -> anyhow::Result<Vec<Row>> {
     let (a, b) = (run()?, run()?);
     let same = a.len() == b.len()
         && a.iter().zip(&b).all(|(p, q)| {
-            p.x.to_array().iter().chain(p.v.to_array().iter()).chain(p.w.to_array().iter()).zip(q.x.to_array().iter().chain(q.v.to_array().iter()).chain(q.w.to_array().iter())).all(|(u, v)| u.to_bits() == v.to_bits())
+            p.x.to_array()
+                .iter()
+                .chain(p.v.to_array().iter())
+                .chain(p.w.to_array().iter())
+                .zip(q.x.to_array().iter().chain(q.v.to_array().iter()).chain(q.w.to_array().iter()))
+                .all(|(u, v)| u.to_bits() == v.to_bits())
                 && p.q.to_array().iter().zip(q.q.to_array().iter()).all(|(u, v)| u.to_bits() == v.to_bits())
         });
     Ok(vec![row("determinism: pyramid20 twice, 120 steps", "bit-identical", if same { "bit-identical" } else { "differs" }, "exact", same)])

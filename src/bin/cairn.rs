@@ -80,7 +80,8 @@ fn real_main() -> Result<()> {
     match Cli::parse().command {
         Command::Run { scene, method, dt, duration, out, sets, frame_every } => run(&scene, method, dt, duration, out, sets, frame_every),
         Command::Validate { method, only } => {
-            let names: Vec<String> = if only.is_empty() { cairn::validate::EXPERIMENTS.iter().map(|s| s.to_string()).collect() } else { only };
+            let names: Vec<String> =
+                if only.is_empty() { cairn::validate::EXPERIMENTS.iter().map(|s| s.to_string()).collect() } else { only };
             let mut rows = Vec::new();
             for n in &names {
                 rows.extend(cairn::validate::run_experiment(n, &method));
@@ -93,10 +94,23 @@ fn real_main() -> Result<()> {
             ];
             let pad = |s: &str, n: usize| format!("{s}{}", " ".repeat(n.saturating_sub(s.chars().count())));
             println!("validation of method `{method}`");
-            println!("{} | {} | {} | {} | result", pad("experiment", w[0]), pad("expected", w[1]), pad("measured", w[2]), pad("tolerance", w[3]));
+            println!(
+                "{} | {} | {} | {} | result",
+                pad("experiment", w[0]),
+                pad("expected", w[1]),
+                pad("measured", w[2]),
+                pad("tolerance", w[3])
+            );
             println!("{}", "-".repeat(w.iter().sum::<usize>() + 21));
             for r in &rows {
-                println!("{} | {} | {} | {} | {}", pad(&r.experiment, w[0]), pad(&r.expected, w[1]), pad(&r.measured, w[2]), pad(&r.tolerance, w[3]), if r.pass { "pass" } else { "FAIL" });
+                println!(
+                    "{} | {} | {} | {} | {}",
+                    pad(&r.experiment, w[0]),
+                    pad(&r.expected, w[1]),
+                    pad(&r.measured, w[2]),
+                    pad(&r.tolerance, w[3]),
+                    if r.pass { "pass" } else { "FAIL" }
+                );
             }
             let failed = rows.iter().filter(|r| !r.pass).count();
             println!("{} passed, {} failed", rows.len() - failed, failed);
@@ -106,9 +120,13 @@ fn real_main() -> Result<()> {
             Ok(())
         }
         Command::Bench { method, scene, steps, json } => {
-            let names: Vec<String> = if scene.is_empty() { cairn::bench::STANDARD_SCENES.iter().map(|s| s.to_string()).collect() } else { scene };
+            let names: Vec<String> =
+                if scene.is_empty() { cairn::bench::STANDARD_SCENES.iter().map(|s| s.to_string()).collect() } else { scene };
             if !json {
-                println!("{:<12} {:<8} {:>6} {:>6} {:>10} {:>9} {:>12} {:>11}  stages (ms)", "scene", "method", "bodies", "steps", "ms/step", "contacts", "max pen (mm)", "drift (mm)");
+                println!(
+                    "{:<12} {:<8} {:>6} {:>6} {:>10} {:>9} {:>12} {:>11}  stages (ms)",
+                    "scene", "method", "bodies", "steps", "ms/step", "contacts", "max pen (mm)", "drift (mm)"
+                );
             }
             for n in &names {
                 let r = cairn::bench::bench_scene(&scene_path(n)?, method.as_deref(), steps)?;
@@ -124,7 +142,15 @@ fn real_main() -> Result<()> {
                     let stages: Vec<String> = r.stage_ms.iter().map(|(k, v)| format!("{k} {v:.3}")).collect();
                     println!(
                         "{:<12} {:<8} {:>6} {:>6} {:>10.3} {:>9.1} {:>12.3} {:>11.3}  {}",
-                        r.scene, r.method, r.bodies, r.steps, r.ms_per_step, r.contacts, r.max_penetration * 1e3, r.max_drift * 1e3, stages.join(", ")
+                        r.scene,
+                        r.method,
+                        r.bodies,
+                        r.steps,
+                        r.ms_per_step,
+                        r.contacts,
+                        r.max_penetration * 1e3,
+                        r.max_drift * 1e3,
+                        stages.join(", ")
                     );
                 }
             }
@@ -145,7 +171,15 @@ fn real_main() -> Result<()> {
     }
 }
 
-fn run(scene: &str, method: Option<String>, dt: Option<f64>, duration: Option<f64>, out: Option<PathBuf>, sets: Vec<String>, frame_every: Option<u64>) -> Result<()> {
+fn run(
+    scene: &str,
+    method: Option<String>,
+    dt: Option<f64>,
+    duration: Option<f64>,
+    out: Option<PathBuf>,
+    sets: Vec<String>,
+    frame_every: Option<u64>,
+) -> Result<()> {
     let path = scene_path(scene)?;
     let mut overrides = Vec::new();
     for s in &sets {
@@ -167,7 +201,9 @@ fn run(scene: &str, method: Option<String>, dt: Option<f64>, duration: Option<f6
     let mut world = World::new(model)?;
     let stages = world.stage_names();
     let mut recorder = match &out {
-        Some(dir) => Some(Recorder::create(dir, &world.model, stages, frame_every).with_context(|| format!("cannot write to {}", dir.display()))?),
+        Some(dir) => {
+            Some(Recorder::create(dir, &world.model, stages, frame_every).with_context(|| format!("cannot write to {}", dir.display()))?)
+        }
         None => None,
     };
     if let Some(r) = recorder.as_mut() {
@@ -175,7 +211,10 @@ fn run(scene: &str, method: Option<String>, dt: Option<f64>, duration: Option<f6
     }
     let bar = if std::io::stderr().is_terminal() {
         let b = indicatif::ProgressBar::new(steps);
-        b.set_style(indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} steps  {elapsed} ({eta} left)  {msg}").unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()));
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} steps  {elapsed} ({eta} left)  {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
         b
     } else {
         indicatif::ProgressBar::hidden()
@@ -213,6 +252,11 @@ fn run(scene: &str, method: Option<String>, dt: Option<f64>, duration: Option<f6
         wall,
         wall * 1e3 / steps.max(1) as f64
     );
-    println!("largest penetration {:.3} mm, largest drift of a body {:.3} mm, final kinetic energy {:.3e} J", tracker.max_penetration * 1e3, tracker.max_drift(m) * 1e3, world.state.kinetic_energy(m));
+    println!(
+        "largest penetration {:.3} mm, largest drift of a body {:.3} mm, final kinetic energy {:.3e} J",
+        tracker.max_penetration * 1e3,
+        tracker.max_drift(m) * 1e3,
+        world.state.kinetic_energy(m)
+    );
     Ok(())
 }

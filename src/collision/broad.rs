@@ -84,7 +84,12 @@ mod tests {
             for i in 0..300u32 {
                 for j in i + 1..300u32 {
                     let (a, b) = (&boxes[i as usize], &boxes[j as usize]);
-                    let overlap = a.mins.x <= b.maxs.x && b.mins.x <= a.maxs.x && a.mins.y <= b.maxs.y && b.mins.y <= a.maxs.y && a.mins.z <= b.maxs.z && b.mins.z <= a.maxs.z;
+                    let overlap = a.mins.x <= b.maxs.x
+                        && b.mins.x <= a.maxs.x
+                        && a.mins.y <= b.maxs.y
+                        && b.mins.y <= a.maxs.y
+                        && a.mins.z <= b.maxs.z
+                        && b.mins.z <= a.maxs.z;
                     if overlap && (movable[i as usize] || movable[j as usize]) {
                         brute.push((i, j));
                     }

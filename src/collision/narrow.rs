@@ -103,7 +103,10 @@ impl Collision {
             let ga = &model.bodies[a].geometry.shape;
             let gb = &model.bodies[b].geometry.shape;
             let prediction = margin + Self::reach(model, state, a, lookahead) + Self::reach(model, state, b, lookahead);
-            if dispatcher.contact_manifolds(&pos12, ga.as_ref(), gb.as_ref(), prediction, &mut entry.manifolds, &mut entry.workspace).is_err() {
+            if dispatcher
+                .contact_manifolds(&pos12, ga.as_ref(), gb.as_ref(), prediction, &mut entry.manifolds, &mut entry.workspace)
+                .is_err()
+            {
                 continue; // every shape pair the scene format allows is supported; nothing to collect otherwise
             }
             for (mi, m) in entry.manifolds.iter().enumerate() {

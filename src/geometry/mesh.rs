@@ -46,7 +46,9 @@ impl TriMeshData {
                 return Err(format!("edge ({p}, {q}) is used {n} times in the same direction: non-manifold or inconsistently oriented"));
             }
             if !directed.contains_key(&(q, p)) {
-                return Err(format!("edge ({p}, {q}) has no opposite half-edge: the mesh is open (has a boundary) or inconsistently oriented"));
+                return Err(format!(
+                    "edge ({p}, {q}) has no opposite half-edge: the mesh is open (has a boundary) or inconsistently oriented"
+                ));
             }
         }
         Ok(())
@@ -80,7 +82,11 @@ pub fn parse_obj(text: &str) -> Result<TriMeshData, String> {
         let mut it = line.split_whitespace();
         match it.next() {
             Some("v") => {
-                let c: Vec<f64> = it.take(3).map(|s| s.parse::<f64>()).collect::<Result<_, _>>().map_err(|e| format!("line {}: bad vertex: {e}", ln + 1))?;
+                let c: Vec<f64> = it
+                    .take(3)
+                    .map(|s| s.parse::<f64>())
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| format!("line {}: bad vertex: {e}", ln + 1))?;
                 if c.len() != 3 {
                     return Err(format!("line {}: a vertex needs 3 coordinates", ln + 1));
                 }
@@ -134,7 +140,8 @@ pub fn parse_stl(bytes: &[u8]) -> Result<TriMeshData, String> {
         for (ln, line) in text.lines().enumerate() {
             let mut it = line.split_whitespace();
             if it.next() == Some("vertex") {
-                let c: Vec<f64> = it.map(|s| s.parse::<f64>()).collect::<Result<_, _>>().map_err(|e| format!("line {}: bad vertex: {e}", ln + 1))?;
+                let c: Vec<f64> =
+                    it.map(|s| s.parse::<f64>()).collect::<Result<_, _>>().map_err(|e| format!("line {}: bad vertex: {e}", ln + 1))?;
                 if c.len() != 3 {
                     return Err(format!("line {}: a vertex needs 3 coordinates", ln + 1));
                 }

@@ -13,16 +13,31 @@ use std::sync::Arc;
 /// A shape as the scene describes it, in the body's reference frame.
 #[derive(Debug, Clone)]
 pub enum ShapeDesc {
-    Sphere { radius: f64 },
-    Box { size: Vec3 },
+    Sphere {
+        radius: f64,
+    },
+    Box {
+        size: Vec3,
+    },
     /// Segment of `length` along local z, capped.
-    Capsule { radius: f64, length: f64 },
+    Capsule {
+        radius: f64,
+        length: f64,
+    },
     /// Along local z, centred.
-    Cylinder { radius: f64, length: f64 },
+    Cylinder {
+        radius: f64,
+        length: f64,
+    },
     /// Convex hull of points.
-    Convex { points: Vec<Vec3> },
+    Convex {
+        points: Vec<Vec3>,
+    },
     /// Closed (or, for static bodies, possibly open) triangle mesh.
-    Mesh { mesh: Arc<TriMeshData>, source: String },
+    Mesh {
+        mesh: Arc<TriMeshData>,
+        source: String,
+    },
 }
 
 impl ShapeDesc {
@@ -82,7 +97,8 @@ pub fn build(desc: ShapeDesc, needs_volume: bool) -> Result<Geometry, String> {
             (SharedShape::compound(vec![(pose, c.clone())]), vec![(pose, c)], mass::cylinder(*radius, *length))
         }
         ShapeDesc::Convex { points } => {
-            let hull = SharedShape::convex_hull(points).ok_or("the points have no 3-D convex hull (fewer than 4 points, or all coplanar)")?;
+            let hull =
+                SharedShape::convex_hull(points).ok_or("the points have no 3-D convex hull (fewer than 4 points, or all coplanar)")?;
             let poly = hull.as_convex_polyhedron().ok_or("convex hull failed")?;
             let (v, t) = poly.to_trimesh();
             let um = mass::mesh(&v, &t);
@@ -104,7 +120,8 @@ pub fn build(desc: ShapeDesc, needs_volume: bool) -> Result<Geometry, String> {
             }
             if closed.is_err() || um.volume <= 0.0 {
                 // open surface on a static body: collide against the triangles themselves
-                let s = SharedShape::trimesh(mesh.vertices.clone(), mesh.triangles.clone()).map_err(|e| format!("invalid triangle mesh: {e:?}"))?;
+                let s = SharedShape::trimesh(mesh.vertices.clone(), mesh.triangles.clone())
+                    .map_err(|e| format!("invalid triangle mesh: {e:?}"))?;
                 (s, vec![], um)
             } else {
                 let hull = SharedShape::convex_hull(&mesh.vertices).ok_or("the mesh has no 3-D convex hull")?;
@@ -137,7 +154,14 @@ mod tests {
         // an L made of two unit cubes side by side plus one on top of the first: volume 3, non-convex
         let obj = "v 0 0 0\nv 2 0 0\nv 2 1 0\nv 1 1 0\nv 1 1 0\nv 0 1 0\n";
         let _ = obj; // built below from an extruded polygon instead
-        let poly = [Vec3::new(0.0, 0.0, 0.0), Vec3::new(2.0, 0.0, 0.0), Vec3::new(2.0, 0.0, 1.0), Vec3::new(1.0, 0.0, 1.0), Vec3::new(1.0, 0.0, 2.0), Vec3::new(0.0, 0.0, 2.0)];
+        let poly = [
+            Vec3::new(0.0, 0.0, 0.0),
+            Vec3::new(2.0, 0.0, 0.0),
+            Vec3::new(2.0, 0.0, 1.0),
+            Vec3::new(1.0, 0.0, 1.0),
+            Vec3::new(1.0, 0.0, 2.0),
+            Vec3::new(0.0, 0.0, 2.0),
+        ];
         let n = poly.len() as u32;
         let mut vertices: Vec<Vec3> = poly.to_vec();
         vertices.extend(poly.iter().map(|p| *p + Vec3::new(0.0, 1.0, 0.0)));

@@ -625,7 +625,10 @@ mod tests {
         let dist = |s: &State| {
             let pa = body_pose(&model, s, 0);
             let pb = body_pose(&model, s, 1);
-            parry3d_f64::query::contact(&pa, model.bodies[0].geometry.shape.as_ref(), &pb, model.bodies[1].geometry.shape.as_ref(), 1.0).unwrap().unwrap().dist
+            parry3d_f64::query::contact(&pa, model.bodies[0].geometry.shape.as_ref(), &pb, model.bodies[1].geometry.shape.as_ref(), 1.0)
+                .unwrap()
+                .unwrap()
+                .dist
         };
         let d0 = dist(&state);
         let eps = 1e-7;
@@ -642,7 +645,11 @@ mod tests {
             }
             let fd = (dist(&s) - d0) / eps;
             let analytic = if body == 1 {
-                if (k / 3) % 2 == 0 { c.normal[k % 3] } else { rb.cross(c.normal)[k % 3] }
+                if (k / 3) % 2 == 0 {
+                    c.normal[k % 3]
+                } else {
+                    rb.cross(c.normal)[k % 3]
+                }
             } else if (k / 3) % 2 == 0 {
                 -c.normal[k % 3]
             } else {
@@ -670,7 +677,8 @@ mod tests {
         let mut thetas = Vec::new();
         for it in [1usize, 4, 16, 64] {
             let mut m = crate::scene::load_str(text, "t", "t", Path::new("."), &[]).unwrap();
-            m.solver.lcp = LcpParams { iterations: it, normal_sweeps: 0, warm_start: false, shock_propagation: false, ..LcpParams::default() };
+            m.solver.lcp =
+                LcpParams { iterations: it, normal_sweeps: 0, warm_start: false, shock_propagation: false, ..LcpParams::default() };
             let mut lcp = Lcp::new(m.solver.lcp.clone());
             let mut s = State::from_model(&m);
             thetas.push(lcp.step(&m, &mut s, 0.01).unwrap().residual);

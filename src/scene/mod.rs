@@ -238,8 +238,10 @@ fn set_in_value(root: &mut toml::Value, sets: &[(String, String)]) -> Result<(),
                 }
                 toml::Value::Array(a) => {
                     let len = a.len();
-                    let idx: usize = part.parse().map_err(|_| format!("--set {key}: `{part}` must be an index into an array of {len} entries"))?;
-                    let slot = a.get_mut(idx).ok_or_else(|| format!("--set {key}: index {idx} out of range (the array has {len} entries)"))?;
+                    let idx: usize =
+                        part.parse().map_err(|_| format!("--set {key}: `{part}` must be an index into an array of {len} entries"))?;
+                    let slot =
+                        a.get_mut(idx).ok_or_else(|| format!("--set {key}: index {idx} out of range (the array has {len} entries)"))?;
                     if last {
                         *slot = value;
                         break;
@@ -274,7 +276,12 @@ fn lcp_params(t: Option<LcpT>) -> Result<LcpParams, String> {
     if !(0.0..=1.0).contains(&f) {
         return Err(format!("solver.lcp.shock_fraction must be in [0, 1], got {f}"));
     }
-    for (v, k) in [(p.correction_tolerance, "correction_tolerance"), (p.margin, "margin"), (p.restitution_threshold, "restitution_threshold"), (p.static_speed, "static_speed")] {
+    for (v, k) in [
+        (p.correction_tolerance, "correction_tolerance"),
+        (p.margin, "margin"),
+        (p.restitution_threshold, "restitution_threshold"),
+        (p.static_speed, "static_speed"),
+    ] {
         finite(v, &format!("solver.lcp.{k}"))?;
         if v < 0.0 {
             return Err(format!("solver.lcp.{k} must be >= 0, got {v}"));
@@ -364,10 +371,12 @@ fn build(s: SceneFile, _file: &str, name: &str, dir: &Path) -> Result<Model, Str
         };
         let geometry = cache.geometry(&b.shape, kind == BodyKind::Dynamic, dir).map_err(|e| format!("{label}: shape: {e}"))?;
         let mat_name = b.material.clone().unwrap_or_else(|| "default".into());
-        let material = materials
-            .iter()
-            .position(|m| m.name == mat_name)
-            .ok_or_else(|| format!("{label}: unknown material `{mat_name}` (defined: {})", materials.iter().map(|m| format!("`{}`", m.name)).collect::<Vec<_>>().join(", ")))?;
+        let material = materials.iter().position(|m| m.name == mat_name).ok_or_else(|| {
+            format!(
+                "{label}: unknown material `{mat_name}` (defined: {})",
+                materials.iter().map(|m| format!("`{}`", m.name)).collect::<Vec<_>>().join(", ")
+            )
+        })?;
         let um = geometry.unit_mass;
         let (mass, inertia) = match b.mass {
             Some(m) => {
@@ -423,9 +432,8 @@ fn build(s: SceneFile, _file: &str, name: &str, dir: &Path) -> Result<Model, Str
     }
 
     // joints
-    let lookup = |n: &str, what: &str| -> Result<usize, String> {
-        names.get(n).copied().ok_or_else(|| format!("{what}: unknown body `{n}`"))
-    };
+    let lookup =
+        |n: &str, what: &str| -> Result<usize, String> { names.get(n).copied().ok_or_else(|| format!("{what}: unknown body `{n}`")) };
     let mut joints = Vec::new();
     for (ji, j) in s.joint.into_iter().enumerate() {
         let what = format!("joint #{ji}");

@@ -131,7 +131,10 @@ impl GeometryCache {
                     (Some(p), None) => {
                         let arr = p.as_array().ok_or("`points` must be an array of [x, y, z]")?;
                         let s = scale_of(t)?;
-                        arr.iter().enumerate().map(|(i, v)| vec3_of(v, &format!("points[{i}]")).map(|p| p * s)).collect::<Result<Vec<_>, _>>()?
+                        arr.iter()
+                            .enumerate()
+                            .map(|(i, v)| vec3_of(v, &format!("points[{i}]")).map(|p| p * s))
+                            .collect::<Result<Vec<_>, _>>()?
                     }
                     (None, Some(_)) => load_mesh(t, dir)?.0.vertices,
                     (None, None) => return Err("a `convex` shape needs `points` or `mesh`".into()),

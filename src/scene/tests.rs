@@ -3,7 +3,8 @@
 use super::load_str;
 use std::path::Path;
 
-const GROUND: &str = "[[body]]\nname = \"ground\"\nkind = \"static\"\nshape = { type = \"box\", size = [10.0, 10.0, 1.0] }\nposition = [0.0, 0.0, -0.5]\n";
+const GROUND: &str =
+    "[[body]]\nname = \"ground\"\nkind = \"static\"\nshape = { type = \"box\", size = [10.0, 10.0, 1.0] }\nposition = [0.0, 0.0, -0.5]\n";
 
 fn err(text: &str) -> String {
     let r = std::panic::catch_unwind(|| load_str(text, "bad.toml", "bad", Path::new("/nonexistent-dir"), &[]));
@@ -101,7 +102,11 @@ fn bad_scene_corpus_gives_clear_errors() {
 #[test]
 fn overrides_change_values_and_report_bad_paths() {
     let text = format!("format = 1\n{GROUND}[[body]]\nname = \"c\"\nshape = {{ type = \"box\", size = [1.0, 1.0, 1.0] }}\n");
-    let sets = vec![("solver.lcp.iterations".to_string(), "50".to_string()), ("world.dt".into(), "0.005".into()), ("body.1.mass".into(), "7.0".into())];
+    let sets = vec![
+        ("solver.lcp.iterations".to_string(), "50".to_string()),
+        ("world.dt".into(), "0.005".into()),
+        ("body.1.mass".into(), "7.0".into()),
+    ];
     let m = load_str(&text, "s.toml", "s", Path::new("."), &sets).unwrap();
     assert_eq!(m.solver.lcp.iterations, 50);
     assert_eq!(m.dt, 0.005);
@@ -136,9 +141,20 @@ fn meshes_load_and_open_meshes_are_rejected_on_dynamic_bodies() {
     let cube = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\nf 1 4 3 2\nf 5 6 7 8\nf 1 2 6 5\nf 2 3 7 6\nf 3 4 8 7\nf 4 1 5 8\n";
     std::fs::write(dir.join("cube.obj"), cube).unwrap();
     std::fs::write(dir.join("open.obj"), cube.rsplit_once("f 4").unwrap().0).unwrap();
-    std::fs::write(dir.join("inverted.obj"), cube.replace("f 1 4 3 2", "f 1 2 3 4").replace("f 5 6 7 8", "f 5 8 7 6").replace("f 1 2 6 5", "f 1 5 6 2").replace("f 2 3 7 6", "f 2 6 7 3").replace("f 3 4 8 7", "f 3 7 8 4").replace("f 4 1 5 8", "f 4 8 5 1")).unwrap();
+    std::fs::write(
+        dir.join("inverted.obj"),
+        cube.replace("f 1 4 3 2", "f 1 2 3 4")
+            .replace("f 5 6 7 8", "f 5 8 7 6")
+            .replace("f 1 2 6 5", "f 1 5 6 2")
+            .replace("f 2 3 7 6", "f 2 6 7 3")
+            .replace("f 3 4 8 7", "f 3 7 8 4")
+            .replace("f 4 1 5 8", "f 4 8 5 1"),
+    )
+    .unwrap();
     std::fs::write(dir.join("empty.obj"), "# nothing\n").unwrap();
-    let scene = |file: &str, kind: &str| format!("format = 1\n[[body]]\nname = \"m\"\nkind = \"{kind}\"\nshape = {{ type = \"mesh\", mesh = \"{file}\", scale = 2.0 }}\n");
+    let scene = |file: &str, kind: &str| {
+        format!("format = 1\n[[body]]\nname = \"m\"\nkind = \"{kind}\"\nshape = {{ type = \"mesh\", mesh = \"{file}\", scale = 2.0 }}\n")
+    };
     let m = load_str(&scene("cube.obj", "dynamic"), "s.toml", "s", &dir, &[]).unwrap();
     assert!((m.bodies[0].mass - 8000.0).abs() < 1e-9);
     assert!((m.bodies[0].com - crate::math::Vec3::splat(1.0)).length() < 1e-12);
