@@ -29,8 +29,11 @@ fn failed(experiment: &str, err: impl std::fmt::Display) -> Row {
 pub const EXPERIMENTS: [&str; 10] =
     ["free_fall", "tumbling", "incline", "restitution", "resting_box", "stack10", "pyramid20", "large_mass", "cubedrop", "determinism"];
 
-/// Runs one experiment by name for `method`.
-pub fn run_experiment(name: &str, method: &str) -> Vec<Row> {
+/// Runs one experiment by name for `method`, with `--set` style overrides applied to every scene it loads.
+pub fn run_experiment(name: &str, method: &str, sets: &[(String, String)]) -> Vec<Row> {
+    let mut all = method_set(method);
+    all.extend_from_slice(sets);
+    let method = &Overrides(all);
     let r = match name {
         "free_fall" => free_fall(method),
         "tumbling" => tumbling(method),
@@ -48,22 +51,25 @@ pub fn run_experiment(name: &str, method: &str) -> Vec<Row> {
 }
 
 /// Runs every experiment for `method`.
-pub fn run_all(method: &str) -> Vec<Row> {
-    EXPERIMENTS.iter().flat_map(|e| run_experiment(e, method)).collect()
+pub fn run_all(method: &str, sets: &[(String, String)]) -> Vec<Row> {
+    EXPERIMENTS.iter().flat_map(|e| run_experiment(e, method, sets)).collect()
 }
+
+/// The overrides every scene of an experiment is loaded with (the method first).
+struct Overrides(Vec<(String, String)>);
 
 fn method_set(method: &str) -> Vec<(String, String)> {
     vec![("world.method".into(), format!("\"{method}\""))]
 }
 
-fn from_text(text: &str, method: &str) -> anyhow::Result<World> {
-    let model = crate::scene::load_str(text, "<validation scene>", "validation", Path::new("."), &method_set(method))?;
+fn from_text(text: &str, method: &Overrides) -> anyhow::Result<World> {
+    let model = crate::scene::load_str(text, "<validation scene>", "validation", Path::new("."), &method.0)?;
     Ok(World::new(model)?)
 }
 
-fn bundled(name: &str, method: &str, extra: &[(&str, &str)]) -> anyhow::Result<World> {
+fn bundled(name: &str, method: &Overrides, extra: &[(&str, &str)]) -> anyhow::Result<World> {
     let path = crate::scene::find_scene(name).ok_or_else(|| anyhow::anyhow!("bundled scene `{name}` not found"))?;
-    let mut sets = method_set(method);
+    let mut sets = method.0.clone();
     sets.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     Ok(World::new(crate::scene::load(&path, &sets)?)?)
 }
@@ -72,7 +78,7 @@ fn rel(a: f64, b: f64) -> f64 {
     (a - b).abs() / b.abs().max(1e-300)
 }
 
-fn free_fall(method: &str) -> anyhow::Result<Vec<Row>> {
+fn free_fall(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
     for (label, v0) in [("free fall", Vec3::ZERO), ("projectile at 45°", Vec3::new(5.0, 0.0, 5.0))] {
         let text = format!(
@@ -110,7 +116,7 @@ fn angular_momentum(model: &Model, w: &World) -> Vec3 {
     r * (model.bodies[0].inertia * (r.transpose() * s.w))
 }
 
-fn tumbling(method: &str) -> anyhow::Result<Vec<Row>> {
+fn tumbling(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     // spin close to the intermediate axis: the box flips over and over (Dzhanibekov), a hard case for L and E
     let text = "format = 1\n[world]\ngravity = [0.0, 0.0, 0.0]\ndt = 0.01\n[[body]]\nname = \"box\"\nshape = { type = \"box\", size = [1.0, 2.0, 3.0] }\nangular_velocity = [0.05, 2.0, 0.05]\n";
     let mut w = from_text(text, method)?;
@@ -145,7 +151,7 @@ fn fit_acceleration(ts: &[f64], ss: &[f64]) -> f64 {
     (mm.inverse() * Vec3::from_array(r)).z
 }
 
-fn incline(method: &str) -> anyhow::Result<Vec<Row>> {
+fn incline(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     let th = 20f64.to_radians();
     let down = Vec3::new(th.cos(), 0.0, -th.sin());
     let mut rows = Vec::new();
@@ -189,7 +195,7 @@ fn incline(method: &str) -> anyhow::Result<Vec<Row>> {
     Ok(rows)
 }
 
-fn restitution(method: &str) -> anyhow::Result<Vec<Row>> {
+fn restitution(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     let text = "format = 1\n[world]\ndt = 0.001\n[[material]]\nname = \"default\"\nrestitution = 0.5\n\
 [[body]]\nname = \"ground\"\nkind = \"static\"\nshape = { type = \"box\", size = [10.0, 10.0, 1.0] }\nposition = [0.0, 0.0, -0.5]\n\
 [[body]]\nname = \"ball\"\nshape = { type = \"sphere\", radius = 0.5 }\nposition = [0.0, 0.0, 1.5]\n";
@@ -209,7 +215,7 @@ fn restitution(method: &str) -> anyhow::Result<Vec<Row>> {
     Ok(vec![row("restitution e = 0.5, drop 1 m (dt 1 ms): rebound", "0.25 m", format!("{apex:.4} m"), "3%", bounced && e <= 0.03)])
 }
 
-fn resting_box(method: &str) -> anyhow::Result<Vec<Row>> {
+fn resting_box(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     let text = "format = 1\n[world]\ndt = 0.016666666666666666\n\
 [[body]]\nname = \"ground\"\nkind = \"static\"\nshape = { type = \"box\", size = [10.0, 10.0, 1.0] }\nposition = [0.0, 0.0, -0.5]\n\
 [[body]]\nname = \"box\"\nshape = { type = \"box\", size = [1.0, 1.0, 1.0] }\nposition = [0.0, 0.0, 0.5]\n";
@@ -231,7 +237,7 @@ fn resting_box(method: &str) -> anyhow::Result<Vec<Row>> {
     ])
 }
 
-fn stack10(method: &str) -> anyhow::Result<Vec<Row>> {
+fn stack10(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     let mut w = bundled("stack10", method, &[])?;
     let n = (10.0 / w.model.dt).round() as usize;
     let cubes: Vec<usize> = (0..w.model.bodies.len()).filter(|&i| w.model.bodies[i].kind == crate::model::BodyKind::Dynamic).collect();
@@ -262,7 +268,7 @@ fn stack10(method: &str) -> anyhow::Result<Vec<Row>> {
     ])
 }
 
-fn pyramid20(method: &str) -> anyhow::Result<Vec<Row>> {
+fn pyramid20(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     // The standard pyramid starts with 1 mm gaps under every row, so a cube in row r must fall (r + 1) mm to
     // rest. Drift is what goes beyond that: any sideways motion, sinking below the resting height
     // 0.25 + 0.5·r, or rising above the start.
@@ -296,7 +302,7 @@ fn pyramid20(method: &str) -> anyhow::Result<Vec<Row>> {
     ])
 }
 
-fn large_mass(method: &str) -> anyhow::Result<Vec<Row>> {
+fn large_mass(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     let mut w = bundled("largemass", method, &[])?;
     let n = (10.0 / w.model.dt).round() as usize;
     let mut tracker = Tracker::new(&w.state);
@@ -308,7 +314,7 @@ fn large_mass(method: &str) -> anyhow::Result<Vec<Row>> {
     Ok(vec![row("large mass (ratio 100), 10 s: peak drift", "< 5 mm", format!("{:.3} mm", peak * 1e3), "5 mm", peak < 5e-3)])
 }
 
-fn cubedrop(method: &str) -> anyhow::Result<Vec<Row>> {
+fn cubedrop(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     let mut w = bundled("cubedrop", method, &[])?;
     let i = w.model.body_index("cube").ok_or_else(|| anyhow::anyhow!("cubedrop has no body `cube`"))?;
     let mut last_above = 0u64;
@@ -328,7 +334,7 @@ fn cubedrop(method: &str) -> anyhow::Result<Vec<Row>> {
     )])
 }
 
-fn determinism(method: &str) -> anyhow::Result<Vec<Row>> {
+fn determinism(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     let run = || -> anyhow::Result<Vec<crate::state::BodyState>> {
         let mut w = bundled("pyramid20", method, &[])?;
         let mut all = Vec::new();

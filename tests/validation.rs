@@ -1,7 +1,7 @@
 //! The validation experiments of `cairn validate --method lcp`, one test each: every row must pass.
 
 fn check(experiment: &str) {
-    let rows = cairn::validate::run_experiment(experiment, "lcp");
+    let rows = cairn::validate::run_experiment(experiment, "lcp", &[]);
     assert!(!rows.is_empty());
     for r in &rows {
         assert!(r.pass, "{}: expected {}, measured {} (tolerance {})", r.experiment, r.expected, r.measured, r.tolerance);
@@ -51,14 +51,14 @@ fn deterministic() {
 
 #[test]
 fn unknown_experiment_is_a_failing_row() {
-    let rows = cairn::validate::run_experiment("nonsense", "lcp");
+    let rows = cairn::validate::run_experiment("nonsense", "lcp", &[]);
     assert_eq!(rows.len(), 1);
     assert!(!rows[0].pass);
 }
 
 #[test]
 fn unimplemented_method_fails_validation_clearly() {
-    let rows = cairn::validate::run_experiment("free_fall", "abd");
+    let rows = cairn::validate::run_experiment("free_fall", "abd", &[]);
     assert!(!rows[0].pass && rows[0].measured.contains("not implemented yet"), "{:?}", rows[0]);
 }
 

@@ -46,6 +46,9 @@ enum Command {
         /// Only these experiments (repeatable).
         #[arg(long)]
         only: Vec<String>,
+        /// Override a value in every validation scene, e.g. --set solver.lcp.iterations=10 (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
     },
     /// Benchmark scenes: ms per step (median after warm-up), contacts, penetration, drift.
     Bench {
@@ -79,12 +82,13 @@ fn scene_path(s: &str) -> Result<PathBuf> {
 fn real_main() -> Result<()> {
     match Cli::parse().command {
         Command::Run { scene, method, dt, duration, out, sets, frame_every } => run(&scene, method, dt, duration, out, sets, frame_every),
-        Command::Validate { method, only } => {
+        Command::Validate { method, only, sets } => {
+            let sets = parse_sets(&sets)?;
             let names: Vec<String> =
                 if only.is_empty() { cairn::validate::EXPERIMENTS.iter().map(|s| s.to_string()).collect() } else { only };
             let mut rows = Vec::new();
             for n in &names {
-                rows.extend(cairn::validate::run_experiment(n, &method));
+                rows.extend(cairn::validate::run_experiment(n, &method, &sets));
             }
             let w = [
                 rows.iter().map(|r| r.experiment.chars().count()).max().unwrap_or(10).max(10),
@@ -171,6 +175,15 @@ fn real_main() -> Result<()> {
     }
 }
 
+fn parse_sets(sets: &[String]) -> Result<Vec<(String, String)>> {
+    sets.iter()
+        .map(|s| {
+            let (k, v) = s.split_once('=').with_context(|| format!("--set `{s}`: expected KEY=VALUE"))?;
+            Ok((k.trim().to_string(), v.trim().to_string()))
+        })
+        .collect()
+}
+
 fn run(
     scene: &str,
     method: Option<String>,
@@ -181,11 +194,7 @@ fn run(
     frame_every: Option<u64>,
 ) -> Result<()> {
     let path = scene_path(scene)?;
-    let mut overrides = Vec::new();
-    for s in &sets {
-        let (k, v) = s.split_once('=').with_context(|| format!("--set `{s}`: expected KEY=VALUE"))?;
-        overrides.push((k.trim().to_string(), v.trim().to_string()));
-    }
+    let mut overrides = parse_sets(&sets)?;
     if let Some(m) = method {
         overrides.push(("world.method".into(), format!("\"{m}\"")));
     }
