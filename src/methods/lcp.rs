@@ -40,6 +40,9 @@ pub struct LcpParams {
     /// values), so that friction does not lock in the transient sliding the first normal impulses cause; the
     /// friction problem of a resting contact manifold is statically indeterminate. Default 4.
     pub normal_sweeps: usize,
+    /// A solve stops early once no impulse changes by more than this fraction of the largest impulse in a
+    /// sweep. 0 runs every sweep. Default 1e-6.
+    pub tolerance: f64,
     /// Shock propagation over stack layers on/off. Default on.
     pub shock_propagation: bool,
     /// Fraction f of the step's external impulse given to the dynamics pass before shock propagation (the
@@ -68,6 +71,7 @@ impl Default for LcpParams {
         LcpParams {
             iterations: 20,
             normal_sweeps: 4,
+            tolerance: 1e-6,
             shock_propagation: true,
             shock_fraction: 0.5,
             layer_iterations: 10,
@@ -244,7 +248,9 @@ fn warm(rows: &[Rows], bodies: &mut [Vel], friction: bool) {
 }
 
 /// One projected Gauss-Seidel sweep over the rows (normal row, then its friction rows bounded by ±μλn).
-fn sweep(rows: &mut [Rows], bodies: &mut [Vel], friction: bool) {
+/// Returns the largest change of an impulse and the largest impulse.
+fn sweep(rows: &mut [Rows], bodies: &mut [Vel], friction: bool) -> (f64, f64) {
+    let (mut change, mut size) = (0.0f64, 0.0f64);
     for r in rows.iter_mut() {
         let (a, b) = (r.a as usize, r.b as usize);
         let (mut ba, mut bb) = (bodies[a], bodies[b]);
@@ -252,6 +258,8 @@ fn sweep(rows: &mut [Rows], bodies: &mut [Vel], friction: bool) {
         let new = (r.lambda[0] - w * r.inv_diag[0]).max(0.0);
         let d = new - r.lambda[0];
         r.lambda[0] = new;
+        change = change.max(d.abs());
+        size = size.max(new);
         apply(r, 0, d, &mut ba, &mut bb);
         if friction {
             let hi = r.mu * r.lambda[0];
@@ -260,12 +268,26 @@ fn sweep(rows: &mut [Rows], bodies: &mut [Vel], friction: bool) {
                 let new = (r.lambda[k] - w * r.inv_diag[k]).clamp(-hi, hi);
                 let d = new - r.lambda[k];
                 r.lambda[k] = new;
+                change = change.max(d.abs());
                 apply(r, k, d, &mut ba, &mut bb);
             }
         }
         bodies[a] = ba;
         bodies[b] = bb;
     }
+    (change, size)
+}
+
+/// Runs up to `iterations` sweeps, the first `normal_sweeps` without friction, and stops early once no impulse
+/// changed by more than `tolerance` times the largest impulse. Returns the sweeps done.
+fn solve(rows: &mut [Rows], bodies: &mut [Vel], iterations: usize, normal_sweeps: usize, tolerance: f64) -> usize {
+    for k in 0..iterations {
+        let (change, size) = sweep(rows, bodies, k >= normal_sweeps);
+        if k >= normal_sweeps && change <= tolerance * size {
+            return k + 1;
+        }
+    }
+    iterations
 }
 
 /// The merit θ = ½ Σ H_i² with H_i = λ_i − clamp(λ_i − w_i, lo_i, hi_i).
@@ -331,9 +353,7 @@ impl Lcp {
             r.bias = self.current_dist(ci as usize, state);
             self.layer_rows.push(r);
         }
-        for _ in 0..self.params.correction_iterations {
-            sweep(&mut self.layer_rows, &mut self.vel, false);
-        }
+        solve(&mut self.layer_rows, &mut self.vel, self.params.correction_iterations, usize::MAX, 0.0);
         for (i, b) in self.vel.iter_mut().enumerate() {
             if *b != Vel::default() {
                 let s = &mut state.bodies[i];
@@ -487,9 +507,7 @@ impl Method for Lcp {
         if p.warm_start {
             warm(&self.rows, &mut self.vel, true);
         }
-        for k in 0..p.iterations {
-            sweep(&mut self.rows, &mut self.vel, k >= p.normal_sweeps);
-        }
+        stats.iterations = solve(&mut self.rows, &mut self.vel, p.iterations, p.normal_sweeps, p.tolerance);
         stats.residual = merit(&self.rows, &self.vel);
         self.impulses.clear();
         self.impulses.resize(nc, ContactData::default());
@@ -537,9 +555,7 @@ impl Method for Lcp {
                 if p.warm_start {
                     warm(&self.layer_rows, &mut self.vel, true);
                 }
-                for k in 0..p.layer_iterations {
-                    sweep(&mut self.layer_rows, &mut self.vel, k >= p.normal_sweeps);
-                }
+                solve(&mut self.layer_rows, &mut self.vel, p.layer_iterations, p.normal_sweeps, p.tolerance);
                 stats.residual = stats.residual.max(0.0);
                 for r in &self.layer_rows {
                     self.impulses[r.contact as usize].impulse[3..6].copy_from_slice(&r.lambda);

@@ -57,6 +57,7 @@ struct SolverT {
 struct LcpT {
     iterations: Option<usize>,
     normal_sweeps: Option<usize>,
+    tolerance: Option<f64>,
     shock_propagation: Option<bool>,
     shock_fraction: Option<f64>,
     layer_iterations: Option<usize>,
@@ -261,6 +262,7 @@ fn lcp_params(t: Option<LcpT>) -> Result<LcpParams, String> {
     let p = LcpParams {
         iterations: t.iterations.unwrap_or(d.iterations),
         normal_sweeps: t.normal_sweeps.unwrap_or(d.normal_sweeps),
+        tolerance: t.tolerance.unwrap_or(d.tolerance),
         shock_propagation: t.shock_propagation.unwrap_or(d.shock_propagation),
         shock_fraction: t.shock_fraction.unwrap_or(d.shock_fraction),
         layer_iterations: t.layer_iterations.unwrap_or(d.layer_iterations),
