@@ -379,6 +379,33 @@ impl Lcp {
         }
     }
 
+    /// Builds the velocity-level rows of the contacts `list` into `out`, warm-started (when on) from the
+    /// stored impulses at `slot` (0: dynamics pass, 3: shock propagation).
+    #[allow(clippy::too_many_arguments)]
+    fn velocity_rows(
+        &self,
+        list: &[u32],
+        slot: usize,
+        state: &State,
+        h: f64,
+        model: &Model,
+        vn0: &[f64],
+        mus: &[f64],
+        out: &mut Vec<Rows>,
+    ) {
+        out.clear();
+        for &ci in list {
+            let ci = ci as usize;
+            let c = &self.collision.contacts[ci];
+            let mut r = make_rows(ci, c, state, &self.bodies, &self.frozen, mus[ci]);
+            self.set_bias(&mut r, ci, state, h, model, vn0[ci]);
+            if self.params.warm_start {
+                r.lambda.copy_from_slice(&c.data.impulse[slot..slot + 3]);
+            }
+            out.push(r);
+        }
+    }
+
     /// Sets the bias (gap and restitution) of a contact's normal row.
     fn set_bias(&self, r: &mut Rows, ci: usize, state: &State, h: f64, model: &Model, vn0: f64) {
         let c = &self.collision.contacts[ci];
@@ -494,16 +521,9 @@ impl Method for Lcp {
         // 4. dynamics pass over all contacts: f·Δt of the external impulse (all of it without shock propagation)
         let frac1 = if p.shock_propagation { p.shock_fraction } else { 1.0 };
         self.load_velocities(model, state, h, frac1);
-        self.rows.clear();
-        for &ci in &self.order {
-            let c = &self.collision.contacts[ci as usize];
-            let mut r = make_rows(ci as usize, c, state, &self.bodies, &self.frozen, mus[ci as usize]);
-            self.set_bias(&mut r, ci as usize, state, h, model, vn0[ci as usize]);
-            if p.warm_start {
-                r.lambda.copy_from_slice(&c.data.impulse[0..3]);
-            }
-            self.rows.push(r);
-        }
+        let mut rows = std::mem::take(&mut self.rows);
+        self.velocity_rows(&self.order, 0, state, h, model, &vn0, &mus, &mut rows);
+        self.rows = rows;
         if p.warm_start {
             warm(&self.rows, &mut self.vel, true);
         }
@@ -542,21 +562,13 @@ impl Method for Lcp {
                 for (i, f) in self.frozen.iter_mut().enumerate() {
                     *f = stack.height[i] <= layer;
                 }
-                self.layer_rows.clear();
-                for &ci in &self.order[start..end] {
-                    let c = &self.collision.contacts[ci as usize];
-                    let mut r = make_rows(ci as usize, c, state, &self.bodies, &self.frozen, mus[ci as usize]);
-                    self.set_bias(&mut r, ci as usize, state, h, model, vn0[ci as usize]);
-                    if p.warm_start {
-                        r.lambda.copy_from_slice(&c.data.impulse[3..6]);
-                    }
-                    self.layer_rows.push(r);
-                }
+                let mut rows = std::mem::take(&mut self.layer_rows);
+                self.velocity_rows(&self.order[start..end], 3, state, h, model, &vn0, &mus, &mut rows);
+                self.layer_rows = rows;
                 if p.warm_start {
                     warm(&self.layer_rows, &mut self.vel, true);
                 }
                 solve(&mut self.layer_rows, &mut self.vel, p.layer_iterations, p.normal_sweeps, p.tolerance);
-                stats.residual = stats.residual.max(0.0);
                 for r in &self.layer_rows {
                     self.impulses[r.contact as usize].impulse[3..6].copy_from_slice(&r.lambda);
                     stats.normal_impulse += r.lambda[0];
