@@ -137,9 +137,10 @@ pub struct Lcp {
     rows: Vec<Rows>,
     /// Rows of the current layer (shock propagation).
     layer_rows: Vec<Rows>,
-    /// Per contact: distance at detection, contact-point offsets from the centres of mass, pre-step normal
-    /// speed, whether the step's impulses were stored.
+    /// Per contact: distance at detection, pre-step normal speed, friction coefficient in use.
     dist0: Vec<f64>,
+    vn0: Vec<f64>,
+    mus: Vec<f64>,
     /// Displacement of each body since detection (for first-order distance updates).
     disp_x: Vec<Vec3>,
     disp_t: Vec<Vec3>,
@@ -164,6 +165,8 @@ impl Lcp {
             rows: Vec::new(),
             layer_rows: Vec::new(),
             dist0: Vec::new(),
+            vn0: Vec::new(),
+            mus: Vec::new(),
             disp_x: Vec::new(),
             disp_t: Vec::new(),
             frozen: Vec::new(),
@@ -506,8 +509,12 @@ impl Method for Lcp {
         lap(&mut stats, 2);
 
         // pre-step normal and tangential speeds (restitution, static/kinetic friction)
-        let mut vn0 = vec![0.0; nc];
-        let mut mus = vec![0.0; nc];
+        let mut vn0 = std::mem::take(&mut self.vn0);
+        let mut mus = std::mem::take(&mut self.mus);
+        vn0.clear();
+        vn0.resize(nc, 0.0);
+        mus.clear();
+        mus.resize(nc, 0.0);
         for (ci, c) in self.collision.contacts.iter().enumerate() {
             let (ra, rb) = lever_arms(c, state);
             let (sa, sb) = (&state.bodies[c.a], &state.bodies[c.b]);
@@ -588,8 +595,9 @@ impl Method for Lcp {
                     }
                 }
                 if p.correction {
-                    let list: Vec<u32> = self.order[start..end].to_vec();
-                    self.correct(state, Some(&list));
+                    let order = std::mem::take(&mut self.order);
+                    self.correct(state, Some(&order[start..end]));
+                    self.order = order;
                 }
                 for i in 0..n {
                     if self.integrated[i] {
@@ -621,6 +629,8 @@ impl Method for Lcp {
             let data = self.impulses[ci];
             self.collision.store(ci, data);
         }
+        self.vn0 = vn0;
+        self.mus = mus;
         check_finite(model, state, "integrate")?;
         lap(&mut stats, 5);
         Ok(stats)
