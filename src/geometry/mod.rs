@@ -152,8 +152,6 @@ mod tests {
     #[test]
     fn l_shaped_mesh_is_decomposed_and_keeps_exact_mass() {
         // an L made of two unit cubes side by side plus one on top of the first: volume 3, non-convex
-        let obj = "v 0 0 0\nv 2 0 0\nv 2 1 0\nv 1 1 0\nv 1 1 0\nv 0 1 0\n";
-        let _ = obj; // built below from an extruded polygon instead
         let poly = [
             Vec3::new(0.0, 0.0, 0.0),
             Vec3::new(2.0, 0.0, 0.0),

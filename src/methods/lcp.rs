@@ -328,17 +328,9 @@ fn check_finite(model: &Model, state: &State, stage: &'static str) -> Result<(),
 }
 
 impl Lcp {
-    /// Error correction by projection (first-order world) over the contacts `subset` (all when `None`), with
-    /// the frozen bodies fixed. Moves positions only; velocities are untouched.
-    fn correct(&mut self, state: &mut State, subset: Option<&[u32]>) {
-        let all: Vec<u32>;
-        let list: &[u32] = match subset {
-            Some(s) => s,
-            None => {
-                all = (0..self.collision.contacts.len() as u32).collect();
-                &all
-            }
-        };
+    /// Error correction by projection (first-order world) over the contacts `list`, with the frozen bodies
+    /// fixed. Moves positions only; velocities are untouched.
+    fn correct(&mut self, state: &mut State, list: &[u32]) {
         let mut deepest = 0.0f64;
         for &ci in list {
             deepest = deepest.max(-self.current_dist(ci as usize, state));
@@ -497,7 +489,7 @@ impl Method for Lcp {
         // 3. error correction by projection (the correction after detection at t + Δt of the source)
         if p.correction && nc > 0 {
             let order = std::mem::take(&mut self.order);
-            self.correct(state, Some(&order));
+            self.correct(state, &order);
             self.order = order;
             // inertia follows the corrected orientations
             for (i, b) in model.bodies.iter().enumerate() {
@@ -596,7 +588,7 @@ impl Method for Lcp {
                 }
                 if p.correction {
                     let order = std::mem::take(&mut self.order);
-                    self.correct(state, Some(&order[start..end]));
+                    self.correct(state, &order[start..end]);
                     self.order = order;
                 }
                 for i in 0..n {
