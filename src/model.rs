@@ -116,6 +116,7 @@ pub struct Load {
 #[derive(Debug, Clone, Default)]
 pub struct SolverParams {
     pub lcp: LcpParams,
+    pub impulse: crate::methods::impulse::ImpulseParams,
 }
 
 /// A validated scene.

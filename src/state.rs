@@ -13,7 +13,7 @@ pub struct BodyState {
 }
 
 /// The state of the world.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct State {
     pub time: f64,
     pub step: u64,

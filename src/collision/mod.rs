@@ -3,3 +3,4 @@
 
 pub mod broad;
 pub mod narrow;
+pub mod realface;

@@ -1,6 +1,8 @@
 //! Shapes and what the methods need from them, computed once per scene: the collision shape (a parry shape,
 //! a compound of convex pieces for non-convex meshes), the convex pieces themselves, and exact mass properties.
 
+pub mod faces;
+pub mod generated;
 pub mod mass;
 pub mod mesh;
 
@@ -38,6 +40,12 @@ pub enum ShapeDesc {
         mesh: Arc<TriMeshData>,
         source: String,
     },
+    /// A procedural solid (geometry/generated.rs) with its exact convex decomposition.
+    Generated {
+        generator: String,
+        mesh: Arc<TriMeshData>,
+        pieces: Arc<Vec<Vec<Vec3>>>,
+    },
 }
 
 impl ShapeDesc {
@@ -50,6 +58,7 @@ impl ShapeDesc {
             ShapeDesc::Cylinder { .. } => "cylinder",
             ShapeDesc::Convex { .. } => "convex",
             ShapeDesc::Mesh { .. } => "mesh",
+            ShapeDesc::Generated { .. } => "generated",
         }
     }
 }
@@ -62,6 +71,8 @@ pub struct Geometry {
     pub shape: SharedShape,
     /// Convex pieces (pose in the reference frame, convex shape); one piece for convex shapes.
     pub pieces: Vec<(Pose, SharedShape)>,
+    /// Per piece: its real and virtual faces when it has virtual ones (decomposed bodies), else `None`.
+    pub piece_faces: Vec<Option<faces::PieceFaces>>,
     /// Mass properties per unit density.
     pub unit_mass: UnitMass,
     /// Radius of a sphere about the centre of mass that holds the whole shape.
@@ -77,6 +88,7 @@ impl std::fmt::Debug for Geometry {
 /// Builds the geometry of a shape. `needs_volume` is true for dynamic bodies: meshes must then be closed and
 /// outward oriented. Errors are plain descriptions; the caller adds the file and the body.
 pub fn build(desc: ShapeDesc, needs_volume: bool) -> Result<Geometry, String> {
+    let mut piece_faces = Vec::new();
     let (shape, pieces, unit_mass) = match &desc {
         ShapeDesc::Sphere { radius } => {
             let s = SharedShape::ball(*radius);
@@ -135,14 +147,35 @@ pub fn build(desc: ShapeDesc, needs_volume: bool) -> Result<Geometry, String> {
                     if parts.is_empty() {
                         return Err("convex decomposition produced no pieces".into());
                     }
+                    // the decomposition's hulls only approximate the surface: a face counts as real within 2% of
+                    // the body's size
+                    let surface = parry3d_f64::shape::TriMesh::new(mesh.vertices.clone(), mesh.triangles.clone())
+                        .map_err(|e| format!("invalid triangle mesh: {e:?}"))?;
+                    let size = compound.compute_local_bounding_sphere().radius;
+                    piece_faces = faces::classify(&parts, &surface, 0.02 * size);
                     (compound, parts, um)
                 }
             }
         }
+        ShapeDesc::Generated { mesh, pieces, .. } => {
+            mesh.check_closed().map_err(|e| format!("generated mesh is not closed: {e}"))?;
+            let um = mass::mesh(&mesh.vertices, &mesh.triangles);
+            let parts = pieces
+                .iter()
+                .map(|p| SharedShape::convex_hull(p).map(|s| (Pose::IDENTITY, s)).ok_or("a generated piece has no 3-D hull"))
+                .collect::<Result<Vec<_>, _>>()?;
+            let surface = parry3d_f64::shape::TriMesh::new(mesh.vertices.clone(), mesh.triangles.clone())
+                .map_err(|e| format!("invalid triangle mesh: {e:?}"))?;
+            let compound = SharedShape::compound(parts.clone());
+            let size = compound.compute_local_bounding_sphere().radius;
+            piece_faces = faces::classify(&parts, &surface, 1e-9 * size);
+            (compound, parts, um)
+        }
     };
+    piece_faces.resize(pieces.len(), None);
     let sphere = shape.compute_local_bounding_sphere();
     let radius_about_com = sphere.radius + (sphere.center - unit_mass.com).length();
-    Ok(Geometry { desc, shape, pieces, unit_mass, radius_about_com })
+    Ok(Geometry { desc, shape, pieces, piece_faces, unit_mass, radius_about_com })
 }
 
 #[cfg(test)]

@@ -25,8 +25,8 @@ use crate::collision::narrow::{Collision, Contact, ContactData};
 use crate::dynamics::graph::{islands, stack_analysis};
 use crate::dynamics::integrate::{external_wrench, integrate_pose, inv_inertia_world};
 use crate::error::SimError;
-use crate::math::{finite3, quat_exp, tangent_basis, Mat3, Vec3};
-use crate::methods::{Method, StepStats};
+use crate::math::{quat_exp, tangent_basis, Mat3, Vec3};
+use crate::methods::{check_finite, Method, StepStats};
 use crate::model::{BodyKind, Model};
 use crate::state::State;
 use std::time::Instant;
@@ -309,22 +309,6 @@ fn merit(rows: &[Rows], bodies: &[Vel]) -> f64 {
         }
     }
     0.5 * theta
-}
-
-fn check_finite(model: &Model, state: &State, stage: &'static str) -> Result<(), SimError> {
-    for (i, s) in state.bodies.iter().enumerate() {
-        let bad = if !finite3(s.x) || !(s.q.is_finite()) {
-            Some("position")
-        } else if !finite3(s.v) || !finite3(s.w) {
-            Some("velocity")
-        } else {
-            None
-        };
-        if let Some(quantity) = bad {
-            return Err(SimError::NonFinite { body: model.bodies[i].name.clone(), step: state.step, stage, quantity });
-        }
-    }
-    Ok(())
 }
 
 impl Lcp {

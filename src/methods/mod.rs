@@ -1,5 +1,6 @@
 //! The contact methods. Each implements [`Method`]; `World::step` calls it once per time step.
 
+pub mod impulse;
 pub mod lcp;
 
 use crate::error::{InputError, SimError};
@@ -8,7 +9,7 @@ use crate::state::State;
 
 /// All method keys of the scene format, with whether this build implements them.
 pub const METHODS: [(&str, bool); 5] =
-    [("lcp", true), ("impulse", false), ("volumetric-penalty", false), ("implicit-penalty", false), ("abd", false)];
+    [("lcp", true), ("impulse", true), ("volumetric-penalty", false), ("implicit-penalty", false), ("abd", false)];
 
 /// At most this many stages are timed per step.
 pub const MAX_STAGES: usize = 8;
@@ -30,6 +31,12 @@ pub struct StepStats {
     pub normal_impulse: f64,
     /// Sum of friction impulse magnitudes, N·s.
     pub friction_impulse: f64,
+    /// Contact point pairs (`impulse`: pairs of convex pieces) still interfering and approaching after the
+    /// fixed iterations of the collision and contact phases, summed over both phases (0 for other methods).
+    pub unresolved: usize,
+    /// Impulses computed by the collision law (`impulse`), and the wall time spent computing them, s.
+    pub resolutions: usize,
+    pub resolution_seconds: f64,
     /// Wall time per stage, seconds, in the order of [`Method::stage_names`].
     pub stage_seconds: [f64; MAX_STAGES],
 }
@@ -52,7 +59,7 @@ pub fn check_supported(model: &Model) -> Result<(), String> {
             model.method,
             METHODS.iter().map(|(k, _)| format!("`{k}`")).collect::<Vec<_>>().join(", ")
         )),
-        Some((_, false)) => Err(format!("method `{}` is not implemented yet in this build (implemented: lcp)", model.method)),
+        Some((_, false)) => Err(format!("method `{}` is not implemented yet in this build (implemented: lcp, impulse)", model.method)),
         Some(_) => {
             if let Some(j) = model.joints.first() {
                 let b2 = j.body2.map_or("world".to_string(), |b| model.bodies[b].name.clone());
@@ -75,6 +82,24 @@ pub fn create(model: &Model) -> Result<Box<dyn Method>, InputError> {
     check_supported(model).map_err(|e| InputError::at(&model.name, e))?;
     match model.method.as_str() {
         "lcp" => Ok(Box::new(lcp::Lcp::new(model.solver.lcp.clone()))),
+        "impulse" => Ok(Box::new(impulse::Impulse::new(model.solver.impulse.clone()))),
         other => Err(InputError::at(&model.name, format!("method `{other}` is not implemented yet"))),
     }
+}
+
+/// Stops the run when a body's pose or velocity is not finite, naming the body, the step and the stage.
+pub(crate) fn check_finite(model: &Model, state: &State, stage: &'static str) -> Result<(), SimError> {
+    for (i, s) in state.bodies.iter().enumerate() {
+        let bad = if !crate::math::finite3(s.x) || !(s.q.is_finite()) {
+            Some("position")
+        } else if !crate::math::finite3(s.v) || !crate::math::finite3(s.w) {
+            Some("velocity")
+        } else {
+            None
+        };
+        if let Some(quantity) = bad {
+            return Err(SimError::NonFinite { body: model.bodies[i].name.clone(), step: state.step, stage, quantity });
+        }
+    }
+    Ok(())
 }

@@ -9,6 +9,7 @@ pub use files::{find_scene, list_scenes, scenes_dir};
 
 use crate::error::InputError;
 use crate::math::{Mat3, Quat, Vec3};
+use crate::methods::impulse::{FrictionModel, ImpulseParams};
 use crate::methods::lcp::LcpParams;
 use crate::model::{Body, BodyKind, Joint, JointType, Load, Material, Model, Motor, SolverParams};
 use serde::Deserialize;
@@ -44,7 +45,7 @@ struct WorldT {
 #[serde(deny_unknown_fields)]
 struct SolverT {
     lcp: Option<LcpT>,
-    impulse: Option<toml::Table>,
+    impulse: Option<ImpulseT>,
     #[serde(rename = "volumetric-penalty")]
     volumetric_penalty: Option<toml::Table>,
     #[serde(rename = "implicit-penalty")]
@@ -68,6 +69,21 @@ struct LcpT {
     restitution_threshold: Option<f64>,
     static_speed: Option<f64>,
     warm_start: Option<bool>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ImpulseT {
+    collision_iterations: Option<usize>,
+    contact_iterations: Option<usize>,
+    shock_propagation: Option<bool>,
+    shock_iterations: Option<usize>,
+    friction_model: Option<String>,
+    ordering: Option<bool>,
+    point_window: Option<f64>,
+    restitution_ramp: Option<bool>,
+    margin: Option<f64>,
+    resolved_speed: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -295,6 +311,36 @@ fn lcp_params(t: Option<LcpT>) -> Result<LcpParams, String> {
     Ok(p)
 }
 
+fn impulse_params(t: Option<ImpulseT>) -> Result<ImpulseParams, String> {
+    let d = ImpulseParams::default();
+    let Some(t) = t else { return Ok(d) };
+    let friction_model = match t.friction_model.as_deref() {
+        None => d.friction_model,
+        Some("mirtich") => FrictionModel::Mirtich,
+        Some("moore") => FrictionModel::Moore,
+        Some(other) => return Err(format!("solver.impulse.friction_model must be `mirtich` or `moore`, got `{other}`")),
+    };
+    let p = ImpulseParams {
+        collision_iterations: t.collision_iterations.unwrap_or(d.collision_iterations),
+        contact_iterations: t.contact_iterations.unwrap_or(d.contact_iterations),
+        shock_propagation: t.shock_propagation.unwrap_or(d.shock_propagation),
+        shock_iterations: t.shock_iterations.unwrap_or(d.shock_iterations),
+        friction_model,
+        ordering: t.ordering.unwrap_or(d.ordering),
+        point_window: t.point_window.unwrap_or(d.point_window),
+        restitution_ramp: t.restitution_ramp.unwrap_or(d.restitution_ramp),
+        margin: t.margin.unwrap_or(d.margin),
+        resolved_speed: t.resolved_speed.unwrap_or(d.resolved_speed),
+    };
+    for (v, k) in [(p.point_window, "point_window"), (p.margin, "margin"), (p.resolved_speed, "resolved_speed")] {
+        finite(v, &format!("solver.impulse.{k}"))?;
+        if v < 0.0 {
+            return Err(format!("solver.impulse.{k} must be >= 0, got {v}"));
+        }
+    }
+    Ok(p)
+}
+
 fn unknown_method_table(t: &Option<toml::Table>, key: &str) -> Result<(), String> {
     match t {
         Some(t) if !t.is_empty() => Err(format!(
@@ -322,7 +368,7 @@ fn build(s: SceneFile, _file: &str, name: &str, dir: &Path) -> Result<Model, Str
     let mut solver = SolverParams::default();
     if let Some(st) = s.solver {
         solver.lcp = lcp_params(st.lcp)?;
-        unknown_method_table(&st.impulse, "impulse")?;
+        solver.impulse = impulse_params(st.impulse)?;
         unknown_method_table(&st.volumetric_penalty, "volumetric-penalty")?;
         unknown_method_table(&st.implicit_penalty, "implicit-penalty")?;
         unknown_method_table(&st.abd, "abd")?;

@@ -1,6 +1,6 @@
 //! The `shape` table of a body: parsed by hand so that every message names the key and the keys allowed.
 
-use crate::geometry::{build, mesh, Geometry, ShapeDesc};
+use crate::geometry::{build, generated, mesh, Geometry, ShapeDesc};
 use crate::math::Vec3;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -149,16 +149,50 @@ impl GeometryCache {
                 let (m, source) = load_mesh(t, dir)?;
                 ShapeDesc::Mesh { mesh: Arc::new(m), source }
             }
-            "generated" => {
-                let g = t.get("generator").and_then(|v| v.as_str()).unwrap_or("?");
-                return Err(format!(
-                    "generated shapes (`{g}`) are not supported yet in this build: they arrive with the methods that need them (torus, cup, bowl with `impulse`; bolt, nut, gear with `abd`)"
-                ));
-            }
+            "generated" => generated_shape(t)?,
             other => return Err(format!("unknown shape type `{other}`; allowed: {TYPES}")),
         };
         let g = build(desc, needs_volume)?;
         self.built.insert(key, g.clone());
         Ok(g)
     }
+}
+
+fn count(t: &toml::Table, key: &str, default: usize, min: usize) -> Result<usize, String> {
+    match t.get(key) {
+        None => Ok(default),
+        Some(toml::Value::Integer(i)) if *i >= min as i64 && *i <= 4096 => Ok(*i as usize),
+        Some(v) => Err(format!("`{key}` must be a whole number from {min} to 4096, got `{v}`")),
+    }
+}
+
+const GENERATORS: &str = "`torus`, `bowl`, `cup`";
+
+/// A `generated` shape: the generator and its parameters (geometry/generated.rs).
+fn generated_shape(t: &toml::Table) -> Result<ShapeDesc, String> {
+    let name = match t.get("generator") {
+        Some(toml::Value::String(s)) => s.clone(),
+        Some(v) => return Err(format!("`generator` must be a string, got {} `{v}`; allowed: {GENERATORS}", v.type_str())),
+        None => return Err(format!("missing `generator`; allowed: {GENERATORS}")),
+    };
+    let g = match name.as_str() {
+        "torus" => {
+            only_keys(t, "generated", &["generator", "major_radius", "minor_radius", "segments", "sides"])?;
+            let (big, small) = (positive(t, "major_radius")?, positive(t, "minor_radius")?);
+            generated::torus(big, small, count(t, "segments", 24, 3)?, count(t, "sides", 12, 3)?)?
+        }
+        "bowl" => {
+            only_keys(t, "generated", &["generator", "radius", "thickness", "segments", "sides"])?;
+            generated::bowl(positive(t, "radius")?, positive(t, "thickness")?, count(t, "segments", 24, 3)?, count(t, "sides", 12, 1)?)?
+        }
+        "cup" => {
+            only_keys(t, "generated", &["generator", "radius", "height", "thickness", "segments"])?;
+            generated::cup(positive(t, "radius")?, positive(t, "height")?, positive(t, "thickness")?, count(t, "segments", 24, 3)?)?
+        }
+        "gear" | "bolt" | "nut" => {
+            return Err(format!("generator `{name}` is not supported yet in this build (it arrives with the `abd` method); allowed: {GENERATORS}"))
+        }
+        other => return Err(format!("unknown generator `{other}`; allowed: {GENERATORS}")),
+    };
+    Ok(ShapeDesc::Generated { generator: name, mesh: Arc::new(g.mesh), pieces: Arc::new(g.pieces) })
 }

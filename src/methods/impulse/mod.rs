@@ -1,0 +1,616 @@
+//! `impulse`: impulse-based stacking with a fixed time step, deepest-penetration points and Mirtich friction.
+//!
+//! Source: the pulsk project report (shared/seeds/001), which builds on Guendelman, Bridson and Fedkiw,
+//! "Nonconvex rigid bodies with stacking" (2003); formulas and PhysBAM defaults in shared/reference/methods.md §C.
+//!
+//! One step, in the source's order (each a timed stage):
+//! 1. **collision**: positions are predicted with the old velocities (x̃ = x + h·v, the rotation advanced the same
+//!    way); every pair of convex pieces that interferes there gets one deepest penetration point pair; a fixed
+//!    number of sweeps applies, pair by pair, an impulse with restitution ε (Poisson's hypothesis u' = −ε·u in
+//!    Mirtich's model) at the deepest interfering, approaching point.
+//! 2. **velocity**: v += h·F/m, L += h·τ.
+//! 3. **contact**: positions are predicted again with the new velocities and the same resolution runs with ε = 0
+//!    (resting contact), for a fixed number of sweeps.
+//! 4. **shock**: shock propagation (Guendelman et al.): the contact graph's levels from the static bodies up; each
+//!    level is swept with the bodies below it treated as static (infinite mass), then becomes static itself.
+//! 5. **integrate**: x += h·v, rotation by the midpoint rule in L (dynamics/integrate.rs).
+//!
+//! Symbols of the sources → names here:
+//! - x̃, R̃ (predicted positions): `Impulse::pred`; the pair's deepest points p_A, p_B and normal n (from A to B):
+//!   `Point::{ra, rb, n}` (lever arms from the predicted centres of mass) and `Point::d0` (signed distance at the
+//!   prediction, negative inside).
+//! - "is the pair still interfering at the positions predicted with the current velocities": the prediction is
+//!   not recomputed after every impulse; it is updated to first order, d = d0 + h·(u_n − u_n0), with u_n0 the
+//!   normal speed the prediction was made with (`Point::un0`). An impulse is applied only where d < 0 and
+//!   u_n < 0 (interfering and approaching), at the point of smallest d among the pair's candidates.
+//! - K (collision matrix), ε, μ, Mirtich's and Moore's laws: `law.rs`.
+//! - Processing order (the report's Algorithm 2): pairs sorted along the main axis of acceleration and along the
+//!   main axis of velocity, farthest along each axis first (bottom first under gravity), and one traversal that
+//!   takes the next unvisited pair from each of the two orders in turn: `traversal`.
+//! - Multiple points: the report names one point per pair, and proposes as further work to return every point
+//!   within a distance of the deepest one to stop a box resting on its face from rocking. `point_window` is that
+//!   distance; 0 keeps only the deepest point. One impulse per pair and sweep either way.
+//! - Non-convex bodies: pairs of convex pieces, depth from real faces only (collision/realface.rs).
+
+pub mod law;
+
+use crate::collision::narrow::Collision;
+use crate::dynamics::graph::{islands, stack_analysis};
+use crate::dynamics::integrate::{external_wrench, integrate_pose, inv_inertia_world};
+use crate::error::SimError;
+use crate::math::{Mat3, Vec3};
+use crate::methods::{check_finite, Method, StepStats};
+use crate::model::{BodyKind, Model};
+use crate::state::State;
+use law::Coefficients;
+use std::time::Instant;
+
+/// The collision law.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrictionModel {
+    /// Mirtich's integrated model with Poisson restitution (the report's choice).
+    Mirtich,
+    /// Moore and Wilhelms as Guendelman et al. use it (the report's comparison).
+    Moore,
+}
+
+impl FrictionModel {
+    /// The scene-file name.
+    pub fn name(self) -> &'static str {
+        match self {
+            FrictionModel::Mirtich => "mirtich",
+            FrictionModel::Moore => "moore",
+        }
+    }
+}
+
+/// Parameters of `[solver.impulse]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImpulseParams {
+    /// Sweeps of the collision phase. Default 20 (PhysBAM's `collision_pair_iterations`).
+    pub collision_iterations: usize,
+    /// Sweeps of the contact phase. Default 20.
+    pub contact_iterations: usize,
+    /// Shock propagation on/off. Default on.
+    pub shock_propagation: bool,
+    /// Sweeps per level in shock propagation. Default 5.
+    pub shock_iterations: usize,
+    /// `mirtich` or `moore`. Default `mirtich`.
+    pub friction_model: FrictionModel,
+    /// The report's processing order on/off (off: pairs in body-index order). Default on.
+    pub ordering: bool,
+    /// Candidate points of a pair: those within this distance of its deepest point, m. 0 keeps the deepest
+    /// point only (the report's basic scheme). Default 0.005.
+    pub point_window: f64,
+    /// Contact and shock sweeps ramp the restitution from −1 to 0 (Guendelman et al.) instead of using 0
+    /// throughout. Default on.
+    pub restitution_ramp: bool,
+    /// Pairs are collected when their predicted distance is below this, m, so that pairs brought into
+    /// interference by other impulses during the sweeps are seen. Default 0.02.
+    pub margin: f64,
+    /// A point approaching faster than this after the sweeps counts as unresolved (statistics only), m/s.
+    /// Default 1e-3.
+    pub resolved_speed: f64,
+}
+
+impl Default for ImpulseParams {
+    fn default() -> Self {
+        ImpulseParams {
+            collision_iterations: 20,
+            contact_iterations: 20,
+            shock_propagation: true,
+            shock_iterations: 5,
+            friction_model: FrictionModel::Mirtich,
+            ordering: true,
+            point_window: 0.005,
+            restitution_ramp: true,
+            margin: 0.02,
+            resolved_speed: 1e-3,
+        }
+    }
+}
+
+/// A candidate point of a piece pair, at the predicted positions.
+#[derive(Debug, Clone, Copy)]
+struct Point {
+    ra: Vec3,
+    rb: Vec3,
+    n: Vec3,
+    d0: f64,
+    un0: f64,
+}
+
+/// A pair of convex pieces in contact: its candidate points and where it lies (for the ordering).
+#[derive(Debug, Clone, Copy)]
+struct Group {
+    a: u32,
+    b: u32,
+    first: u32,
+    len: u32,
+    at: Vec3,
+    coefficients: Coefficients,
+}
+
+/// What a pair needs this sweep: the approach-weighted point (lever arms `ra`, `rb`) and, when its interfering
+/// points span a segment or an area, the face: its centre (`face_ra`, `face_rb`), the axes about which it can
+/// carry a moment (`axes[..locked]`) and its radius `extent` (the centre of pressure must stay within it).
+#[derive(Debug, Clone, Copy)]
+struct Patch {
+    ra: Vec3,
+    rb: Vec3,
+    n: Vec3,
+    axes: [Vec3; 2],
+    locked: usize,
+    extent: f64,
+    face_ra: Vec3,
+    face_rb: Vec3,
+}
+
+/// Solver body: inverse mass and inertia at the predicted orientation, and the working velocities.
+#[derive(Debug, Clone, Copy)]
+struct SBody {
+    inv_m: f64,
+    inv_i: Mat3,
+    v: Vec3,
+    w: Vec3,
+}
+
+/// The `impulse` method and its workspace.
+pub struct Impulse {
+    params: ImpulseParams,
+    collision: Collision,
+    pred: State,
+    bodies: Vec<SBody>,
+    frozen: Vec<bool>,
+    points: Vec<Point>,
+    groups: Vec<Group>,
+    order: Vec<u32>,
+    scratch: (Vec<u32>, Vec<u32>, Vec<bool>),
+    edges: Vec<(usize, usize)>,
+    resolutions: usize,
+    resolution_seconds: f64,
+}
+
+/// Normal speeds above −APPROACH count as not approaching (rounding), m/s.
+const APPROACH: f64 = 1e-9;
+
+const STAGES: [&str; 5] = ["collision", "velocity", "contact", "shock", "integrate"];
+
+impl Impulse {
+    /// A new `impulse` method with the given parameters.
+    pub fn new(params: ImpulseParams) -> Self {
+        Impulse {
+            params,
+            collision: Collision::default(),
+            pred: State::default(),
+            bodies: Vec::new(),
+            frozen: Vec::new(),
+            points: Vec::new(),
+            groups: Vec::new(),
+            order: Vec::new(),
+            scratch: Default::default(),
+            edges: Vec::new(),
+            resolutions: 0,
+            resolution_seconds: 0.0,
+        }
+    }
+
+    /// Predicts positions with the current velocities, collects the interfering piece pairs there and orders
+    /// them. Also loads the solver bodies (inertia at the predicted orientation).
+    fn prepare(&mut self, model: &Model, state: &State, h: f64) {
+        self.pred.clone_from(state);
+        for i in 0..model.bodies.len() {
+            integrate_pose(model, i, &mut self.pred.bodies[i], h);
+        }
+        self.collision.detect(model, &self.pred, self.params.margin, 0.0);
+        crate::collision::realface::restrict(model, &self.pred, &mut self.collision);
+        self.bodies.clear();
+        for (i, b) in model.bodies.iter().enumerate() {
+            let s = &state.bodies[i];
+            let inv_i = if b.kind == BodyKind::Dynamic { inv_inertia_world(model, i, self.pred.bodies[i].q) } else { Mat3::ZERO };
+            self.bodies.push(SBody { inv_m: b.inv_mass(), inv_i, v: s.v, w: s.w });
+        }
+        self.frozen.clear();
+        self.frozen.resize(model.bodies.len(), false);
+        self.build_groups(model);
+        self.traversal(model);
+    }
+
+    /// Groups the detected points by piece pair (parry manifold) and keeps the candidates of each.
+    fn build_groups(&mut self, model: &Model) {
+        self.points.clear();
+        self.groups.clear();
+        let contacts = &self.collision.contacts;
+        let mut start = 0;
+        while start < contacts.len() {
+            let c0 = &contacts[start];
+            let mut end = start + 1;
+            while end < contacts.len() && (contacts[end].pair, contacts[end].manifold) == (c0.pair, c0.manifold) {
+                end += 1;
+            }
+            let run = &contacts[start..end];
+            let deepest = run.iter().enumerate().fold(0, |best, (k, c)| if c.dist < run[best].dist { k } else { best });
+            let dmin = run[deepest].dist;
+            let first = self.points.len() as u32;
+            let (a, b) = (c0.a, c0.b);
+            let (pa, pb) = (&self.pred.bodies[a], &self.pred.bodies[b]);
+            let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
+            for (k, c) in run.iter().enumerate() {
+                let keep = if self.params.point_window > 0.0 { c.dist <= dmin + self.params.point_window } else { k == deepest };
+                if !keep {
+                    continue;
+                }
+                let p = 0.5 * (c.point_a + c.point_b);
+                let (ra, rb) = (p - pa.x, p - pb.x);
+                let u = (bb.v + bb.w.cross(rb)) - (ba.v + ba.w.cross(ra));
+                self.points.push(Point { ra, rb, n: c.normal, d0: c.dist, un0: u.dot(c.normal) });
+            }
+            let (mu_k, mu_s, e) = model.pair_material(a, b);
+            self.groups.push(Group {
+                a: a as u32,
+                b: b as u32,
+                first,
+                len: self.points.len() as u32 - first,
+                at: 0.5 * (run[deepest].point_a + run[deepest].point_b),
+                coefficients: Coefficients { restitution: e, friction: mu_k, static_friction: mu_s },
+            });
+            start = end;
+        }
+    }
+
+    /// The processing order: with `ordering`, the report's one traversal of the acceleration-axis and the
+    /// velocity-axis orders; without, detection order (by body pair).
+    fn traversal(&mut self, model: &Model) {
+        let ng = self.groups.len();
+        self.order.clear();
+        if !self.params.ordering || ng == 0 {
+            self.order.extend(0..ng as u32);
+            return;
+        }
+        // main axes: total external force and total momentum of the dynamic bodies
+        let mut force = Vec3::ZERO;
+        let mut momentum = Vec3::ZERO;
+        for (i, b) in model.bodies.iter().enumerate() {
+            if b.kind == BodyKind::Dynamic {
+                force += external_wrench(model, i, self.pred.time).0;
+                momentum += b.mass * self.bodies[i].v;
+            }
+        }
+        let axis = |v: Vec3| if v.length() > 1e-12 { Some(v.normalize()) } else { None };
+        let (by_acc, by_vel, seen) = &mut self.scratch;
+        let groups = &self.groups;
+        let sorted = |out: &mut Vec<u32>, ax: Vec3| {
+            out.clear();
+            out.extend(0..ng as u32);
+            // farthest along the axis first; ties keep detection order (stable sort)
+            out.sort_by(|&i, &j| groups[j as usize].at.dot(ax).total_cmp(&groups[i as usize].at.dot(ax)));
+        };
+        match (axis(force), axis(momentum)) {
+            (None, None) => self.order.extend(0..ng as u32),
+            (Some(ax), None) | (None, Some(ax)) => {
+                sorted(by_acc, ax);
+                self.order.extend_from_slice(by_acc);
+            }
+            (Some(aa), Some(av)) => {
+                sorted(by_acc, aa);
+                sorted(by_vel, av);
+                seen.clear();
+                seen.resize(ng, false);
+                let (mut i, mut j) = (0, 0);
+                while self.order.len() < ng {
+                    for (list, k) in [(&*by_acc, &mut i), (&*by_vel, &mut j)] {
+                        while *k < ng && seen[list[*k] as usize] {
+                            *k += 1;
+                        }
+                        if *k < ng {
+                            seen[list[*k] as usize] = true;
+                            self.order.push(list[*k]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Where and how group `g` needs an impulse at the current velocities; `None` when no candidate is both
+    /// interfering (d < 0) and approaching (u_n < 0).
+    fn patch(&self, g: &Group, h: f64) -> Option<Patch> {
+        let (ba, bb) = (&self.bodies[g.a as usize], &self.bodies[g.b as usize]);
+        let range = g.first as usize..(g.first + g.len) as usize;
+        let depth = |p: &Point| {
+            let un = ((bb.v + bb.w.cross(p.rb)) - (ba.v + ba.w.cross(p.ra))).dot(p.n);
+            (p.d0 + h * (un - p.un0), un)
+        };
+        let (mut deepest, mut deepest_q) = (f64::INFINITY, f64::INFINITY);
+        let mut normal = Vec3::ZERO;
+        for p in &self.points[range.clone()] {
+            let (d, un) = depth(p);
+            if d < 0.0 {
+                deepest = deepest.min(d);
+                if un < -APPROACH && d < deepest_q {
+                    deepest_q = d;
+                    normal = p.n;
+                }
+            }
+        }
+        if !deepest_q.is_finite() {
+            return None;
+        }
+        let window = self.params.point_window;
+        // the approaching points, weighted by approach speed; the interfering face (all points near the deepest)
+        let (mut wa, mut wb, mut wk) = (Vec3::ZERO, Vec3::ZERO, 0.0);
+        let (mut ca, mut cb, mut ck) = (Vec3::ZERO, Vec3::ZERO, 0.0);
+        for p in &self.points[range.clone()] {
+            let (d, un) = depth(p);
+            if d < 0.0 && un < -APPROACH && d <= deepest_q + window {
+                wa += -un * p.ra;
+                wb += -un * p.rb;
+                wk += -un;
+            }
+            if d < 0.0 && d <= deepest + window && window > 0.0 {
+                ca += p.ra;
+                cb += p.rb;
+                ck += 1.0;
+            }
+        }
+        let (wa, wb) = (wa / wk, wb / wk);
+        let mut patch = Patch { ra: wa, rb: wb, n: normal, axes: [Vec3::ZERO; 2], locked: 0, extent: 0.0, face_ra: wa, face_rb: wb };
+        if ck >= 2.0 {
+            let (ca, cb) = (ca / ck, cb / ck);
+            let (t1, t2) = crate::math::tangent_basis(normal);
+            let (mut sxx, mut sxy, mut syy, mut extent) = (0.0, 0.0, 0.0, 0.0f64);
+            for p in &self.points[range] {
+                let (d, _) = depth(p);
+                if d < 0.0 && d <= deepest + window {
+                    let r = p.ra - ca;
+                    let (x, y) = (r.dot(t1), r.dot(t2));
+                    sxx += x * x / ck;
+                    sxy += x * y / ck;
+                    syy += y * y / ck;
+                    extent = extent.max(x.hypot(y));
+                }
+            }
+            // principal in-plane spreads: a moment about e × n can be carried along a spread direction e
+            let tr = 0.5 * (sxx + syy);
+            let det = sxx * syy - sxy * sxy;
+            let disc = (tr * tr - det).max(0.0).sqrt();
+            let (l1, l2) = (tr + disc, tr - disc);
+            let e1 = if sxy.abs() > 1e-300 { (t1 * (l1 - syy) + t2 * sxy).normalize() } else if sxx >= syy { t1 } else { t2 };
+            let e2 = normal.cross(e1);
+            let min_spread = (1e-3 * extent).max(1e-9);
+            for (l, e) in [(l1, e1), (l2, e2)] {
+                if l.sqrt() > min_spread {
+                    patch.axes[patch.locked] = e.cross(normal);
+                    patch.locked += 1;
+                }
+            }
+            patch.extent = extent;
+            patch.face_ra = ca;
+            patch.face_rb = cb;
+        }
+        Some(patch)
+    }
+
+    /// One sweep over `list` (group indices). `restitution`: `None` uses each pair's ε (collisions), `Some(e)`
+    /// uses e for every pair (contact: ε = 0, or the ramp's value). Returns the impulses applied.
+    fn sweep(&mut self, list: &[u32], h: f64, restitution: Option<f64>) -> usize {
+        let mut applied = 0;
+        for &gi in list {
+            let g = self.groups[gi as usize];
+            let Some(patch) = self.patch(&g, h) else { continue };
+            let (a, b) = (g.a as usize, g.b as usize);
+            let (fa, fb) = (self.frozen[a], self.frozen[b]);
+            let (ba, bb) = (self.bodies[a], self.bodies[b]);
+            let (ima, iia) = if fa { (0.0, Mat3::ZERO) } else { (ba.inv_m, ba.inv_i) };
+            let (imb, iib) = if fb { (0.0, Mat3::ZERO) } else { (bb.inv_m, bb.inv_i) };
+            if ima == 0.0 && imb == 0.0 {
+                continue;
+            }
+            let mut c = g.coefficients;
+            if let Some(e) = restitution {
+                c.restitution = e;
+            }
+            // a negative ε of the contact ramp scales the ε = 0 impulse by 1 + ε (an under-relaxed sweep)
+            let relax = 1.0 + c.restitution.min(0.0);
+            c.restitution = c.restitution.max(0.0);
+            let model = self.params.friction_model;
+            let resolve = |k: &Mat3, u: Vec3| match model {
+                FrictionModel::Mirtich => law::mirtich(k, u, patch.n, c),
+                FrictionModel::Moore => law::moore(k, u, patch.n, c),
+            };
+            let clock = Instant::now();
+            // a face: one impulse at its centre, with the moment that keeps it from tipping about the locked axes
+            let mut done = None;
+            if patch.locked > 0 {
+                let (ra, rb) = (patch.face_ra, patch.face_rb);
+                let kmat = law::collision_matrix(ima, &iia, ra, imb, &iib, rb);
+                let u = (bb.v + bb.w.cross(rb)) - (ba.v + ba.w.cross(ra));
+                let face = law::Face::new(&kmat, ima, &iia, ra, imb, &iib, rb, &patch.axes[..patch.locked]);
+                let (k_eff, u_eff) = face.reduced(u, bb.w - ba.w);
+                let j = resolve(&k_eff, u_eff);
+                let jn = j.dot(patch.n);
+                if jn > 0.0 {
+                    let mut m = face.moment(j, bb.w - ba.w);
+                    let lever = patch.n.cross(m).length() / jn;
+                    if lever > patch.extent {
+                        m *= patch.extent / lever;
+                    }
+                    done = Some((ra, rb, relax * j, relax * m));
+                }
+            }
+            let (ra, rb, j, m) = done.unwrap_or_else(|| {
+                let (ra, rb) = (patch.ra, patch.rb);
+                let kmat = law::collision_matrix(ima, &iia, ra, imb, &iib, rb);
+                let u = (bb.v + bb.w.cross(rb)) - (ba.v + ba.w.cross(ra));
+                (ra, rb, relax * resolve(&kmat, u), Vec3::ZERO)
+            });
+            self.resolution_seconds += clock.elapsed().as_secs_f64();
+            self.resolutions += 1;
+            let sa = &mut self.bodies[a];
+            sa.v -= ima * j;
+            sa.w -= iia * (ra.cross(j) + m);
+            let sb = &mut self.bodies[b];
+            sb.v += imb * j;
+            sb.w += iib * (rb.cross(j) + m);
+            applied += 1;
+        }
+        applied
+    }
+
+    /// Runs up to `iterations` sweeps over `list`, stopping when a sweep applies nothing. Collisions
+    /// (`contact` false) use each pair's ε; contact uses ε = 0, or with `restitution_ramp` the ramp
+    /// ε_k = −1 + (k + 1)/N over the N sweeps (Guendelman et al.), so that early sweeps stop only part of the
+    /// approach and later ones share out the rest.
+    fn sweeps(&mut self, list: &[u32], h: f64, contact: bool, iterations: usize) -> usize {
+        let mut done = 0;
+        for k in 0..iterations {
+            done += 1;
+            let e = match (contact, self.params.restitution_ramp) {
+                (false, _) => None,
+                (true, false) => Some(0.0),
+                (true, true) => Some(-1.0 + (k + 1) as f64 / iterations as f64),
+            };
+            let applied = self.sweep(list, h, e);
+            if applied == 0 && e.is_none_or(|e| e == 0.0) {
+                break;
+            }
+        }
+        done
+    }
+
+    /// Pairs still interfering and approaching faster than `resolved_speed`.
+    fn unresolved(&self, h: f64) -> usize {
+        let tol = self.params.resolved_speed;
+        self.groups
+            .iter()
+            .filter(|g| {
+                let (ba, bb) = (&self.bodies[g.a as usize], &self.bodies[g.b as usize]);
+                (g.first as usize..(g.first + g.len) as usize).any(|k| {
+                    let p = &self.points[k];
+                    let un = ((bb.v + bb.w.cross(p.rb)) - (ba.v + ba.w.cross(p.ra))).dot(p.n);
+                    p.d0 + h * (un - p.un0) < 0.0 && un < -tol
+                })
+            })
+            .count()
+    }
+
+    /// Largest penetration the contact points will have after the position update (first order).
+    fn final_penetration(&self, h: f64) -> f64 {
+        let mut worst = 0.0f64;
+        for g in &self.groups {
+            let (ba, bb) = (&self.bodies[g.a as usize], &self.bodies[g.b as usize]);
+            for p in &self.points[g.first as usize..(g.first + g.len) as usize] {
+                let un = ((bb.v + bb.w.cross(p.rb)) - (ba.v + ba.w.cross(p.ra))).dot(p.n);
+                worst = worst.max(-(p.d0 + h * (un - p.un0)));
+            }
+        }
+        worst
+    }
+
+    /// Writes the working velocities of the dynamic bodies back to the state.
+    fn store(&self, model: &Model, state: &mut State) {
+        for (i, b) in self.bodies.iter().enumerate() {
+            if model.bodies[i].kind == BodyKind::Dynamic {
+                state.bodies[i].v = b.v;
+                state.bodies[i].w = b.w;
+            }
+        }
+    }
+}
+
+impl Method for Impulse {
+    fn name(&self) -> &'static str {
+        "impulse"
+    }
+
+    fn stage_names(&self) -> &'static [&'static str] {
+        &STAGES
+    }
+
+    fn step(&mut self, model: &Model, state: &mut State, h: f64) -> Result<StepStats, SimError> {
+        let p = self.params.clone();
+        let n = model.bodies.len();
+        let mut stats = StepStats::default();
+        self.resolutions = 0;
+        self.resolution_seconds = 0.0;
+        let mut clock = Instant::now();
+        let mut lap = |stats: &mut StepStats, k: usize| {
+            let now = Instant::now();
+            stats.stage_seconds[k] += (now - clock).as_secs_f64();
+            clock = now;
+        };
+
+        // 1. collisions at the positions predicted with the old velocities, restitution ε
+        check_finite(model, state, "collision")?;
+        self.prepare(model, state, h);
+        let order = std::mem::take(&mut self.order);
+        stats.iterations += self.sweeps(&order, h, false, p.collision_iterations);
+        self.order = order;
+        stats.unresolved += self.unresolved(h);
+        self.store(model, state);
+        check_finite(model, state, "collision")?;
+        lap(&mut stats, 0);
+
+        // 2. velocity update
+        for (i, b) in model.bodies.iter().enumerate() {
+            if b.kind == BodyKind::Dynamic {
+                let (f, tau) = external_wrench(model, i, state.time);
+                let s = &mut state.bodies[i];
+                s.v += f * (h / b.mass);
+                s.w += inv_inertia_world(model, i, s.q) * tau * h;
+            }
+        }
+        lap(&mut stats, 1);
+
+        // 3. resting contact at the positions predicted with the new velocities, ε = 0
+        self.prepare(model, state, h);
+        let order = std::mem::take(&mut self.order);
+        stats.iterations += self.sweeps(&order, h, true, p.contact_iterations);
+        stats.unresolved += self.unresolved(h);
+        stats.contacts = self.points.len();
+        lap(&mut stats, 2);
+
+        // 4. shock propagation: levels bottom-up, the bodies below each level static
+        let fixed: Vec<bool> = model.bodies.iter().map(|b| b.kind != BodyKind::Dynamic).collect();
+        self.edges.clear();
+        self.edges.extend(self.groups.iter().map(|g| (g.a as usize, g.b as usize)));
+        stats.islands = islands(n, &fixed, &self.edges).1;
+        if p.shock_propagation && !self.groups.is_empty() {
+            let stack = stack_analysis(n, &fixed, &self.edges);
+            let mut by_level: Vec<u32> = order.clone();
+            by_level.sort_by_key(|&g| stack.edge_layer[g as usize]); // stable: keeps the traversal within a level
+            let mut start = 0;
+            while start < by_level.len() {
+                let level = stack.edge_layer[by_level[start] as usize];
+                let mut end = start;
+                while end < by_level.len() && stack.edge_layer[by_level[end] as usize] == level {
+                    end += 1;
+                }
+                for (i, f) in self.frozen.iter_mut().enumerate() {
+                    *f = stack.height[i] <= level;
+                }
+                self.sweeps(&by_level[start..end], h, true, p.shock_iterations);
+                start = end;
+            }
+            self.frozen.iter_mut().for_each(|f| *f = false);
+        }
+        self.order = order;
+        self.store(model, state);
+        stats.max_penetration = self.final_penetration(h);
+        check_finite(model, state, "shock propagation")?;
+        lap(&mut stats, 3);
+
+        // 5. position update
+        for i in 0..n {
+            integrate_pose(model, i, &mut state.bodies[i], h);
+        }
+        check_finite(model, state, "integrate")?;
+        stats.resolutions = self.resolutions;
+        stats.resolution_seconds = self.resolution_seconds;
+        lap(&mut stats, 4);
+        Ok(stats)
+    }
+}
+
+#[cfg(test)]
+mod tests;

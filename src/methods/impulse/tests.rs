@@ -1,0 +1,43 @@
+use super::*;
+use crate::scene::load_str;
+use crate::world::World;
+use std::path::Path;
+
+fn world(text: &str) -> World {
+    World::new(load_str(text, "t.toml", "t", Path::new("."), &[]).unwrap()).unwrap()
+}
+
+const BOX_ON_GROUND: &str = "format = 1\n[world]\nmethod = \"impulse\"\ndt = 0.01\n\
+[[body]]\nname = \"ground\"\nkind = \"static\"\nshape = { type = \"box\", size = [10.0, 10.0, 1.0] }\nposition = [0.0, 0.0, -0.5]\n\
+[[body]]\nname = \"box\"\nshape = { type = \"box\", size = [1.0, 1.0, 1.0] }\nposition = [0.0, 0.0, 0.5]\n";
+
+#[test]
+fn box_resting_on_ground_stays_at_rest() {
+    let mut w = world(BOX_ON_GROUND);
+    for k in 0..200 {
+        let st = w.step().unwrap();
+        let b = &w.state.bodies[1];
+        if k < 5 {
+            eprintln!("{k}: x {:?} v {:?} w {:?} contacts {} unresolved {}", b.x, b.v, b.w, st.contacts, st.unresolved);
+        }
+    }
+    let b = &w.state.bodies[1];
+    assert!(b.v.length() < 1e-9 && b.w.length() < 1e-9, "{b:?}");
+    assert!((b.x.z - 0.5).abs() < 1e-6, "{b:?}");
+}
+
+#[test]
+fn box_on_incline_sticks() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/incline.toml")).unwrap();
+    let mut w = World::new(load_str(&text, "incline.toml", "incline", Path::new("."), &[("world.method".into(), "impulse".into())]).unwrap()).unwrap();
+    let x0 = w.state.bodies[1].x;
+    for k in 0..100 {
+        let st = w.step().unwrap();
+        let b = &w.state.bodies[1];
+        if k < 6 {
+            eprintln!("{k}: dx {:?} v {:?} w {:?} contacts {} unresolved {} res {}", b.x - x0, b.v, b.w, st.contacts, st.unresolved, st.resolutions);
+        }
+    }
+    let b = &w.state.bodies[1];
+    assert!((b.x - x0).length() < 1e-3, "{b:?}");
+}
