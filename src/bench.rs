@@ -27,6 +27,10 @@ pub struct BenchResult {
     pub max_drift: f64,
     /// Mean milliseconds per step in each stage.
     pub stage_ms: Vec<(String, f64)>,
+    /// Mean unresolved contacts per step (`impulse`; 0 for other methods).
+    pub unresolved: f64,
+    /// Mean wall time per computed contact resolution (collision-law call), µs (`impulse`).
+    pub us_per_resolution: f64,
     /// Peak resident memory of the process so far, MB (Linux; 0 elsewhere).
     pub peak_rss_mb: f64,
 }
@@ -40,11 +44,12 @@ pub fn peak_rss_mb() -> f64 {
 }
 
 /// Runs a scene for its duration (or `steps`) and measures it.
-pub fn bench_scene(path: &Path, method: Option<&str>, steps: Option<u64>) -> Result<BenchResult, anyhow::Error> {
+pub fn bench_scene(path: &Path, method: Option<&str>, steps: Option<u64>, extra: &[(String, String)]) -> Result<BenchResult, anyhow::Error> {
     let mut sets = Vec::new();
     if let Some(m) = method {
         sets.push(("world.method".to_string(), format!("\"{m}\"")));
     }
+    sets.extend_from_slice(extra);
     let model = crate::scene::load(path, &sets)?;
     let n = steps.unwrap_or((model.duration / model.dt).round() as u64).max(1);
     let mut world = World::new(model).map_err(|e: InputError| anyhow::anyhow!(e))?;
@@ -53,12 +58,16 @@ pub fn bench_scene(path: &Path, method: Option<&str>, steps: Option<u64>) -> Res
     let mut times = Vec::with_capacity(n as usize);
     let mut stage_sum = vec![0.0; stages.len()];
     let mut contacts = 0.0;
+    let (mut unresolved, mut resolutions, mut resolution_s) = (0.0, 0.0, 0.0);
     for k in 0..n {
         let t0 = Instant::now();
         let stats = world.step()?;
         let dt = t0.elapsed().as_secs_f64();
         tracker.update(&world.state, &stats);
         contacts += stats.contacts as f64;
+        unresolved += stats.unresolved as f64;
+        resolutions += stats.resolutions as f64;
+        resolution_s += stats.resolution_seconds;
         if k >= WARMUP_STEPS.min(n - 1) {
             times.push(dt);
             for (s, t) in stage_sum.iter_mut().zip(stats.stage_seconds.iter()) {
@@ -79,6 +88,64 @@ pub fn bench_scene(path: &Path, method: Option<&str>, steps: Option<u64>) -> Res
         max_penetration: tracker.max_penetration,
         max_drift: tracker.max_drift(&world.model),
         stage_ms: stages.into_iter().zip(stage_sum).map(|(s, t)| (s, t / measured * 1e3)).collect(),
+        unresolved: unresolved / n as f64,
+        us_per_resolution: if resolutions > 0.0 { resolution_s / resolutions * 1e6 } else { 0.0 },
         peak_rss_mb: peak_rss_mb(),
     })
+}
+
+/// The stacks of the pulsk report's tables (bundled `.scn` scenes).
+pub const TABLE_STACKS: [(&str, usize); 3] = [("stack26", 26), ("stack30", 30), ("stack60", 60)];
+
+/// One cell set of the report's tables: a stack run with one friction model and ordering setting.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TableRow {
+    pub scene: String,
+    pub objects: usize,
+    pub friction_model: String,
+    pub ordering: bool,
+    pub iterations: usize,
+    pub unresolved_per_step: f64,
+    pub us_per_resolution: f64,
+    pub ms_per_step: f64,
+}
+
+/// Reproduces the report's two tables for the `impulse` method: Mirtich vs Moore on the 26, 30 and 60 object
+/// stacks (unresolved contacts per step, µs per contact resolution), and, on the 60 stack with 30 collision and
+/// contact iterations, unresolved pairs with and without ordering. `steps` per run (default 300).
+pub fn source_tables(steps: Option<u64>, scene_path: &dyn Fn(&str) -> anyhow::Result<std::path::PathBuf>) -> anyhow::Result<(Vec<TableRow>, Vec<TableRow>)> {
+    let run = |scene: &str, objects: usize, model: &str, ordering: bool, iterations: Option<usize>| -> anyhow::Result<TableRow> {
+        let mut sets = vec![
+            ("solver.impulse.friction_model".to_string(), format!("\"{model}\"")),
+            ("solver.impulse.ordering".to_string(), ordering.to_string()),
+        ];
+        if let Some(k) = iterations {
+            sets.push(("solver.impulse.collision_iterations".into(), k.to_string()));
+            sets.push(("solver.impulse.contact_iterations".into(), k.to_string()));
+        }
+        let r = bench_scene(&scene_path(scene)?, Some("impulse"), Some(steps.unwrap_or(300)), &sets)?;
+        Ok(TableRow {
+            scene: scene.into(),
+            objects,
+            friction_model: model.into(),
+            ordering,
+            iterations: iterations.unwrap_or(crate::methods::impulse::ImpulseParams::default().contact_iterations),
+            unresolved_per_step: r.unresolved,
+            us_per_resolution: r.us_per_resolution,
+            ms_per_step: r.ms_per_step,
+        })
+    };
+    let mut models = Vec::new();
+    for (scene, n) in TABLE_STACKS {
+        for m in ["mirtich", "moore"] {
+            models.push(run(scene, n, m, true, None)?);
+        }
+    }
+    let mut ordering = Vec::new();
+    for m in ["mirtich", "moore"] {
+        for o in [false, true] {
+            ordering.push(run("stack60", 60, m, o, Some(30))?);
+        }
+    }
+    Ok((models, ordering))
 }

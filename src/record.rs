@@ -111,7 +111,7 @@ impl Recorder {
         std::fs::create_dir_all(dir)?;
         let traj = NpyWriter::create(&dir.join("trajectory.npy"), 1 + 12 * model.bodies.len())?;
         let mut metrics = BufWriter::new(File::create(dir.join("metrics.csv"))?);
-        write!(metrics, "step,time,kinetic_energy,potential_energy,contacts,islands,max_penetration,iterations,residual,normal_impulse,friction_impulse")?;
+        write!(metrics, "step,time,kinetic_energy,potential_energy,contacts,islands,max_penetration,iterations,residual,normal_impulse,friction_impulse,unresolved,resolutions,resolution_seconds")?;
         for s in stage_names {
             write!(metrics, ",wall_{s}")?;
         }
@@ -136,7 +136,7 @@ impl Recorder {
     pub fn metrics(&mut self, model: &Model, state: &State, stats: &StepStats, stages: usize) -> std::io::Result<()> {
         write!(
             self.metrics,
-            "{},{},{:e},{:e},{},{},{:e},{},{:e},{:e},{:e}",
+            "{},{},{:e},{:e},{},{},{:e},{},{:e},{:e},{:e},{},{},{:e}",
             state.step,
             state.time,
             state.kinetic_energy(model),
@@ -147,7 +147,10 @@ impl Recorder {
             stats.iterations,
             stats.residual,
             stats.normal_impulse,
-            stats.friction_impulse
+            stats.friction_impulse,
+            stats.unresolved,
+            stats.resolutions,
+            stats.resolution_seconds
         )?;
         let mut total = 0.0;
         for s in &stats.stage_seconds[..stages] {

@@ -63,6 +63,9 @@ enum Command {
         /// One JSON object per scene and line.
         #[arg(long)]
         json: bool,
+        /// Override a value in every benchmarked scene (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
     },
     /// List the bundled scenes.
     Scenes,
@@ -123,7 +126,9 @@ fn real_main() -> Result<()> {
             }
             Ok(())
         }
-        Command::Bench { method, scene, steps, json } => {
+        Command::Bench { method, scene, steps, json, sets } => {
+            let sets = parse_sets(&sets)?;
+            let tables = scene.is_empty() && method.as_deref() == Some("impulse");
             let names: Vec<String> =
                 if scene.is_empty() { cairn::bench::STANDARD_SCENES.iter().map(|s| s.to_string()).collect() } else { scene };
             if !json {
@@ -133,13 +138,14 @@ fn real_main() -> Result<()> {
                 );
             }
             for n in &names {
-                let r = cairn::bench::bench_scene(&scene_path(n)?, method.as_deref(), steps)?;
+                let r = cairn::bench::bench_scene(&scene_path(n)?, method.as_deref(), steps, &sets)?;
                 if json {
                     println!(
                         "{}",
                         serde_json::json!({"scene": r.scene, "method": r.method, "bodies": r.bodies, "steps": r.steps, "ms_per_step": r.ms_per_step,
                             "contacts": r.contacts, "max_penetration": r.max_penetration, "max_drift": r.max_drift,
                             "stage_ms": r.stage_ms.iter().map(|(k, v)| (k.clone(), serde_json::json!(v))).collect::<serde_json::Map<_, _>>(),
+                            "unresolved": r.unresolved, "us_per_resolution": r.us_per_resolution,
                             "peak_rss_mb": r.peak_rss_mb})
                     );
                 } else {
@@ -158,6 +164,9 @@ fn real_main() -> Result<()> {
                     );
                 }
             }
+            if tables {
+                source_tables(json)?;
+            }
             if !json {
                 println!("peak resident memory: {:.1} MB", cairn::bench::peak_rss_mb());
             }
@@ -173,6 +182,29 @@ fn real_main() -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// The pulsk report's two tables, reproduced (`cairn bench --method impulse` without `--scene`).
+fn source_tables(json: bool) -> Result<()> {
+    let (models, ordering) = cairn::bench::source_tables(None, &|n: &str| scene_path(n))?;
+    if json {
+        for r in models.iter().chain(&ordering) {
+            println!("{}", serde_json::json!({"table": if r.iterations == 30 { "ordering" } else { "friction_model" }, "row": r}));
+        }
+        return Ok(());
+    }
+    println!("\nreport table 1: friction models ({} contact iterations, ordering on)", models[0].iterations);
+    println!("{:<10} {:<8} {:>26} {:>22} {:>10}", "objects", "model", "unresolved contacts/step", "µs/contact resolution", "ms/step");
+    for r in &models {
+        println!("{:<10} {:<8} {:>26.2} {:>22.3} {:>10.3}", r.objects, r.friction_model, r.unresolved_per_step, r.us_per_resolution, r.ms_per_step);
+    }
+    println!("\nreport table 2: unresolved contact pairs per step after 30 collision/contact iterations, 60 objects");
+    println!("{:<8} {:>18} {:>15}", "model", "without ordering", "with ordering");
+    for m in ["mirtich", "moore"] {
+        let get = |o: bool| ordering.iter().find(|r| r.friction_model == m && r.ordering == o).map_or(f64::NAN, |r| r.unresolved_per_step);
+        println!("{:<8} {:>18.2} {:>15.2}", m, get(false), get(true));
+    }
+    Ok(())
 }
 
 fn parse_sets(sets: &[String]) -> Result<Vec<(String, String)>> {

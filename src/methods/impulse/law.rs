@@ -142,7 +142,8 @@ fn integrate(k: &Mat3, u0: Vec3, c: Coefficients) -> Vec3 {
     }
     let mut p = Vec3::ZERO;
     let scale = u0.length();
-    let stick_speed = 1e-9 * scale;
+    // below this tangential speed the contact counts as stopped (the sliding direction is then ill-defined)
+    let stick_speed = 1e-6 * scale;
     // compression (until u_z = 0), then restitution (until p_z = (1 + ε) p_c)
     let mut compressing = true;
     let mut end = f64::INFINITY;
@@ -185,13 +186,13 @@ fn integrate(k: &Mat3, u0: Vec3, c: Coefficients) -> Vec3 {
             if a2 > 0.0 {
                 let s_star = -ut.dot(dut) / a2;
                 let miss = (ut + s_star * dut).length();
-                if s_star > 0.0 && s_star <= step && miss <= 1e-3 * speed.max(1e-300) {
+                if s_star > 0.0 && s_star <= step && miss <= 0.05 * speed {
                     step = s_star;
                     stops = true;
                 }
                 let perp = (dut - ut * (ut.dot(dut) / (speed * speed))).length();
                 if perp > 0.0 && !stops {
-                    step = step.min(0.02 * speed / perp);
+                    step = step.min(0.05 * speed / perp);
                 }
             }
         }

@@ -169,10 +169,12 @@ pub struct Impulse {
     edges: Vec<(usize, usize)>,
     resolutions: usize,
     resolution_seconds: f64,
+    /// Σ normal and Σ |tangential| impulse applied this step.
+    impulse_sums: (f64, f64),
 }
 
 /// Normal speeds above −APPROACH count as not approaching (rounding), m/s.
-const APPROACH: f64 = 1e-9;
+const APPROACH: f64 = 1e-6;
 
 const STAGES: [&str; 5] = ["collision", "velocity", "contact", "shock", "integrate"];
 
@@ -192,6 +194,7 @@ impl Impulse {
             edges: Vec::new(),
             resolutions: 0,
             resolution_seconds: 0.0,
+            impulse_sums: (0.0, 0.0),
         }
     }
 
@@ -446,6 +449,9 @@ impl Impulse {
             });
             self.resolution_seconds += clock.elapsed().as_secs_f64();
             self.resolutions += 1;
+            let jn = j.dot(patch.n);
+            self.impulse_sums.0 += jn;
+            self.impulse_sums.1 += (j - jn * patch.n).length();
             let sa = &mut self.bodies[a];
             sa.v -= ima * j;
             sa.w -= iia * (ra.cross(j) + m);
@@ -470,9 +476,8 @@ impl Impulse {
                 (true, false) => Some(0.0),
                 (true, true) => Some(-1.0 + (k + 1) as f64 / iterations as f64),
             };
-            let applied = self.sweep(list, h, e);
-            if applied == 0 && e.is_none_or(|e| e == 0.0) {
-                break;
+            if self.sweep(list, h, e) == 0 {
+                break; // nothing interferes and approaches: later sweeps would find the same
             }
         }
         done
@@ -533,6 +538,7 @@ impl Method for Impulse {
         let mut stats = StepStats::default();
         self.resolutions = 0;
         self.resolution_seconds = 0.0;
+        self.impulse_sums = (0.0, 0.0);
         let mut clock = Instant::now();
         let mut lap = |stats: &mut StepStats, k: usize| {
             let now = Instant::now();
@@ -607,6 +613,7 @@ impl Method for Impulse {
         check_finite(model, state, "integrate")?;
         stats.resolutions = self.resolutions;
         stats.resolution_seconds = self.resolution_seconds;
+        (stats.normal_impulse, stats.friction_impulse) = self.impulse_sums;
         lap(&mut stats, 4);
         Ok(stats)
     }
