@@ -37,7 +37,7 @@ pub struct Face {
 }
 
 impl Face {
-    /// The face of a contact at lever arms `ra`, `rb` with locked `axes` (one or two, unit, orthogonal).
+    /// The face of a contact at lever arms `ra`, `rb` with locked `axes` (one to three, unit, orthogonal).
     #[allow(clippy::too_many_arguments)]
     pub fn new(k: &Mat3, _inv_ma: f64, inv_ia: &Mat3, ra: Vec3, _inv_mb: f64, inv_ib: &Mat3, rb: Vec3, axes: &[Vec3]) -> Face {
         let g = -(cross_matrix(rb) * *inv_ib + cross_matrix(ra) * *inv_ia);
@@ -51,7 +51,7 @@ impl Face {
                     Mat3::ZERO
                 }
             }
-            [p, q, ..] => {
+            [p, q] => {
                 let (s11, s12, s22) = (p.dot(w * *p), p.dot(w * *q), q.dot(w * *q));
                 let det = s11 * s22 - s12 * s12;
                 if det > 0.0 {
@@ -61,7 +61,9 @@ impl Face {
                     Mat3::ZERO
                 }
             }
-            [] => Mat3::ZERO,
+            // three orthonormal axes span everything: P S⁻¹ Pᵀ = W⁻¹
+            [_, _, _] if w.determinant().abs() > 0.0 => w.inverse(),
+            _ => Mat3::ZERO,
         };
         Face { k: *k, g, psp }
     }

@@ -139,7 +139,8 @@ struct Patch {
     ra: Vec3,
     rb: Vec3,
     n: Vec3,
-    axes: [Vec3; 2],
+    /// Tipping axes (in the contact plane) and, last, the normal (torsion).
+    axes: [Vec3; 3],
     locked: usize,
     extent: f64,
     face_ra: Vec3,
@@ -357,7 +358,7 @@ impl Impulse {
             }
         }
         let (wa, wb) = (wa / wk, wb / wk);
-        let mut patch = Patch { ra: wa, rb: wb, n: normal, axes: [Vec3::ZERO; 2], locked: 0, extent: 0.0, face_ra: wa, face_rb: wb };
+        let mut patch = Patch { ra: wa, rb: wb, n: normal, axes: [Vec3::ZERO; 3], locked: 0, extent: 0.0, face_ra: wa, face_rb: wb };
         if ck >= 2.0 {
             let (ca, cb) = (ca / ck, cb / ck);
             let (t1, t2) = crate::math::tangent_basis(normal);
@@ -386,6 +387,11 @@ impl Impulse {
                     patch.axes[patch.locked] = e.cross(normal);
                     patch.locked += 1;
                 }
+            }
+            if patch.locked > 0 {
+                // a segment or an area also resists twisting about the normal (torsional friction)
+                patch.axes[patch.locked] = normal;
+                patch.locked += 1;
             }
             patch.extent = extent;
             patch.face_ra = ca;
@@ -433,11 +439,16 @@ impl Impulse {
                 let j = resolve(&k_eff, u_eff);
                 let jn = j.dot(patch.n);
                 if jn > 0.0 {
-                    let mut m = face.moment(j, bb.w - ba.w);
-                    let lever = patch.n.cross(m).length() / jn;
+                    let m = face.moment(j, bb.w - ba.w);
+                    // tipping moment: centre of pressure within the face; twisting: Coulomb on the face radius
+                    let twist = m.dot(patch.n);
+                    let mut tip = m - twist * patch.n;
+                    let lever = tip.length() / jn;
                     if lever > patch.extent {
-                        m *= patch.extent / lever;
+                        tip *= patch.extent / lever;
                     }
+                    let max_twist = c.static_friction * jn * patch.extent * (2.0 / 3.0);
+                    let m = tip + twist.clamp(-max_twist, max_twist) * patch.n;
                     done = Some((ra, rb, relax * j, relax * m));
                 }
             }
