@@ -127,7 +127,8 @@ mod tests {
     #[test]
     fn depth_through_a_virtual_face_is_not_taken() {
         // piece A: a unit cube whose +x face is virtual (a cut); piece B: a small cube overlapping A's +x face
-        // slightly and A's top face deeply. Plain EPA takes the shallow +x direction; real faces give the top.
+        // by 0.05 and reaching 0.25 below A's top face. Plain EPA takes the shallow +x direction (through the cut);
+        // the real faces give the top, 0.25 deep.
         let cube = SharedShape::cuboid(0.5, 0.5, 0.5);
         let small = SharedShape::cuboid(0.2, 0.2, 0.2);
         let fa = PieceFaces { real: vec![-Vec3::X, Vec3::Y, -Vec3::Y, Vec3::Z, -Vec3::Z], virtual_: vec![Vec3::X] };
@@ -148,7 +149,7 @@ mod tests {
         let r = real_depth(&c, (&pa, cube.as_support_map().unwrap(), Some(&fa)), (&pb, small.as_support_map().unwrap(), None))
             .unwrap();
         assert!((r.normal - Vec3::Z).length() < 1e-12, "{:?}", r.normal);
-        assert!((r.dist + 0.15).abs() < 1e-12, "{}", r.dist);
-        assert!((r.point_a.z - 0.5).abs() < 1e-12 && (r.point_b.z - 0.35).abs() < 1e-12);
+        assert!((r.dist + 0.25).abs() < 1e-12, "{}", r.dist);
+        assert!((r.point_a.z - 0.5).abs() < 1e-12 && (r.point_b.z - 0.25).abs() < 1e-12);
     }
 }

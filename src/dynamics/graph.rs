@@ -77,6 +77,112 @@ pub fn stack_analysis(n: usize, fixed: &[bool], edges: &[(usize, usize)]) -> Sta
     StackAnalysis { height, edge_layer, layers }
 }
 
+/// Support levels of the directed contact graph, as Guendelman et al. build it for shock propagation: a contact
+/// whose normal points up (against gravity) means the upper body rests on the lower one, an edge lower → upper;
+/// a sideways contact goes both ways. Bodies in one strongly connected component share a level; a component's
+/// level is one more than the highest level among the components it rests on, fixed bodies being level 0
+/// (and nothing rests *under* a fixed body). `edges` are (a, b, dir): dir > 0 when b rests on a, < 0 when a rests
+/// on b, 0 for sideways. Returns the level per body.
+pub fn support_levels(n: usize, fixed: &[bool], edges: &[(usize, usize, i8)]) -> Vec<u32> {
+    // directed adjacency among dynamic bodies (CSR, in edge order: deterministic)
+    let mut arcs: Vec<(usize, usize)> = Vec::with_capacity(2 * edges.len());
+    for &(a, b, dir) in edges {
+        if dir >= 0 {
+            arcs.push((a, b));
+        }
+        if dir <= 0 {
+            arcs.push((b, a));
+        }
+    }
+    let mut start = vec![0usize; n + 1];
+    for &(u, _) in &arcs {
+        start[u + 1] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut adj = vec![0usize; arcs.len()];
+    for &(u, v) in &arcs {
+        adj[fill[u]] = v;
+        fill[u] += 1;
+    }
+    // Tarjan's strongly connected components over the dynamic bodies, iteratively
+    const NONE: usize = usize::MAX;
+    let mut index = vec![NONE; n];
+    let mut low = vec![0usize; n];
+    let mut on_stack = vec![false; n];
+    let mut comp = vec![NONE; n];
+    let mut stack = Vec::new();
+    let mut comps = 0usize;
+    let mut next = 0usize;
+    let mut call: Vec<(usize, usize)> = Vec::new();
+    for root in 0..n {
+        if fixed[root] || index[root] != NONE {
+            continue;
+        }
+        call.push((root, start[root]));
+        index[root] = next;
+        low[root] = next;
+        next += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (u, ref mut k)) = call.last_mut() {
+            if *k < start[u + 1] {
+                let v = adj[*k];
+                *k += 1;
+                if fixed[v] {
+                    continue;
+                }
+                if index[v] == NONE {
+                    index[v] = next;
+                    low[v] = next;
+                    next += 1;
+                    stack.push(v);
+                    on_stack[v] = true;
+                    call.push((v, start[v]));
+                } else if on_stack[v] {
+                    low[u] = low[u].min(index[v]);
+                }
+            } else {
+                call.pop();
+                if let Some(&(p, _)) = call.last() {
+                    low[p] = low[p].min(low[u]);
+                }
+                if low[u] == index[u] {
+                    while let Some(w) = stack.pop() {
+                        on_stack[w] = false;
+                        comp[w] = comps;
+                        if w == u {
+                            break;
+                        }
+                    }
+                    comps += 1;
+                }
+            }
+        }
+    }
+    // Tarjan emits components in reverse topological order: walk them from the last emitted (sources) on
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); comps];
+    for i in 0..n {
+        if comp[i] != NONE {
+            members[comp[i]].push(i);
+        }
+    }
+    let mut comp_level = vec![1u32; comps];
+    for c in (0..comps).rev() {
+        for &u in &members[c] {
+            // resting on a fixed body: level 1 (already the minimum)
+            for &v in &adj[start[u]..start[u + 1]] {
+                if !fixed[v] && comp[v] != c {
+                    comp_level[comp[v]] = comp_level[comp[v]].max(comp_level[c] + 1);
+                }
+            }
+        }
+    }
+    (0..n).map(|i| if fixed[i] { 0 } else { comp_level[comp[i]] }).collect()
+}
+
 /// Islands: connected components of the contact graph, where fixed bodies do not connect. Returns the island
 /// index per body (fixed bodies get `u32::MAX`) and the number of islands with at least one edge or body.
 pub fn islands(n: usize, fixed: &[bool], edges: &[(usize, usize)]) -> (Vec<u32>, usize) {
@@ -128,6 +234,18 @@ mod tests {
         assert_eq!(s.height[5], 4);
         assert_eq!(s.edge_layer, vec![0, 1, 2, 1, 1, 3]);
         assert_eq!(s.layers, 4);
+    }
+
+    #[test]
+    fn support_levels_follow_gravity_not_graph_distance() {
+        // ground 0, wall 1 (fixed); a column 2 on 3 on 4 on the ground, and the top ball 2 also touches the wall
+        // sideways: by graph distance it would be next to the fixed bodies, by support it is on top
+        let fixed = [true, true, false, false, false];
+        let edges = [(0, 4, 1), (4, 3, 1), (3, 2, 1), (1, 2, 0)];
+        assert_eq!(support_levels(5, &fixed, &edges), vec![0, 0, 3, 2, 1]);
+        // two bodies side by side on the ground share a component and a level; one resting on both is above
+        let edges = [(0, 2, 1), (0, 3, 1), (2, 3, 0), (2, 4, 1), (4, 3, -1)];
+        assert_eq!(support_levels(5, &fixed, &edges), vec![0, 0, 1, 1, 2]);
     }
 
     #[test]

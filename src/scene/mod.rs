@@ -82,6 +82,8 @@ struct ImpulseT {
     ordering: Option<bool>,
     point_window: Option<f64>,
     restitution_ramp: Option<bool>,
+    push_out_iterations: Option<usize>,
+    push_out_tolerance: Option<f64>,
     margin: Option<f64>,
     resolved_speed: Option<f64>,
 }
@@ -329,10 +331,17 @@ fn impulse_params(t: Option<ImpulseT>) -> Result<ImpulseParams, String> {
         ordering: t.ordering.unwrap_or(d.ordering),
         point_window: t.point_window.unwrap_or(d.point_window),
         restitution_ramp: t.restitution_ramp.unwrap_or(d.restitution_ramp),
+        push_out_iterations: t.push_out_iterations.unwrap_or(d.push_out_iterations),
+        push_out_tolerance: t.push_out_tolerance.unwrap_or(d.push_out_tolerance),
         margin: t.margin.unwrap_or(d.margin),
         resolved_speed: t.resolved_speed.unwrap_or(d.resolved_speed),
     };
-    for (v, k) in [(p.point_window, "point_window"), (p.margin, "margin"), (p.resolved_speed, "resolved_speed")] {
+    for (v, k) in [
+        (p.point_window, "point_window"),
+        (p.margin, "margin"),
+        (p.resolved_speed, "resolved_speed"),
+        (p.push_out_tolerance, "push_out_tolerance"),
+    ] {
         finite(v, &format!("solver.impulse.{k}"))?;
         if v < 0.0 {
             return Err(format!("solver.impulse.{k} must be >= 0, got {v}"));

@@ -11,7 +11,9 @@
 //! 2. **velocity**: v += h·F/m, L += h·τ.
 //! 3. **contact**: positions are predicted again with the new velocities and the same resolution runs with ε = 0
 //!    (resting contact), for a fixed number of sweeps.
-//! 4. **shock**: shock propagation (Guendelman et al.): the contact graph's levels from the static bodies up; each
+//! 4. **shock**: shock propagation (Guendelman et al.): the directed contact graph (a body rests on another when
+//!    the normal points up, against gravity; sideways contacts go both ways) is condensed into strongly
+//!    connected components and levelled from the static bodies up (dynamics/graph.rs `support_levels`); each
 //!    level is swept with the bodies below it treated as static (infinite mass), then becomes static itself.
 //! 5. **integrate**: x += h·v, rotation by the midpoint rule in L (dynamics/integrate.rs).
 //!
@@ -35,7 +37,7 @@
 pub mod law;
 
 use crate::collision::narrow::Collision;
-use crate::dynamics::graph::{islands, stack_analysis};
+use crate::dynamics::graph::{islands, support_levels};
 use crate::dynamics::integrate::{external_wrench, integrate_pose, inv_inertia_world};
 use crate::error::SimError;
 use crate::math::{Mat3, Vec3};
@@ -85,6 +87,12 @@ pub struct ImpulseParams {
     /// Contact and shock sweeps ramp the restitution from −1 to 0 (Guendelman et al.) instead of using 0
     /// throughout. Default on.
     pub restitution_ramp: bool,
+    /// Push-out sweeps after the position update (Guendelman et al.'s optional step): penetration left by
+    /// unresolved contacts is removed from the positions only, so that it cannot accumulate. 0 turns it off.
+    /// Default 5.
+    pub push_out_iterations: usize,
+    /// Penetration that push-out leaves alone, m. Default 1e-4.
+    pub push_out_tolerance: f64,
     /// Pairs are collected when their predicted distance is below this, m, so that pairs brought into
     /// interference by other impulses during the sweeps are seen. Default 0.02.
     pub margin: f64,
@@ -104,6 +112,8 @@ impl Default for ImpulseParams {
             ordering: true,
             point_window: 0.005,
             restitution_ramp: true,
+            push_out_iterations: 5,
+            push_out_tolerance: 1e-4,
             margin: 0.02,
             resolved_speed: 1e-3,
         }
@@ -168,16 +178,20 @@ pub struct Impulse {
     order: Vec<u32>,
     scratch: (Vec<u32>, Vec<u32>, Vec<bool>),
     edges: Vec<(usize, usize)>,
+    directed: Vec<(usize, usize, i8)>,
     resolutions: usize,
     resolution_seconds: f64,
     /// Σ normal and Σ |tangential| impulse applied this step.
     impulse_sums: (f64, f64),
 }
 
+/// A contact whose normal is within this cosine of horizontal is sideways in the support graph.
+const SIDEWAYS: f64 = 0.05;
+
 /// Normal speeds above −APPROACH count as not approaching (rounding), m/s.
 const APPROACH: f64 = 1e-6;
 
-const STAGES: [&str; 5] = ["collision", "velocity", "contact", "shock", "integrate"];
+const STAGES: [&str; 6] = ["collision", "velocity", "contact", "shock", "integrate", "push-out"];
 
 impl Impulse {
     /// A new `impulse` method with the given parameters.
@@ -193,6 +207,7 @@ impl Impulse {
             order: Vec::new(),
             scratch: Default::default(),
             edges: Vec::new(),
+            directed: Vec::new(),
             resolutions: 0,
             resolution_seconds: 0.0,
             impulse_sums: (0.0, 0.0),
@@ -523,6 +538,69 @@ impl Impulse {
         worst
     }
 
+    /// Push-out: the contact points' depths after the position update (first order in the step's motion and in
+    /// the push-out displacements) are reduced to `push_out_tolerance` by sequential position corrections at
+    /// the depth-weighted centre of each pair's penetrating points, mass-weighted through the collision matrix.
+    fn push_out(&mut self, model: &Model, state: &mut State, h: f64) {
+        let n = model.bodies.len();
+        let tol = self.params.push_out_tolerance;
+        let mut dx = vec![Vec3::ZERO; n];
+        let mut dt = vec![Vec3::ZERO; n];
+        let mut moved = false;
+        for _ in 0..self.params.push_out_iterations {
+            let mut any = false;
+            for &gi in &self.order {
+                let g = self.groups[gi as usize];
+                let (a, b) = (g.a as usize, g.b as usize);
+                let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
+                let (mut ra, mut rb, mut wsum, mut deepest, mut normal) = (Vec3::ZERO, Vec3::ZERO, 0.0, 0.0, Vec3::ZERO);
+                for p in &self.points[g.first as usize..(g.first + g.len) as usize] {
+                    let un = ((bb.v + bb.w.cross(p.rb)) - (ba.v + ba.w.cross(p.ra))).dot(p.n);
+                    let shift = (dx[b] + dt[b].cross(p.rb) - dx[a] - dt[a].cross(p.ra)).dot(p.n);
+                    let excess = -(p.d0 + h * (un - p.un0) + shift) - tol;
+                    if excess > 0.0 {
+                        ra += excess * p.ra;
+                        rb += excess * p.rb;
+                        wsum += excess;
+                        if excess > deepest {
+                            deepest = excess;
+                            normal = p.n;
+                        }
+                    }
+                }
+                if wsum == 0.0 {
+                    continue;
+                }
+                let (ra, rb) = (ra / wsum, rb / wsum);
+                let kmat = law::collision_matrix(ba.inv_m, &ba.inv_i, ra, bb.inv_m, &bb.inv_i, rb);
+                let kn = normal.dot(kmat * normal);
+                if kn <= 0.0 {
+                    continue;
+                }
+                // the displacement at the weighted centre that removes the deepest excess
+                let pn = normal * (deepest / kn);
+                dx[a] -= ba.inv_m * pn;
+                dt[a] -= ba.inv_i * ra.cross(pn);
+                dx[b] += bb.inv_m * pn;
+                dt[b] += bb.inv_i * rb.cross(pn);
+                any = true;
+                moved = true;
+            }
+            if !any {
+                break;
+            }
+        }
+        if moved {
+            for i in 0..n {
+                if model.bodies[i].kind == BodyKind::Dynamic {
+                    let s = &mut state.bodies[i];
+                    s.x += dx[i];
+                    s.q = (crate::math::quat_exp(dt[i]) * s.q).normalize();
+                }
+            }
+        }
+    }
+
     /// Writes the working velocities of the dynamic bodies back to the state.
     fn store(&self, model: &Model, state: &mut State) {
         for (i, b) in self.bodies.iter().enumerate() {
@@ -593,18 +671,33 @@ impl Method for Impulse {
         self.edges.extend(self.groups.iter().map(|g| (g.a as usize, g.b as usize)));
         stats.islands = islands(n, &fixed, &self.edges).1;
         if p.shock_propagation && !self.groups.is_empty() {
-            let stack = stack_analysis(n, &fixed, &self.edges);
+            // the directed support graph: "up" is against the total external force (gravity)
+            let mut force = Vec3::ZERO;
+            for (i, b) in model.bodies.iter().enumerate() {
+                if b.kind == BodyKind::Dynamic {
+                    force += external_wrench(model, i, state.time).0;
+                }
+            }
+            let up = if force.length() > 0.0 { -force.normalize() } else { Vec3::ZERO };
+            self.directed.clear();
+            for g in &self.groups {
+                let n = self.points[g.first as usize].n;
+                let dir = if n.dot(up) > SIDEWAYS { 1 } else if n.dot(up) < -SIDEWAYS { -1 } else { 0 };
+                self.directed.push((g.a as usize, g.b as usize, dir));
+            }
+            let level = support_levels(n, &fixed, &self.directed);
+            let pair_level = |g: &Group| level[g.a as usize].max(level[g.b as usize]);
             let mut by_level: Vec<u32> = order.clone();
-            by_level.sort_by_key(|&g| stack.edge_layer[g as usize]); // stable: keeps the traversal within a level
+            by_level.sort_by_key(|&g| pair_level(&self.groups[g as usize])); // stable: keeps the traversal within a level
             let mut start = 0;
             while start < by_level.len() {
-                let level = stack.edge_layer[by_level[start] as usize];
+                let lv = pair_level(&self.groups[by_level[start] as usize]);
                 let mut end = start;
-                while end < by_level.len() && stack.edge_layer[by_level[end] as usize] == level {
+                while end < by_level.len() && pair_level(&self.groups[by_level[end] as usize]) == lv {
                     end += 1;
                 }
                 for (i, f) in self.frozen.iter_mut().enumerate() {
-                    *f = stack.height[i] <= level;
+                    *f = level[i] < lv;
                 }
                 self.sweeps(&by_level[start..end], h, true, p.shock_iterations);
                 start = end;
@@ -622,10 +715,17 @@ impl Method for Impulse {
             integrate_pose(model, i, &mut state.bodies[i], h);
         }
         check_finite(model, state, "integrate")?;
+        lap(&mut stats, 4);
+
+        // 6. push-out: positions only, along the contact normals, to the push-out tolerance
+        if p.push_out_iterations > 0 {
+            self.push_out(model, state, h);
+            check_finite(model, state, "push-out")?;
+        }
         stats.resolutions = self.resolutions;
         stats.resolution_seconds = self.resolution_seconds;
         (stats.normal_impulse, stats.friction_impulse) = self.impulse_sums;
-        lap(&mut stats, 4);
+        lap(&mut stats, 5);
         Ok(stats)
     }
 }

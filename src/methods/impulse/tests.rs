@@ -17,13 +17,12 @@ fn box_resting_on_ground_stays_at_rest() {
     for k in 0..200 {
         let st = w.step().unwrap();
         let b = &w.state.bodies[1];
-        if k < 5 {
-            eprintln!("{k}: x {:?} v {:?} w {:?} contacts {} unresolved {}", b.x, b.v, b.w, st.contacts, st.unresolved);
-        }
+        assert_eq!(st.unresolved, 0, "step {k}: {b:?}");
     }
     let b = &w.state.bodies[1];
-    assert!(b.v.length() < 1e-9 && b.w.length() < 1e-9, "{b:?}");
-    assert!((b.x.z - 0.5).abs() < 1e-6, "{b:?}");
+    // resolved to the approach tolerance (1e-6 m/s): at most h·1e-6 of sinking per step
+    assert!(b.v.length() < 1e-6 && b.w.length() < 1e-9, "{b:?}");
+    assert!((b.x.z - 0.5).abs() < 200.0 * 0.01 * 1e-6, "{b:?}");
 }
 
 #[test]
@@ -34,10 +33,28 @@ fn box_on_incline_sticks() {
     for k in 0..100 {
         let st = w.step().unwrap();
         let b = &w.state.bodies[1];
-        if k < 6 {
-            eprintln!("{k}: dx {:?} v {:?} w {:?} contacts {} unresolved {} res {}", b.x - x0, b.v, b.w, st.contacts, st.unresolved, st.resolutions);
-        }
+        assert!(b.w.length() < 1e-6, "step {k}: the box must not rock: {b:?}");
     }
     let b = &w.state.bodies[1];
     assert!((b.x - x0).length() < 1e-3, "{b:?}");
+}
+
+#[test]
+#[ignore]
+fn debug_balls() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/balls1000.toml")).unwrap();
+    let model = load_str(&text, "b.toml", "b", Path::new("."), &[("world.method".into(), "\"impulse\"".into())]).unwrap();
+    let mut w = World::new(model).unwrap();
+    for k in 0..80 {
+        let st = w.step().unwrap();
+        if k % 10 == 0 {
+            // actual penetration at the current state
+            let mut c = Collision::default();
+            c.detect(&w.model, &w.state, 0.0, 0.0);
+            let worst = c.contacts.iter().min_by(|a, b| a.dist.total_cmp(&b.dist));
+            if let Some(x) = worst {
+                eprintln!("{k}: pen {:.4} between {} and {} n {:?}; stat {:.4} unresolved {}", -x.dist, w.model.bodies[x.a].name, w.model.bodies[x.b].name, x.normal, st.max_penetration, st.unresolved);
+            }
+        }
+    }
 }
