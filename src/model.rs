@@ -129,6 +129,8 @@ pub struct Model {
     pub duration: f64,
     pub method: String,
     pub solver: SolverParams,
+    /// What the loader accepted but cairn cannot use (e.g. a `.scn` file's camera and colours), one note each.
+    pub notes: Vec<String>,
     pub materials: Vec<Material>,
     pub bodies: Vec<Body>,
     pub joints: Vec<Joint>,

@@ -237,6 +237,9 @@ fn run(
         overrides.push(("world.duration".into(), format!("{d:?}")));
     }
     let model = cairn::scene::load(&path, &overrides)?;
+    for note in &model.notes {
+        eprintln!("note: {}: {note}", path.display());
+    }
     let steps = (model.duration / model.dt).round() as u64;
     let frame_every = frame_every.unwrap_or(((1.0 / 60.0) / model.dt).round().max(1.0) as u64);
     let mut world = World::new(model)?;

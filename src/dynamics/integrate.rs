@@ -65,6 +65,7 @@ mod tests {
             duration: 1.0,
             method: "lcp".into(),
             solver: SolverParams::default(),
+            notes: vec![],
             materials: vec![Material::default_material()],
             bodies: vec![Body {
                 name: "b".into(),

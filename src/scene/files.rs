@@ -14,20 +14,19 @@ pub fn scenes_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes")
 }
 
-/// A scene by path, or by bundled name (`pyramid20` → `scenes/pyramid20.toml`).
+/// A scene by path, or by bundled name (`pyramid20` → `scenes/pyramid20.toml`, `stack60` → `scenes/stack60.scn`).
 pub fn find_scene(name: &str) -> Option<PathBuf> {
     let p = PathBuf::from(name);
     if p.is_file() {
         return Some(p);
     }
-    let q = scenes_dir().join(format!("{name}.toml"));
-    q.is_file().then_some(q)
+    ["toml", "scn"].iter().map(|ext| scenes_dir().join(format!("{name}.{ext}"))).find(|q| q.is_file())
 }
 
 /// The bundled scenes, sorted by file name.
 pub fn list_scenes() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(scenes_dir())
-        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "toml")).collect())
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "toml" || e == "scn")).collect())
         .unwrap_or_default();
     v.sort();
     v

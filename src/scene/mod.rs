@@ -4,6 +4,7 @@
 //! file, the body or key, what is wrong and what is allowed. Nothing here panics on bad input.
 
 mod files;
+pub mod scn;
 mod shape;
 pub use files::{find_scene, list_scenes, scenes_dir};
 
@@ -205,7 +206,16 @@ pub fn load(path: &Path, sets: &[(String, String)]) -> Result<Model, InputError>
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| InputError::at(&file, format!("cannot read scene file: {e}")))?;
     let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("scene").to_string();
-    load_str(&text, &file, &name, path.parent().unwrap_or(Path::new(".")), sets)
+    let dir = path.parent().unwrap_or(Path::new("."));
+    if path.extension().is_some_and(|e| e == "scn") {
+        // the pulsk format: translated into a TOML scene, then loaded like one
+        let (table, notes) = scn::to_toml(&text).map_err(|e| InputError::at(&file, e))?;
+        let toml_text = toml::to_string(&table).map_err(|e| InputError::at(&file, format!("translation failed: {e}")))?;
+        let mut model = load_str(&toml_text, &file, &name, dir, sets)?;
+        model.notes = notes.into_iter().map(|n| format!("ignored (cairn cannot use it): {n}")).collect();
+        return Ok(model);
+    }
+    load_str(&text, &file, &name, dir, sets)
 }
 
 /// Loads a scene from text. `file` names it in messages; `dir` resolves mesh paths.
@@ -561,7 +571,7 @@ fn build(s: SceneFile, _file: &str, name: &str, dir: &Path) -> Result<Model, Str
         });
     }
 
-    let model = Model { name: name.to_string(), gravity, dt, duration, method, solver, materials, bodies, joints, loads };
+    let model = Model { name: name.to_string(), gravity, dt, duration, method, solver, notes: Vec::new(), materials, bodies, joints, loads };
     crate::methods::check_supported(&model)?;
     Ok(model)
 }
