@@ -88,7 +88,7 @@ fn real_main() -> Result<()> {
         Command::Validate { method, only, sets } => {
             let sets = parse_sets(&sets)?;
             let names: Vec<String> =
-                if only.is_empty() { cairn::validate::EXPERIMENTS.iter().map(|s| s.to_string()).collect() } else { only };
+                if only.is_empty() { cairn::validate::experiments(&method).iter().map(|s| s.to_string()).collect() } else { only };
             let mut rows = Vec::new();
             for n in &names {
                 rows.extend(cairn::validate::run_experiment(n, &method, &sets));

@@ -29,6 +29,20 @@ fn failed(experiment: &str, err: impl std::fmt::Display) -> Row {
 pub const EXPERIMENTS: [&str; 10] =
     ["free_fall", "tumbling", "incline", "restitution", "resting_box", "stack10", "pyramid20", "large_mass", "cubedrop", "determinism"];
 
+mod impulse;
+
+/// Experiments of the `impulse` method's source (the pulsk report), run for that method only.
+pub use impulse::EXPERIMENTS as IMPULSE_EXPERIMENTS;
+
+/// The experiments that apply to `method`, in table order.
+pub fn experiments(method: &str) -> Vec<&'static str> {
+    let mut v = EXPERIMENTS.to_vec();
+    if method == "impulse" {
+        v.extend_from_slice(&IMPULSE_EXPERIMENTS);
+    }
+    v
+}
+
 /// Runs one experiment by name for `method`, with `--set` style overrides applied to every scene it loads.
 pub fn run_experiment(name: &str, method: &str, sets: &[(String, String)]) -> Vec<Row> {
     let mut all = method_set(method);
@@ -45,6 +59,7 @@ pub fn run_experiment(name: &str, method: &str, sets: &[(String, String)]) -> Ve
         "large_mass" => large_mass(method),
         "cubedrop" => cubedrop(method),
         "determinism" => determinism(method),
+        other if IMPULSE_EXPERIMENTS.contains(&other) => Ok(impulse::run(other, method)),
         other => Err(anyhow::anyhow!("unknown experiment `{other}`")),
     };
     r.unwrap_or_else(|e| vec![failed(name, e)])
@@ -52,7 +67,7 @@ pub fn run_experiment(name: &str, method: &str, sets: &[(String, String)]) -> Ve
 
 /// Runs every experiment for `method`.
 pub fn run_all(method: &str, sets: &[(String, String)]) -> Vec<Row> {
-    EXPERIMENTS.iter().flat_map(|e| run_experiment(e, method, sets)).collect()
+    experiments(method).iter().flat_map(|e| run_experiment(e, method, sets)).collect()
 }
 
 /// The overrides every scene of an experiment is loaded with (the method first).
