@@ -367,3 +367,34 @@ mod tests {
         assert!(v.z.abs() < 1e-9);
     }
 }
+
+#[cfg(test)]
+mod face_tests {
+    use super::*;
+
+    #[test]
+    fn face_impulse_stops_the_point_and_the_locked_rotation_of_two_free_bodies() {
+        // two dynamic bodies with general inertias; a face contact with normal z, locked about x, y and z
+        let inv_ia = Mat3::from_cols(Vec3::new(2.0, 0.1, 0.0), Vec3::new(0.1, 1.5, 0.2), Vec3::new(0.0, 0.2, 3.0));
+        let inv_ib = Mat3::from_cols(Vec3::new(1.0, 0.0, 0.3), Vec3::new(0.0, 2.5, 0.0), Vec3::new(0.3, 0.0, 1.2));
+        let (ima, imb) = (0.7, 1.3);
+        let (ra, rb) = (Vec3::new(0.2, -0.1, 0.5), Vec3::new(-0.3, 0.2, -0.4));
+        let (va, wa, vb, wb) = (Vec3::new(0.1, 0.2, 0.3), Vec3::new(0.5, -0.2, 0.1), Vec3::new(-0.2, 0.1, -0.9), Vec3::new(-0.3, 0.4, 0.2));
+        for axes in [vec![Vec3::X], vec![Vec3::X, Vec3::Y], vec![Vec3::X, Vec3::Y, Vec3::Z]] {
+            let k = collision_matrix(ima, &inv_ia, ra, imb, &inv_ib, rb);
+            let face = Face::new(&k, ima, &inv_ia, ra, imb, &inv_ib, rb, &axes);
+            let u = (vb + wb.cross(rb)) - (va + wa.cross(ra));
+            let (k_eff, u_eff) = face.reduced(u, wb - wa);
+            // the impulse that stops the point outright
+            let j = -(k_eff.inverse() * u_eff);
+            let m = face.moment(j, wb - wa);
+            let (va2, wa2) = (va - ima * j, wa - inv_ia * (ra.cross(j) + m));
+            let (vb2, wb2) = (vb + imb * j, wb + inv_ib * (rb.cross(j) + m));
+            let u2 = (vb2 + wb2.cross(rb)) - (va2 + wa2.cross(ra));
+            assert!(u2.length() < 1e-12, "point velocity left: {u2:?}");
+            for a in &axes {
+                assert!((wb2 - wa2).dot(*a).abs() < 1e-12, "rotation about {a:?} left");
+            }
+        }
+    }
+}

@@ -71,11 +71,11 @@ impl FrictionModel {
 pub struct ImpulseParams {
     /// Sweeps of the collision phase. Default 20 (PhysBAM's `collision_pair_iterations`).
     pub collision_iterations: usize,
-    /// Sweeps of the contact phase. Default 20.
+    /// Sweeps of the contact phase. Default 10.
     pub contact_iterations: usize,
     /// Shock propagation on/off. Default on.
     pub shock_propagation: bool,
-    /// Sweeps per level in shock propagation. Default 5.
+    /// Sweeps per level in shock propagation. Default 10.
     pub shock_iterations: usize,
     /// `mirtich` or `moore`. Default `mirtich`.
     pub friction_model: FrictionModel,
@@ -105,9 +105,9 @@ impl Default for ImpulseParams {
     fn default() -> Self {
         ImpulseParams {
             collision_iterations: 20,
-            contact_iterations: 20,
+            contact_iterations: 10,
             shock_propagation: true,
-            shock_iterations: 5,
+            shock_iterations: 10,
             friction_model: FrictionModel::Mirtich,
             ordering: true,
             point_window: 0.005,
@@ -146,6 +146,8 @@ struct Group {
 /// carry a moment (`axes[..locked]`) and its radius `extent` (the centre of pressure must stay within it).
 #[derive(Debug, Clone, Copy)]
 struct Patch {
+    /// Some point interferes and approaches (else the pair is only interfering).
+    approaching: bool,
     ra: Vec3,
     rb: Vec3,
     n: Vec3,
@@ -173,6 +175,8 @@ pub struct Impulse {
     pred: State,
     bodies: Vec<SBody>,
     frozen: Vec<bool>,
+    /// Per group: normal and tangential impulse applied in the current phase.
+    accumulated: Vec<(f64, Vec3)>,
     points: Vec<Point>,
     groups: Vec<Group>,
     order: Vec<u32>,
@@ -202,6 +206,7 @@ impl Impulse {
             pred: State::default(),
             bodies: Vec::new(),
             frozen: Vec::new(),
+            accumulated: Vec::new(),
             points: Vec::new(),
             groups: Vec::new(),
             order: Vec::new(),
@@ -232,6 +237,8 @@ impl Impulse {
         self.frozen.clear();
         self.frozen.resize(model.bodies.len(), false);
         self.build_groups(model);
+        self.accumulated.clear();
+        self.accumulated.resize(self.groups.len(), (0.0, Vec3::ZERO));
         self.traversal(model);
     }
 
@@ -342,18 +349,28 @@ impl Impulse {
         };
         let (mut deepest, mut deepest_q) = (f64::INFINITY, f64::INFINITY);
         let mut normal = Vec3::ZERO;
+        let mut deepest_at = (Vec3::ZERO, Vec3::ZERO, Vec3::ZERO);
         for p in &self.points[range.clone()] {
             let (d, un) = depth(p);
             if d < 0.0 {
-                deepest = deepest.min(d);
+                if d < deepest {
+                    deepest = d;
+                    deepest_at = (p.ra, p.rb, p.n);
+                }
                 if un < -APPROACH && d < deepest_q {
                     deepest_q = d;
                     normal = p.n;
                 }
             }
         }
-        if !deepest_q.is_finite() {
+        if !deepest.is_finite() {
             return None;
+        }
+        let approaching = deepest_q.is_finite();
+        if !approaching {
+            // interfering but resolved: only friction may still act (see `sweep`)
+            deepest_q = deepest;
+            normal = deepest_at.2;
         }
         let window = self.params.point_window;
         // the approaching points, weighted by approach speed; the interfering face (all points near the deepest)
@@ -372,8 +389,8 @@ impl Impulse {
                 ck += 1.0;
             }
         }
-        let (wa, wb) = (wa / wk, wb / wk);
-        let mut patch = Patch { ra: wa, rb: wb, n: normal, axes: [Vec3::ZERO; 3], locked: 0, extent: 0.0, face_ra: wa, face_rb: wb };
+        let (wa, wb) = if wk > 0.0 { (wa / wk, wb / wk) } else { (deepest_at.0, deepest_at.1) };
+        let mut patch = Patch { approaching, ra: wa, rb: wb, n: normal, axes: [Vec3::ZERO; 3], locked: 0, extent: 0.0, face_ra: wa, face_rb: wb };
         if ck >= 2.0 {
             let (ca, cb) = (ca / ck, cb / ck);
             let (t1, t2) = crate::math::tangent_basis(normal);
@@ -442,6 +459,12 @@ impl Impulse {
                 FrictionModel::Mirtich => law::mirtich(k, u, patch.n, c),
                 FrictionModel::Moore => law::moore(k, u, patch.n, c),
             };
+            if !patch.approaching {
+                if self.hold(gi as usize, &patch, c.static_friction) {
+                    applied += 1;
+                }
+                continue;
+            }
             let clock = Instant::now();
             // a face: one impulse at its centre, with the moment that keeps it from tipping about the locked axes
             let mut done = None;
@@ -471,13 +494,24 @@ impl Impulse {
                 let (ra, rb) = (patch.ra, patch.rb);
                 let kmat = law::collision_matrix(ima, &iia, ra, imb, &iib, rb);
                 let u = (bb.v + bb.w.cross(rb)) - (ba.v + ba.w.cross(ra));
-                (ra, rb, relax * resolve(&kmat, u), Vec3::ZERO)
+                // a face whose centre needs nothing is only tipping: the corners that approach get a normal
+                // impulse; the face's friction is the centre's (and `hold`'s), not a corner's
+                let j = if patch.locked > 0 {
+                    let un = u.dot(patch.n);
+                    let kn = patch.n.dot(kmat * patch.n);
+                    if un < 0.0 && kn > 0.0 { patch.n * (-(1.0 + c.restitution) * un / kn) } else { Vec3::ZERO }
+                } else {
+                    resolve(&kmat, u)
+                };
+                (ra, rb, relax * j, Vec3::ZERO)
             });
             self.resolution_seconds += clock.elapsed().as_secs_f64();
             self.resolutions += 1;
             let jn = j.dot(patch.n);
             self.impulse_sums.0 += jn;
             self.impulse_sums.1 += (j - jn * patch.n).length();
+            self.accumulated[gi as usize].0 += jn;
+            self.accumulated[gi as usize].1 += j - jn * patch.n;
             let sa = &mut self.bodies[a];
             sa.v -= ima * j;
             sa.w -= iia * (ra.cross(j) + m);
@@ -487,6 +521,62 @@ impl Impulse {
             applied += 1;
         }
         applied
+    }
+
+    /// Static friction of a resolved (interfering, not approaching) pair that carried a normal impulse in this
+    /// phase: the tangential impulse that stops its slip at the face centre (rotation about the face's locked
+    /// axes stopped too), limited so that the phase's total friction impulse stays within μ_s times its total
+    /// normal impulse. Sequential impulses alone act only while a pair approaches, so the last impulse of a sweep
+    /// could leave a neighbour slipping; this keeps resting contacts stuck. Returns whether it applied anything.
+    fn hold(&mut self, gi: usize, patch: &Patch, mu_s: f64) -> bool {
+        let (jn_acc, jt_acc) = self.accumulated[gi];
+        if jn_acc <= 0.0 {
+            return false;
+        }
+        let g = self.groups[gi];
+        let (a, b) = (g.a as usize, g.b as usize);
+        let (ba, bb) = (self.bodies[a], self.bodies[b]);
+        let (ima, iia) = if self.frozen[a] { (0.0, Mat3::ZERO) } else { (ba.inv_m, ba.inv_i) };
+        let (imb, iib) = if self.frozen[b] { (0.0, Mat3::ZERO) } else { (bb.inv_m, bb.inv_i) };
+        let (ra, rb) = (patch.face_ra, patch.face_rb);
+        let n = patch.n;
+        let u = (bb.v + bb.w.cross(rb)) - (ba.v + ba.w.cross(ra));
+        let ut = u - u.dot(n) * n;
+        if ut.length() < APPROACH {
+            return false;
+        }
+        let kmat = law::collision_matrix(ima, &iia, ra, imb, &iib, rb);
+        let w_rel = bb.w - ba.w;
+        let face = law::Face::new(&kmat, ima, &iia, ra, imb, &iib, rb, &patch.axes[..patch.locked]);
+        let (k_eff, u_eff) = face.reduced(u, w_rel);
+        // tangential 2×2 solve in the contact plane
+        let (t1, t2) = crate::math::tangent_basis(n);
+        let (k11, k12, k22) = (t1.dot(k_eff * t1), t1.dot(k_eff * t2), t2.dot(k_eff * t2));
+        let det = k11 * k22 - k12 * k12;
+        if det <= 0.0 {
+            return false;
+        }
+        let (r1, r2) = (-u_eff.dot(t1), -u_eff.dot(t2));
+        let j = t1 * ((k22 * r1 - k12 * r2) / det) + t2 * ((k11 * r2 - k12 * r1) / det);
+        let bound = mu_s * jn_acc;
+        let mut total = jt_acc + j;
+        if total.length() > bound {
+            total *= bound / total.length();
+        }
+        let j = total - jt_acc;
+        if j.length() <= 1e-12 * bound {
+            return false;
+        }
+        let m = if patch.locked > 0 { face.moment(j, w_rel) } else { Vec3::ZERO };
+        self.accumulated[gi].1 = total;
+        self.impulse_sums.1 += j.length();
+        let sa = &mut self.bodies[a];
+        sa.v -= ima * j;
+        sa.w -= iia * (ra.cross(j) + m);
+        let sb = &mut self.bodies[b];
+        sb.v += imb * j;
+        sb.w += iib * (rb.cross(j) + m);
+        true
     }
 
     /// Runs up to `iterations` sweeps over `list`, stopping when a sweep applies nothing. Collisions

@@ -38,23 +38,3 @@ fn box_on_incline_sticks() {
     let b = &w.state.bodies[1];
     assert!((b.x - x0).length() < 1e-3, "{b:?}");
 }
-
-#[test]
-#[ignore]
-fn debug_balls() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/balls1000.toml")).unwrap();
-    let model = load_str(&text, "b.toml", "b", Path::new("."), &[("world.method".into(), "\"impulse\"".into())]).unwrap();
-    let mut w = World::new(model).unwrap();
-    for k in 0..80 {
-        let st = w.step().unwrap();
-        if k % 10 == 0 {
-            // actual penetration at the current state
-            let mut c = Collision::default();
-            c.detect(&w.model, &w.state, 0.0, 0.0);
-            let worst = c.contacts.iter().min_by(|a, b| a.dist.total_cmp(&b.dist));
-            if let Some(x) = worst {
-                eprintln!("{k}: pen {:.4} between {} and {} n {:?}; stat {:.4} unresolved {}", -x.dist, w.model.bodies[x.a].name, w.model.bodies[x.b].name, x.normal, st.max_penetration, st.unresolved);
-            }
-        }
-    }
-}
