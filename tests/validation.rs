@@ -1,7 +1,12 @@
-//! The validation experiments of `cairn validate --method lcp`, one test each: every row must pass.
+//! The validation experiments of `cairn validate --method lcp` and `--method impulse`, one test each: every row
+//! must pass.
 
 fn check(experiment: &str) {
-    let rows = cairn::validate::run_experiment(experiment, "lcp", &[]);
+    check_method(experiment, "lcp");
+}
+
+fn check_method(experiment: &str, method: &str) {
+    let rows = cairn::validate::run_experiment(experiment, method, &[]);
     assert!(!rows.is_empty());
     for r in &rows {
         assert!(r.pass, "{}: expected {}, measured {} (tolerance {})", r.experiment, r.expected, r.measured, r.tolerance);
@@ -107,4 +112,37 @@ fn a_kinematic_platform_carries_a_box_by_friction_and_loads_push() {
         w.state.bodies[2].v.z,
         vz_expected
     );
+}
+
+/// Every row of `cairn validate --method impulse`: the shared experiments and the source's own.
+#[test]
+fn impulse_shared_rows() {
+    for e in cairn::validate::EXPERIMENTS {
+        check_method(e, "impulse");
+    }
+}
+#[test]
+fn impulse_bounces_and_closed_form_impulses() {
+    check_method("bounces", "impulse");
+    check_method("impulse_cases", "impulse");
+}
+#[test]
+fn impulse_newtons_cradle() {
+    check_method("cradle", "impulse");
+}
+#[test]
+fn impulse_spinning_ball_rolls() {
+    check_method("spinning_ball", "impulse");
+}
+#[test]
+fn impulse_stack60_stands_without_vibrating() {
+    check_method("stack60", "impulse");
+}
+#[test]
+fn impulse_box_holds_on_a_slope() {
+    check_method("slope", "impulse");
+}
+#[test]
+fn impulse_torus_threads_onto_a_peg() {
+    check_method("torus_peg", "impulse");
 }
