@@ -44,7 +44,12 @@ pub fn peak_rss_mb() -> f64 {
 }
 
 /// Runs a scene for its duration (or `steps`) and measures it.
-pub fn bench_scene(path: &Path, method: Option<&str>, steps: Option<u64>, extra: &[(String, String)]) -> Result<BenchResult, anyhow::Error> {
+pub fn bench_scene(
+    path: &Path,
+    method: Option<&str>,
+    steps: Option<u64>,
+    extra: &[(String, String)],
+) -> Result<BenchResult, anyhow::Error> {
     let mut sets = Vec::new();
     if let Some(m) = method {
         sets.push(("world.method".to_string(), format!("\"{m}\"")));
@@ -113,7 +118,10 @@ pub struct TableRow {
 /// Reproduces the report's two tables for the `impulse` method: Mirtich vs Moore on the 26, 30 and 60 object
 /// stacks (unresolved contacts per step, µs per contact resolution), and, on the 60 stack with 30 collision and
 /// contact iterations, unresolved pairs with and without ordering. `steps` per run (default 300).
-pub fn source_tables(steps: Option<u64>, scene_path: &dyn Fn(&str) -> anyhow::Result<std::path::PathBuf>) -> anyhow::Result<(Vec<TableRow>, Vec<TableRow>)> {
+pub fn source_tables(
+    steps: Option<u64>,
+    scene_path: &dyn Fn(&str) -> anyhow::Result<std::path::PathBuf>,
+) -> anyhow::Result<(Vec<TableRow>, Vec<TableRow>)> {
     let run = |scene: &str, objects: usize, model: &str, ordering: bool, iterations: Option<usize>| -> anyhow::Result<TableRow> {
         let mut sets = vec![
             ("solver.impulse.friction_model".to_string(), format!("\"{model}\"")),

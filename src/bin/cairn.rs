@@ -196,7 +196,10 @@ fn source_tables(json: bool) -> Result<()> {
     println!("\nreport table 1: friction models ({} contact iterations, ordering on)", models[0].iterations);
     println!("{:<10} {:<8} {:>26} {:>22} {:>10}", "objects", "model", "unresolved contacts/step", "µs/contact resolution", "ms/step");
     for r in &models {
-        println!("{:<10} {:<8} {:>26.2} {:>22.3} {:>10.3}", r.objects, r.friction_model, r.unresolved_per_step, r.us_per_resolution, r.ms_per_step);
+        println!(
+            "{:<10} {:<8} {:>26.2} {:>22.3} {:>10.3}",
+            r.objects, r.friction_model, r.unresolved_per_step, r.us_per_resolution, r.ms_per_step
+        );
     }
     println!("\nreport table 2: unresolved contact pairs per step after 30 collision/contact iterations, 60 objects");
     println!("{:<8} {:>18} {:>15}", "model", "without ordering", "with ordering");

@@ -63,9 +63,8 @@ fn real_depth(c: &Contact, a: Piece, b: Piece) -> Option<Contact> {
     let (pa, sa, fa) = a;
     let (pb, sb, fb) = b;
     let overlap = |n: Vec3| sa.support_point(pa, n).dot(n) - sb.support_point(pb, -n).dot(n);
-    let is_virtual = |n: Vec3, pose: &Pose, f: Option<&PieceFaces>| {
-        f.is_some_and(|f| f.virtual_.iter().any(|v| (pose.rotation * *v).dot(n) > 0.999))
-    };
+    let is_virtual =
+        |n: Vec3, pose: &Pose, f: Option<&PieceFaces>| f.is_some_and(|f| f.virtual_.iter().any(|v| (pose.rotation * *v).dot(n) > 0.999));
     // candidates: (direction from A to B, which side's face it is: true = A's)
     let mut best: Option<(f64, Vec3, bool)> = None;
     let mut consider = |n: Vec3, from_a: bool| {
@@ -110,11 +109,8 @@ mod tests {
     #[test]
     fn torus_pieces_have_two_virtual_caps_each() {
         let g = generated::torus(1.0, 0.3, 16, 8).unwrap();
-        let geom = build(
-            ShapeDesc::Generated { generator: "torus".into(), mesh: Arc::new(g.mesh), pieces: Arc::new(g.pieces) },
-            true,
-        )
-        .unwrap();
+        let geom =
+            build(ShapeDesc::Generated { generator: "torus".into(), mesh: Arc::new(g.mesh), pieces: Arc::new(g.pieces) }, true).unwrap();
         assert_eq!(geom.pieces.len(), 16);
         for f in &geom.piece_faces {
             let f = f.as_ref().expect("every torus segment has cut faces");
@@ -146,8 +142,7 @@ mod tests {
             slot: 0,
             data: Default::default(),
         };
-        let r = real_depth(&c, (&pa, cube.as_support_map().unwrap(), Some(&fa)), (&pb, small.as_support_map().unwrap(), None))
-            .unwrap();
+        let r = real_depth(&c, (&pa, cube.as_support_map().unwrap(), Some(&fa)), (&pb, small.as_support_map().unwrap(), None)).unwrap();
         assert!((r.normal - Vec3::Z).length() < 1e-12, "{:?}", r.normal);
         assert!((r.dist + 0.25).abs() < 1e-12, "{}", r.dist);
         assert!((r.point_a.z - 0.5).abs() < 1e-12 && (r.point_b.z - 0.25).abs() < 1e-12);

@@ -26,7 +26,9 @@ pub fn find_scene(name: &str) -> Option<PathBuf> {
 /// The bundled scenes, sorted by file name.
 pub fn list_scenes() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(scenes_dir())
-        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "toml" || e == "scn")).collect())
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "toml" || e == "scn")).collect()
+        })
         .unwrap_or_default();
     v.sort();
     v

@@ -571,7 +571,8 @@ fn build(s: SceneFile, _file: &str, name: &str, dir: &Path) -> Result<Model, Str
         });
     }
 
-    let model = Model { name: name.to_string(), gravity, dt, duration, method, solver, notes: Vec::new(), materials, bodies, joints, loads };
+    let model =
+        Model { name: name.to_string(), gravity, dt, duration, method, solver, notes: Vec::new(), materials, bodies, joints, loads };
     crate::methods::check_supported(&model)?;
     Ok(model)
 }

@@ -164,7 +164,7 @@ fn value(lx: &mut Lexer, line: usize, key: &str) -> Result<Value, String> {
                     other => return Err(format!("line {line}: `{key}`: expected a number in the vector, got {}", describe(&other))),
                 }
                 match lx.next()? {
-                    Some((Tok::Sym(',') , _)) => continue,
+                    Some((Tok::Sym(','), _)) => continue,
                     Some((Tok::Sym(')'), _)) => break,
                     other => return Err(format!("line {line}: `{key}`: expected `,` or `)` in the vector, got {}", describe(&other))),
                 }
@@ -218,7 +218,12 @@ pub fn to_toml(text: &str) -> Result<(toml::Table, Vec<String>), String> {
                         ("gravity" | "dt" | "duration" | "method", v) => {
                             return Err(format!("{}: world `{k}`: wrong type ({})", at(*l), v.kind()));
                         }
-                        _ => return Err(format!("{}: unknown world parameter `{k}`; allowed: gravity, drag, shadows, dt, duration, method", at(*l))),
+                        _ => {
+                            return Err(format!(
+                                "{}: unknown world parameter `{k}`; allowed: gravity, drag, shadows, dt, duration, method",
+                                at(*l)
+                            ))
+                        }
                     }
                 }
             }
@@ -234,9 +239,7 @@ pub fn to_toml(text: &str) -> Result<(toml::Table, Vec<String>), String> {
                     bodies.push(toml::Value::Table(b));
                 }
             }
-            other => {
-                return Err(format!("line {}: unknown primitive `{other}`; allowed: world, camera, box, sphere, ifs, tri", g.line))
-            }
+            other => return Err(format!("line {}: unknown primitive `{other}`; allowed: world, camera, box, sphere, ifs, tri", g.line)),
         }
     }
     let mut root = toml::Table::new();

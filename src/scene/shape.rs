@@ -190,7 +190,9 @@ fn generated_shape(t: &toml::Table) -> Result<ShapeDesc, String> {
             generated::cup(positive(t, "radius")?, positive(t, "height")?, positive(t, "thickness")?, count(t, "segments", 24, 3)?)?
         }
         "gear" | "bolt" | "nut" => {
-            return Err(format!("generator `{name}` is not supported yet in this build (it arrives with the `abd` method); allowed: {GENERATORS}"))
+            return Err(format!(
+                "generator `{name}` is not supported yet in this build (it arrives with the `abd` method); allowed: {GENERATORS}"
+            ))
         }
         other => return Err(format!("unknown generator `{other}`; allowed: {GENERATORS}")),
     };

@@ -133,8 +133,20 @@ fn spinning_ball(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     let h = w.model.dt;
     let allowed = b.w.y.abs() * 9.81 * h * h * 1.01;
     Ok(vec![
-        row("spinning ball set down (μ 0.4): rolling speed", format!("{expect:.4} m/s (2/7 ω0 r)"), format!("{:.4} m/s", b.v.x), "2%", rel(b.v.x, expect) <= 0.02),
-        row("spinning ball: rolls without slipping", "v = ω r", format!("|v − ωr| {slip:.1e} m/s"), format!("ω·g·h² = {allowed:.1e}"), slip <= allowed),
+        row(
+            "spinning ball set down (μ 0.4): rolling speed",
+            format!("{expect:.4} m/s (2/7 ω0 r)"),
+            format!("{:.4} m/s", b.v.x),
+            "2%",
+            rel(b.v.x, expect) <= 0.02,
+        ),
+        row(
+            "spinning ball: rolls without slipping",
+            "v = ω r",
+            format!("|v − ωr| {slip:.1e} m/s"),
+            format!("ω·g·h² = {allowed:.1e}"),
+            slip <= allowed,
+        ),
     ])
 }
 

@@ -390,7 +390,8 @@ impl Impulse {
             }
         }
         let (wa, wb) = if wk > 0.0 { (wa / wk, wb / wk) } else { (deepest_at.0, deepest_at.1) };
-        let mut patch = Patch { approaching, ra: wa, rb: wb, n: normal, axes: [Vec3::ZERO; 3], locked: 0, extent: 0.0, face_ra: wa, face_rb: wb };
+        let mut patch =
+            Patch { approaching, ra: wa, rb: wb, n: normal, axes: [Vec3::ZERO; 3], locked: 0, extent: 0.0, face_ra: wa, face_rb: wb };
         if ck >= 2.0 {
             let (ca, cb) = (ca / ck, cb / ck);
             let (t1, t2) = crate::math::tangent_basis(normal);
@@ -411,7 +412,13 @@ impl Impulse {
             let det = sxx * syy - sxy * sxy;
             let disc = (tr * tr - det).max(0.0).sqrt();
             let (l1, l2) = (tr + disc, tr - disc);
-            let e1 = if sxy.abs() > 1e-300 { (t1 * (l1 - syy) + t2 * sxy).normalize() } else if sxx >= syy { t1 } else { t2 };
+            let e1 = if sxy.abs() > 1e-300 {
+                (t1 * (l1 - syy) + t2 * sxy).normalize()
+            } else if sxx >= syy {
+                t1
+            } else {
+                t2
+            };
             let e2 = normal.cross(e1);
             let min_spread = (1e-3 * extent).max(1e-9);
             for (l, e) in [(l1, e1), (l2, e2)] {
@@ -499,7 +506,11 @@ impl Impulse {
                 let j = if patch.locked > 0 {
                     let un = u.dot(patch.n);
                     let kn = patch.n.dot(kmat * patch.n);
-                    if un < 0.0 && kn > 0.0 { patch.n * (-(1.0 + c.restitution) * un / kn) } else { Vec3::ZERO }
+                    if un < 0.0 && kn > 0.0 {
+                        patch.n * (-(1.0 + c.restitution) * un / kn)
+                    } else {
+                        Vec3::ZERO
+                    }
                 } else {
                     resolve(&kmat, u)
                 };
@@ -772,7 +783,13 @@ impl Method for Impulse {
             self.directed.clear();
             for g in &self.groups {
                 let n = self.points[g.first as usize].n;
-                let dir = if n.dot(up) > SIDEWAYS { 1 } else if n.dot(up) < -SIDEWAYS { -1 } else { 0 };
+                let dir = if n.dot(up) > SIDEWAYS {
+                    1
+                } else if n.dot(up) < -SIDEWAYS {
+                    -1
+                } else {
+                    0
+                };
                 self.directed.push((g.a as usize, g.b as usize, dir));
             }
             let level = support_levels(n, &fixed, &self.directed);

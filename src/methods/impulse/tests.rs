@@ -28,7 +28,9 @@ fn box_resting_on_ground_stays_at_rest() {
 #[test]
 fn box_on_incline_sticks() {
     let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scenes/incline.toml")).unwrap();
-    let mut w = World::new(load_str(&text, "incline.toml", "incline", Path::new("."), &[("world.method".into(), "impulse".into())]).unwrap()).unwrap();
+    let mut w =
+        World::new(load_str(&text, "incline.toml", "incline", Path::new("."), &[("world.method".into(), "impulse".into())]).unwrap())
+            .unwrap();
     let x0 = w.state.bodies[1].x;
     for k in 0..100 {
         let st = w.step().unwrap();
