@@ -1,4 +1,5 @@
-use super::*;
+//! Whole-method tests of `impulse`: resting contact stays at rest, friction holds on an incline.
+
 use crate::scene::load_str;
 use crate::world::World;
 use std::path::Path;
@@ -33,7 +34,7 @@ fn box_on_incline_sticks() {
             .unwrap();
     let x0 = w.state.bodies[1].x;
     for k in 0..100 {
-        let st = w.step().unwrap();
+        w.step().unwrap();
         let b = &w.state.bodies[1];
         assert!(b.w.length() < 1e-6, "step {k}: the box must not rock: {b:?}");
     }
