@@ -523,12 +523,7 @@ impl Impulse {
             self.impulse_sums.1 += (j - jn * patch.n).length();
             self.accumulated[gi as usize].0 += jn;
             self.accumulated[gi as usize].1 += j - jn * patch.n;
-            let sa = &mut self.bodies[a];
-            sa.v -= ima * j;
-            sa.w -= iia * (ra.cross(j) + m);
-            let sb = &mut self.bodies[b];
-            sb.v += imb * j;
-            sb.w += iib * (rb.cross(j) + m);
+            self.apply((a, ima, iia, ra), (b, imb, iib, rb), j, m);
             applied += 1;
         }
         applied
@@ -581,13 +576,19 @@ impl Impulse {
         let m = if patch.locked > 0 { face.moment(j, w_rel) } else { Vec3::ZERO };
         self.accumulated[gi].1 = total;
         self.impulse_sums.1 += j.length();
-        let sa = &mut self.bodies[a];
-        sa.v -= ima * j;
-        sa.w -= iia * (ra.cross(j) + m);
-        let sb = &mut self.bodies[b];
-        sb.v += imb * j;
-        sb.w += iib * (rb.cross(j) + m);
+        self.apply((a, ima, iia, ra), (b, imb, iib, rb), j, m);
         true
+    }
+
+    /// Applies the impulse `j` and moment impulse `m` to B, and their opposites to A; each side is (body,
+    /// inverse mass, world inverse inertia, lever arm), zero for a static or frozen body.
+    fn apply(&mut self, a: (usize, f64, Mat3, Vec3), b: (usize, f64, Mat3, Vec3), j: Vec3, m: Vec3) {
+        let sa = &mut self.bodies[a.0];
+        sa.v -= a.1 * j;
+        sa.w -= a.2 * (a.3.cross(j) + m);
+        let sb = &mut self.bodies[b.0];
+        sb.v += b.1 * j;
+        sb.w += b.2 * (b.3.cross(j) + m);
     }
 
     /// Runs up to `iterations` sweeps over `list`, stopping when a sweep applies nothing. Collisions
