@@ -102,7 +102,7 @@ fn real_depth(c: &Contact, a: Piece, b: Piece) -> Option<Contact> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::geometry::{build, faces, generated, ShapeDesc};
+    use crate::geometry::{build, generated, ShapeDesc};
     use parry3d_f64::shape::SharedShape;
     use std::sync::Arc;
 
@@ -117,7 +117,6 @@ mod tests {
             assert_eq!(f.virtual_.len(), 2, "{f:?}");
             assert_eq!(f.real.len(), 8);
         }
-        let _ = faces::PieceFaces::default();
     }
 
     #[test]

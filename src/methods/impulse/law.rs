@@ -38,8 +38,7 @@ pub struct Face {
 
 impl Face {
     /// The face of a contact at lever arms `ra`, `rb` with locked `axes` (one to three, unit, orthogonal).
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(k: &Mat3, _inv_ma: f64, inv_ia: &Mat3, ra: Vec3, _inv_mb: f64, inv_ib: &Mat3, rb: Vec3, axes: &[Vec3]) -> Face {
+    pub fn new(k: &Mat3, inv_ia: &Mat3, ra: Vec3, inv_ib: &Mat3, rb: Vec3, axes: &[Vec3]) -> Face {
         let g = -(cross_matrix(rb) * *inv_ib + cross_matrix(ra) * *inv_ia);
         let w = *inv_ia + *inv_ib;
         let psp = match axes {
@@ -382,7 +381,7 @@ mod face_tests {
         let (va, wa, vb, wb) = (Vec3::new(0.1, 0.2, 0.3), Vec3::new(0.5, -0.2, 0.1), Vec3::new(-0.2, 0.1, -0.9), Vec3::new(-0.3, 0.4, 0.2));
         for axes in [vec![Vec3::X], vec![Vec3::X, Vec3::Y], vec![Vec3::X, Vec3::Y, Vec3::Z]] {
             let k = collision_matrix(ima, &inv_ia, ra, imb, &inv_ib, rb);
-            let face = Face::new(&k, ima, &inv_ia, ra, imb, &inv_ib, rb, &axes);
+            let face = Face::new(&k, &inv_ia, ra, &inv_ib, rb, &axes);
             let u = (vb + wb.cross(rb)) - (va + wa.cross(ra));
             let (k_eff, u_eff) = face.reduced(u, wb - wa);
             // the impulse that stops the point outright

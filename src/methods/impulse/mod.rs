@@ -182,6 +182,12 @@ pub struct Impulse {
     order: Vec<u32>,
     scratch: (Vec<u32>, Vec<u32>, Vec<bool>),
     edges: Vec<(usize, usize)>,
+    /// Per body: not dynamic (static or kinematic).
+    fixed: Vec<bool>,
+    /// The traversal sorted by support level (shock propagation).
+    by_level: Vec<u32>,
+    /// Push-out displacement and rotation per body.
+    shift: Vec<(Vec3, Vec3)>,
     directed: Vec<(usize, usize, i8)>,
     resolutions: usize,
     resolution_seconds: f64,
@@ -212,6 +218,9 @@ impl Impulse {
             order: Vec::new(),
             scratch: Default::default(),
             edges: Vec::new(),
+            fixed: Vec::new(),
+            by_level: Vec::new(),
+            shift: Vec::new(),
             directed: Vec::new(),
             resolutions: 0,
             resolution_seconds: 0.0,
@@ -479,7 +488,7 @@ impl Impulse {
                 let (ra, rb) = (patch.face_ra, patch.face_rb);
                 let kmat = law::collision_matrix(ima, &iia, ra, imb, &iib, rb);
                 let u = (bb.v + bb.w.cross(rb)) - (ba.v + ba.w.cross(ra));
-                let face = law::Face::new(&kmat, ima, &iia, ra, imb, &iib, rb, &patch.axes[..patch.locked]);
+                let face = law::Face::new(&kmat, &iia, ra, &iib, rb, &patch.axes[..patch.locked]);
                 let (k_eff, u_eff) = face.reduced(u, bb.w - ba.w);
                 let j = resolve(&k_eff, u_eff);
                 let jn = j.dot(patch.n);
@@ -553,7 +562,7 @@ impl Impulse {
         }
         let kmat = law::collision_matrix(ima, &iia, ra, imb, &iib, rb);
         let w_rel = bb.w - ba.w;
-        let face = law::Face::new(&kmat, ima, &iia, ra, imb, &iib, rb, &patch.axes[..patch.locked]);
+        let face = law::Face::new(&kmat, &iia, ra, &iib, rb, &patch.axes[..patch.locked]);
         let (k_eff, u_eff) = face.reduced(u, w_rel);
         // tangential 2×2 solve in the contact plane
         let (t1, t2) = crate::math::tangent_basis(n);
@@ -646,8 +655,9 @@ impl Impulse {
     fn push_out(&mut self, model: &Model, state: &mut State, h: f64) {
         let n = model.bodies.len();
         let tol = self.params.push_out_tolerance;
-        let mut dx = vec![Vec3::ZERO; n];
-        let mut dt = vec![Vec3::ZERO; n];
+        let mut shift = std::mem::take(&mut self.shift);
+        shift.clear();
+        shift.resize(n, (Vec3::ZERO, Vec3::ZERO));
         let mut moved = false;
         for _ in 0..self.params.push_out_iterations {
             let mut any = false;
@@ -658,8 +668,9 @@ impl Impulse {
                 let (mut ra, mut rb, mut wsum, mut deepest, mut normal) = (Vec3::ZERO, Vec3::ZERO, 0.0, 0.0, Vec3::ZERO);
                 for p in &self.points[g.first as usize..(g.first + g.len) as usize] {
                     let un = ((bb.v + bb.w.cross(p.rb)) - (ba.v + ba.w.cross(p.ra))).dot(p.n);
-                    let shift = (dx[b] + dt[b].cross(p.rb) - dx[a] - dt[a].cross(p.ra)).dot(p.n);
-                    let excess = -(p.d0 + h * (un - p.un0) + shift) - tol;
+                    let (sa, sb) = (shift[a], shift[b]);
+                    let moved_by = (sb.0 + sb.1.cross(p.rb) - sa.0 - sa.1.cross(p.ra)).dot(p.n);
+                    let excess = -(p.d0 + h * (un - p.un0) + moved_by) - tol;
                     if excess > 0.0 {
                         ra += excess * p.ra;
                         rb += excess * p.rb;
@@ -681,10 +692,10 @@ impl Impulse {
                 }
                 // the displacement at the weighted centre that removes the deepest excess
                 let pn = normal * (deepest / kn);
-                dx[a] -= ba.inv_m * pn;
-                dt[a] -= ba.inv_i * ra.cross(pn);
-                dx[b] += bb.inv_m * pn;
-                dt[b] += bb.inv_i * rb.cross(pn);
+                shift[a].0 -= ba.inv_m * pn;
+                shift[a].1 -= ba.inv_i * ra.cross(pn);
+                shift[b].0 += bb.inv_m * pn;
+                shift[b].1 += bb.inv_i * rb.cross(pn);
                 any = true;
                 moved = true;
             }
@@ -696,11 +707,12 @@ impl Impulse {
             for i in 0..n {
                 if model.bodies[i].kind == BodyKind::Dynamic {
                     let s = &mut state.bodies[i];
-                    s.x += dx[i];
-                    s.q = (crate::math::quat_exp(dt[i]) * s.q).normalize();
+                    s.x += shift[i].0;
+                    s.q = (crate::math::quat_exp(shift[i].1) * s.q).normalize();
                 }
             }
         }
+        self.shift = shift;
     }
 
     /// Writes the working velocities of the dynamic bodies back to the state.
@@ -768,7 +780,9 @@ impl Method for Impulse {
         lap(&mut stats, 2);
 
         // 4. shock propagation: levels bottom-up, the bodies below each level static
-        let fixed: Vec<bool> = model.bodies.iter().map(|b| b.kind != BodyKind::Dynamic).collect();
+        let mut fixed = std::mem::take(&mut self.fixed);
+        fixed.clear();
+        fixed.extend(model.bodies.iter().map(|b| b.kind != BodyKind::Dynamic));
         self.edges.clear();
         self.edges.extend(self.groups.iter().map(|g| (g.a as usize, g.b as usize)));
         stats.islands = islands(n, &fixed, &self.edges).1;
@@ -795,7 +809,8 @@ impl Method for Impulse {
             }
             let level = support_levels(n, &fixed, &self.directed);
             let pair_level = |g: &Group| level[g.a as usize].max(level[g.b as usize]);
-            let mut by_level: Vec<u32> = order.clone();
+            let mut by_level = std::mem::take(&mut self.by_level);
+            by_level.clone_from(&order);
             by_level.sort_by_key(|&g| pair_level(&self.groups[g as usize])); // stable: keeps the traversal within a level
             let mut start = 0;
             while start < by_level.len() {
@@ -810,8 +825,10 @@ impl Method for Impulse {
                 self.sweeps(&by_level[start..end], h, true, p.shock_iterations);
                 start = end;
             }
+            self.by_level = by_level;
             self.frozen.iter_mut().for_each(|f| *f = false);
         }
+        self.fixed = fixed;
         self.order = order;
         self.store(model, state);
         stats.max_penetration = self.final_penetration(h);
