@@ -2,5 +2,6 @@
 //! narrow phase (persistent multi-point contact manifolds from parry).
 
 pub mod broad;
+pub mod intersect;
 pub mod narrow;
 pub mod realface;

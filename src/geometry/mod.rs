@@ -5,6 +5,7 @@ pub mod faces;
 pub mod generated;
 pub mod mass;
 pub mod mesh;
+pub mod polytope;
 
 use crate::math::{Pose, Quat, Vec3};
 use mass::UnitMass;
