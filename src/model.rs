@@ -117,6 +117,7 @@ pub struct Load {
 pub struct SolverParams {
     pub lcp: LcpParams,
     pub impulse: crate::methods::impulse::ImpulseParams,
+    pub volumetric: crate::methods::volumetric::VolumetricParams,
 }
 
 /// A validated scene.
@@ -135,6 +136,8 @@ pub struct Model {
     pub bodies: Vec<Body>,
     pub joints: Vec<Joint>,
     pub loads: Vec<Load>,
+    /// Haptic proxies (`[[proxy]]`): bodies driven through a virtual coupling (dynamics/proxy.rs).
+    pub proxies: Vec<crate::dynamics::proxy::Proxy>,
 }
 
 impl Model {

@@ -18,6 +18,8 @@ pub struct State {
     pub time: f64,
     pub step: u64,
     pub bodies: Vec<BodyState>,
+    /// Targets of the model's proxies, in their order.
+    pub proxies: Vec<crate::dynamics::proxy::Target>,
 }
 
 impl State {
@@ -28,7 +30,20 @@ impl State {
             .iter()
             .map(|b| BodyState { x: b.position + b.rotation * b.com, q: b.rotation, v: b.velocity, w: b.angular_velocity })
             .collect();
-        State { time: 0.0, step: 0, bodies }
+        let proxies = model
+            .proxies
+            .iter()
+            .map(|p| {
+                crate::dynamics::proxy::path_target(&p.path, 0.0).unwrap_or(crate::dynamics::proxy::Target {
+                    position: model.bodies[p.body].position,
+                    rotation: model.bodies[p.body].rotation,
+                    velocity: Vec3::ZERO,
+                    angular_velocity: Vec3::ZERO,
+                    external: false,
+                })
+            })
+            .collect();
+        State { time: 0.0, step: 0, bodies, proxies }
     }
 
     /// Origin of body `i`'s reference frame in the world.

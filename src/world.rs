@@ -30,6 +30,7 @@ impl World {
     /// Advances one time step of the model's `dt`.
     pub fn step(&mut self) -> Result<StepStats, SimError> {
         let dt = self.model.dt;
+        crate::dynamics::proxy::follow_paths(&self.model, &mut self.state);
         let stats = self.method.step(&self.model, &mut self.state, dt)?;
         self.state.step += 1;
         self.state.time = self.state.step as f64 * dt;

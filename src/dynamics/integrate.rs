@@ -66,6 +66,7 @@ mod tests {
             method: "lcp".into(),
             solver: SolverParams::default(),
             notes: vec![],
+            proxies: vec![],
             materials: vec![Material::default_material()],
             bodies: vec![Body {
                 name: "b".into(),

@@ -2,3 +2,4 @@
 
 pub mod graph;
 pub mod integrate;
+pub mod proxy;

@@ -2,6 +2,7 @@
 
 pub mod impulse;
 pub mod lcp;
+pub mod volumetric;
 
 use crate::error::{InputError, SimError};
 use crate::model::Model;
@@ -9,7 +10,7 @@ use crate::state::State;
 
 /// All method keys of the scene format, with whether this build implements them.
 pub const METHODS: [(&str, bool); 5] =
-    [("lcp", true), ("impulse", true), ("volumetric-penalty", false), ("implicit-penalty", false), ("abd", false)];
+    [("lcp", true), ("impulse", true), ("volumetric-penalty", true), ("implicit-penalty", false), ("abd", false)];
 
 /// At most this many stages are timed per step.
 pub const MAX_STAGES: usize = 8;
@@ -37,6 +38,8 @@ pub struct StepStats {
     /// Impulses computed by the collision law (`impulse`), and the wall time spent computing them, s.
     pub resolutions: usize,
     pub resolution_seconds: f64,
+    /// What each haptic proxy received this step, in the model's order (empty without proxies).
+    pub proxies: Vec<crate::dynamics::proxy::Reading>,
     /// Wall time per stage, seconds, in the order of [`Method::stage_names`].
     pub stage_seconds: [f64; MAX_STAGES],
 }
@@ -59,8 +62,17 @@ pub fn check_supported(model: &Model) -> Result<(), String> {
             model.method,
             METHODS.iter().map(|(k, _)| format!("`{k}`")).collect::<Vec<_>>().join(", ")
         )),
-        Some((_, false)) => Err(format!("method `{}` is not implemented yet in this build (implemented: lcp, impulse)", model.method)),
+        Some((_, false)) => {
+            Err(format!("method `{}` is not implemented yet in this build (implemented: lcp, impulse, volumetric-penalty)", model.method))
+        }
         Some(_) => {
+            if !model.proxies.is_empty() && model.method != "volumetric-penalty" {
+                return Err(format!(
+                    "method `{}` cannot drive haptic proxies yet ({} `[[proxy]]` table(s)): use `volumetric-penalty`",
+                    model.method,
+                    model.proxies.len()
+                ));
+            }
             if let Some(j) = model.joints.first() {
                 let b2 = j.body2.map_or("world".to_string(), |b| model.bodies[b].name.clone());
                 return Err(format!(
@@ -83,6 +95,7 @@ pub fn create(model: &Model) -> Result<Box<dyn Method>, InputError> {
     match model.method.as_str() {
         "lcp" => Ok(Box::new(lcp::Lcp::new(model.solver.lcp.clone()))),
         "impulse" => Ok(Box::new(impulse::Impulse::new(model.solver.impulse.clone()))),
+        "volumetric-penalty" => Ok(Box::new(volumetric::Volumetric::new(model.solver.volumetric.clone(), model)?)),
         other => Err(InputError::at(&model.name, format!("method `{other}` is not implemented yet"))),
     }
 }

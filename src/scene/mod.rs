@@ -4,6 +4,7 @@
 //! file, the body or key, what is wrong and what is allowed. Nothing here panics on bad input.
 
 mod files;
+mod proxy;
 pub mod scn;
 mod shape;
 pub use files::{find_scene, list_scenes, scenes_dir};
@@ -12,6 +13,7 @@ use crate::error::InputError;
 use crate::math::{Mat3, Quat, Vec3};
 use crate::methods::impulse::{FrictionModel, ImpulseParams};
 use crate::methods::lcp::LcpParams;
+use crate::methods::volumetric::{PenaltyModel, VolumetricParams};
 use crate::model::{Body, BodyKind, Joint, JointType, Load, Material, Model, Motor, SolverParams};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -31,6 +33,8 @@ struct SceneFile {
     joint: Vec<JointT>,
     #[serde(default)]
     load: Vec<LoadT>,
+    #[serde(default)]
+    proxy: Vec<proxy::ProxyT>,
 }
 
 #[derive(Deserialize)]
@@ -48,7 +52,7 @@ struct SolverT {
     lcp: Option<LcpT>,
     impulse: Option<ImpulseT>,
     #[serde(rename = "volumetric-penalty")]
-    volumetric_penalty: Option<toml::Table>,
+    volumetric_penalty: Option<VolumetricT>,
     #[serde(rename = "implicit-penalty")]
     implicit_penalty: Option<toml::Table>,
     abd: Option<toml::Table>,
@@ -87,6 +91,17 @@ struct ImpulseT {
     push_out_tolerance: Option<f64>,
     margin: Option<f64>,
     resolved_speed: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct VolumetricT {
+    stiffness: Option<f64>,
+    damping: Option<f64>,
+    damping_ratio: Option<f64>,
+    friction_stiffness: Option<f64>,
+    model: Option<String>,
+    tessellation: Option<u32>,
 }
 
 #[derive(Deserialize)]
@@ -360,6 +375,42 @@ fn impulse_params(t: Option<ImpulseT>) -> Result<ImpulseParams, String> {
     Ok(p)
 }
 
+fn volumetric_params(t: Option<VolumetricT>) -> Result<VolumetricParams, String> {
+    let d = VolumetricParams::default();
+    let Some(t) = t else { return Ok(d) };
+    let model = match t.model.as_deref() {
+        None => d.model,
+        Some("volume") => PenaltyModel::Volume,
+        Some("point") => PenaltyModel::Point,
+        Some(other) => return Err(format!("solver.volumetric-penalty.model must be `volume` or `point`, got `{other}`")),
+    };
+    for (v, k) in [
+        (t.stiffness, "stiffness"),
+        (t.damping, "damping"),
+        (t.damping_ratio, "damping_ratio"),
+        (t.friction_stiffness, "friction_stiffness"),
+    ] {
+        if let Some(v) = v {
+            finite(v, &format!("solver.volumetric-penalty.{k}"))?;
+            if v < 0.0 || (k == "stiffness" && v == 0.0) {
+                return Err(format!("solver.volumetric-penalty.{k} must be {}, got {v}", if k == "stiffness" { "> 0" } else { ">= 0" }));
+            }
+        }
+    }
+    let tessellation = t.tessellation.unwrap_or(d.tessellation);
+    if !(4..=256).contains(&tessellation) {
+        return Err(format!("solver.volumetric-penalty.tessellation must be in 4..=256, got {tessellation}"));
+    }
+    Ok(VolumetricParams {
+        stiffness: t.stiffness,
+        damping: t.damping,
+        damping_ratio: t.damping_ratio,
+        friction_stiffness: t.friction_stiffness.unwrap_or(d.friction_stiffness),
+        model,
+        tessellation,
+    })
+}
+
 fn unknown_method_table(t: &Option<toml::Table>, key: &str) -> Result<(), String> {
     match t {
         Some(t) if !t.is_empty() => Err(format!(
@@ -388,7 +439,7 @@ fn build(s: SceneFile, _file: &str, name: &str, dir: &Path) -> Result<Model, Str
     if let Some(st) = s.solver {
         solver.lcp = lcp_params(st.lcp)?;
         solver.impulse = impulse_params(st.impulse)?;
-        unknown_method_table(&st.volumetric_penalty, "volumetric-penalty")?;
+        solver.volumetric = volumetric_params(st.volumetric_penalty)?;
         unknown_method_table(&st.implicit_penalty, "implicit-penalty")?;
         unknown_method_table(&st.abd, "abd")?;
     }
@@ -571,8 +622,21 @@ fn build(s: SceneFile, _file: &str, name: &str, dir: &Path) -> Result<Model, Str
         });
     }
 
-    let model =
-        Model { name: name.to_string(), gravity, dt, duration, method, solver, notes: Vec::new(), materials, bodies, joints, loads };
+    let proxies = proxy::proxies(s.proxy, &bodies, &names, dt)?;
+    let model = Model {
+        name: name.to_string(),
+        gravity,
+        dt,
+        duration,
+        method,
+        solver,
+        notes: Vec::new(),
+        materials,
+        bodies,
+        joints,
+        loads,
+        proxies,
+    };
     crate::methods::check_supported(&model)?;
     Ok(model)
 }

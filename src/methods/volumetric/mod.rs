@@ -1,0 +1,444 @@
+//! `volumetric-penalty`: penalty integrated over the intersection volume, at haptic rates.
+//!
+//! Source: Hasegawa, Fujii, Koike, Sato, "Real-time Rigid Body Simulation Based on Volumetric Penalty Method"
+//! (shared/seeds/002; SpringheadOne's code as shared/reference/methods.md §B reads it).
+//!
+//! One step, each a timed stage:
+//! 1. **collision**: bounding boxes (sweep and prune over bodies, then over their convex pieces); GJK/EPA on each
+//!    piece pair (parry) decides which overlap, with the depth and the deepest points (§4.1).
+//! 2. **intersection**: the common part of the two convex pieces by the dual transform and a convex hull
+//!    (collision/intersect.rs; §4.2), faces tagged with their piece.
+//! 3. **penalty**: the normal from the area-weighted face normals (eq. 1), the spring and damper integrated
+//!    exactly over the intersection's triangles (eqs. 2–5, penalty.rs), divided by the projected area (§4.5), the
+//!    application point from force and moment; friction by anchor springs (§4.6, friction.rs).
+//! 4. **integrate**: symplectic Euler, v += h·F/m and L += h·τ, then the pose (dynamics/integrate.rs).
+//!
+//! Symbols of the paper → names here:
+//! - k, m = m1·m2/(m1+m2), T (eqs. 7–8): `Pair::k`, `reduced_mass`, the step `h`; k = π²m/(8T)².
+//! - the damper b of eq. (6): `Pair::c` = 2ζ√(k·m), ζ from the pair's restitution e, ζ = −ln e/√(π² + ln²e).
+//! - n (eq. 1), P and M (eqs. 3, 5), the projected area: `penalty::Patch::{normal, spring, point, area}`.
+//! - the friction spring's anchors and its static/dynamic switch (μ0 and μ): `friction::Anchor`, `Gains::{mu_s, mu_k}`.
+//! - the "simple penalty method" of §3.1 and §5 (one spring at the most penetrating point): `PenaltyModel::Point`.
+//!
+//! Haptic proxies (dynamics/proxy.rs) add their coupling wrench to their bodies here, and read back the contact
+//! wrench on them.
+
+pub mod friction;
+pub mod penalty;
+
+use crate::collision::broad::BroadPhase;
+use crate::collision::intersect::{intersect, Intersection, PolyView, Workspace};
+use crate::dynamics::integrate::{external_wrench, integrate_pose, inv_inertia_world};
+use crate::dynamics::proxy::{coupling, Reading};
+use crate::error::{InputError, SimError};
+use crate::geometry::polytope::{Plane, Polytope};
+use crate::math::{Pose, Vec3};
+use crate::methods::{check_finite, Method, StepStats};
+use crate::model::{BodyKind, Model};
+use crate::state::State;
+use friction::{Anchor, Gains};
+use parry3d_f64::bounding_volume::{Aabb, BoundingVolume};
+use std::time::Instant;
+
+/// Where the penalty acts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PenaltyModel {
+    /// Integrated over the intersection volume (the paper's method).
+    Volume,
+    /// One spring at the most penetrating point (the paper's comparison, "simple penalty method").
+    Point,
+}
+
+/// Parameters of `[solver.volumetric-penalty]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VolumetricParams {
+    /// Normal spring, N/m on the mean depth. Default: k = π²m/(8h)² from the pair's reduced mass (eq. 8).
+    pub stiffness: Option<f64>,
+    /// Normal damper, N·s/m. Default: 2ζ√(k·m).
+    pub damping: Option<f64>,
+    /// Damping ratio ζ. Default: from the pair's restitution e, ζ = −ln e/√(π² + ln²e) (1 for e = 0).
+    pub damping_ratio: Option<f64>,
+    /// Friction anchor spring and damper as multiples of the normal ones. Default 1.
+    pub friction_stiffness: f64,
+    /// `volume` (default) or `point`.
+    pub model: PenaltyModel,
+    /// Segments around a circle when spheres, capsules and cylinders become polytopes. Default 16.
+    pub tessellation: u32,
+}
+
+impl Default for VolumetricParams {
+    fn default() -> Self {
+        VolumetricParams {
+            stiffness: None,
+            damping: None,
+            damping_ratio: None,
+            friction_stiffness: 1.0,
+            model: PenaltyModel::Volume,
+            tessellation: 16,
+        }
+    }
+}
+
+/// Reduced mass of a pair; the finite mass when the other body does not move.
+pub fn reduced_mass(model: &Model, a: usize, b: usize) -> f64 {
+    let m = |i: usize| if model.bodies[i].kind == BodyKind::Dynamic { model.bodies[i].mass } else { f64::INFINITY };
+    let (ma, mb) = (m(a), m(b));
+    if ma.is_infinite() {
+        mb
+    } else if mb.is_infinite() {
+        ma
+    } else {
+        ma * mb / (ma + mb)
+    }
+}
+
+/// The damping ratio that gives restitution `e` to a linear spring–damper contact.
+pub fn damping_ratio_for(e: f64) -> f64 {
+    if e <= 0.0 {
+        return 1.0;
+    }
+    let l = e.ln();
+    -l / (std::f64::consts::PI * std::f64::consts::PI + l * l).sqrt()
+}
+
+/// One overlapping piece pair this step.
+#[derive(Debug, Clone, Copy)]
+struct Overlap {
+    a: usize,
+    b: usize,
+    key: (u32, u32, u32, u32),
+    /// EPA: normal from A to B, depth, deepest points on A and on B.
+    normal: Vec3,
+    depth: f64,
+    point_a: Vec3,
+    point_b: Vec3,
+}
+
+/// The method and its workspace.
+pub struct Volumetric {
+    params: VolumetricParams,
+    /// Per body, per piece: the polytope in the body's frame.
+    polys: Vec<Vec<Polytope>>,
+    broad: BroadPhase,
+    aabbs: Vec<Aabb>,
+    movable: Vec<bool>,
+    candidates: Vec<(u32, u32)>,
+    overlaps: Vec<Overlap>,
+    anchors: Vec<((u32, u32, u32, u32), Anchor)>,
+    next_anchors: Vec<((u32, u32, u32, u32), Anchor)>,
+    world_a: (Vec<Plane>, Vec<Vec3>),
+    world_b: (Vec<Plane>, Vec<Vec3>),
+    ws: Workspace,
+    isect: Intersection,
+    force: Vec<Vec3>,
+    torque: Vec<Vec3>,
+}
+
+impl Volumetric {
+    /// Builds the polytopes of every body's pieces.
+    pub fn new(params: VolumetricParams, model: &Model) -> Result<Self, InputError> {
+        let mut polys = Vec::with_capacity(model.bodies.len());
+        for b in &model.bodies {
+            let mut v = Vec::new();
+            for (pose, shape) in &b.geometry.pieces {
+                v.push(
+                    Polytope::from_piece(pose, shape.as_ref(), params.tessellation)
+                        .map_err(|e| InputError::at(&model.name, format!("body `{}`: {e}", b.name)))?,
+                );
+            }
+            if v.is_empty() {
+                return Err(InputError::at(
+                    &model.name,
+                    format!("body `{}`: method `volumetric-penalty` needs convex pieces; an open mesh has none", b.name),
+                ));
+            }
+            polys.push(v);
+        }
+        Ok(Volumetric {
+            params,
+            polys,
+            broad: BroadPhase::default(),
+            aabbs: Vec::new(),
+            movable: Vec::new(),
+            candidates: Vec::new(),
+            overlaps: Vec::new(),
+            anchors: Vec::new(),
+            next_anchors: Vec::new(),
+            world_a: (Vec::new(), Vec::new()),
+            world_b: (Vec::new(), Vec::new()),
+            ws: Workspace::default(),
+            isect: Intersection::default(),
+            force: Vec::new(),
+            torque: Vec::new(),
+        })
+    }
+
+    /// The contact force and torque (about the centre of mass) on body `i` in the last step.
+    pub fn contact_wrench(&self, i: usize) -> (Vec3, Vec3) {
+        (self.force.get(i).copied().unwrap_or_default(), self.torque.get(i).copied().unwrap_or_default())
+    }
+
+    /// Stage 1: overlapping piece pairs, in a deterministic order.
+    fn detect(&mut self, model: &Model, state: &State) {
+        self.aabbs.clear();
+        self.movable.clear();
+        for (i, b) in model.bodies.iter().enumerate() {
+            let pose = crate::collision::narrow::body_pose(model, state, i);
+            self.aabbs.push(b.geometry.shape.compute_aabb(&pose));
+            self.movable.push(b.kind == BodyKind::Dynamic);
+        }
+        self.broad.find_pairs(&self.aabbs, &self.movable, &mut self.candidates);
+        self.overlaps.clear();
+        for &(a, b) in &self.candidates {
+            let (a, b) = (a as usize, b as usize);
+            let (pa, pb) = (crate::collision::narrow::body_pose(model, state, a), crate::collision::narrow::body_pose(model, state, b));
+            for (i, qa) in self.polys[a].iter().enumerate() {
+                let box_a = qa.hull.compute_aabb(&pa);
+                for (j, qb) in self.polys[b].iter().enumerate() {
+                    if !box_a.intersects(&qb.hull.compute_aabb(&pb)) {
+                        continue;
+                    }
+                    let Ok(Some(c)) = parry3d_f64::query::contact(&pa, qa.hull.as_ref(), &pb, qb.hull.as_ref(), 0.0) else {
+                        continue;
+                    };
+                    if c.dist >= 0.0 {
+                        continue;
+                    }
+                    self.overlaps.push(Overlap {
+                        a,
+                        b,
+                        key: (a as u32, b as u32, i as u32, j as u32),
+                        normal: c.normal1,
+                        depth: -c.dist,
+                        point_a: c.point1,
+                        point_b: c.point2,
+                    });
+                }
+            }
+        }
+    }
+
+    /// The pair's spring k (eq. 8, from the reduced mass) and the damper c and friction gains for a contact at
+    /// `point` with normal `n`.
+    ///
+    /// Dampers and the friction spring act on the contact point, where the bodies' rotation makes the mass that
+    /// the contact moves smaller than the reduced mass (a corner of a tilted box moves about four times more
+    /// easily than its centre). With the reduced mass, a critically damped contact would make symplectic Euler
+    /// unstable there, so the damper uses the effective mass along n at the point, m_n = 1/(nᵀKn), and the
+    /// friction spring and damper the smallest tangential one, both from the collision matrix K (§0).
+    fn gains(&self, model: &Model, state: &State, a: usize, b: usize, point: Vec3, n: Vec3, h: f64) -> (f64, f64, Gains) {
+        let m = reduced_mass(model, a, b);
+        let pi2 = std::f64::consts::PI * std::f64::consts::PI;
+        let k = self.params.stiffness.unwrap_or(pi2 * m / (64.0 * h * h));
+        let kmat = collision_matrix(model, state, a, b, point);
+        let mn = 1.0 / n.dot(kmat * n);
+        let (t1, t2) = crate::math::tangent_basis(n);
+        let (k11, k12, k22) = (t1.dot(kmat * t1), t1.dot(kmat * t2), t2.dot(kmat * t2));
+        let lmax = 0.5 * (k11 + k22) + (0.25 * (k11 - k22).powi(2) + k12 * k12).sqrt();
+        let mt = 1.0 / lmax;
+        let (mu_k, mu_s, e) = model.pair_material(a, b);
+        let zeta = self.params.damping_ratio.unwrap_or_else(|| damping_ratio_for(e));
+        let c = self.params.damping.unwrap_or(2.0 * zeta * (k * mn.min(m)).sqrt());
+        let r = self.params.friction_stiffness;
+        let kf = r * self.params.stiffness.unwrap_or(pi2 * mt.min(m) / (64.0 * h * h));
+        let cf = r * self.params.damping.unwrap_or(2.0 * zeta * (kf * mt.min(m)).sqrt());
+        (k, c, Gains { k: kf, c: cf, mu_s, mu_k })
+    }
+
+    /// Stages 2–3: intersection, penalty and friction of every overlap into the per-body wrenches. Returns
+    /// (time in intersection, contacts with force, Σ normal force, Σ |friction force|).
+    fn contact_forces(&mut self, model: &Model, state: &State, h: f64) -> (f64, usize, f64, f64) {
+        let n = model.bodies.len();
+        self.force.clear();
+        self.force.resize(n, Vec3::ZERO);
+        self.torque.clear();
+        self.torque.resize(n, Vec3::ZERO);
+        self.next_anchors.clear();
+        let (mut t_isect, mut active, mut sum_n, mut sum_t) = (0.0, 0, 0.0, 0.0);
+        let overlaps = std::mem::take(&mut self.overlaps);
+        for o in &overlaps {
+            let (a, b) = (o.a, o.b);
+            let (sa, sb) = (state.bodies[a], state.bodies[b]);
+            let vel_a = |x: Vec3| sa.v + sa.w.cross(x - sa.x);
+            let vel_b = |x: Vec3| sb.v + sb.w.cross(x - sb.x);
+            let (k, _, _) = self.gains(model, state, a, b, sb.x, o.normal, h);
+            let mut patch = match self.params.model {
+                PenaltyModel::Volume => {
+                    let clock = Instant::now();
+                    let (pa, pb) =
+                        (crate::collision::narrow::body_pose(model, state, a), crate::collision::narrow::body_pose(model, state, b));
+                    let (qa, qb) = (&self.polys[a][o.key.2 as usize], &self.polys[b][o.key.3 as usize]);
+                    place(qa, &pa, &mut self.world_a);
+                    place(qb, &pb, &mut self.world_b);
+                    let ok = intersect(
+                        &mut self.ws,
+                        PolyView { planes: &self.world_a.0, vertices: &self.world_a.1, edges: &qa.edges },
+                        PolyView { planes: &self.world_b.0, vertices: &self.world_b.1, edges: &qb.edges },
+                        &mut self.isect,
+                    );
+                    t_isect += clock.elapsed().as_secs_f64();
+                    if !ok {
+                        continue; // touching or a sliver: no volume, no force
+                    }
+                    let damper = |x: Vec3, n: Vec3| self.gains(model, state, a, b, x, n, h).1;
+                    penalty::integrate(&self.isect, k, damper, vel_a, vel_b, o.normal)
+                }
+                PenaltyModel::Point => {
+                    let point = 0.5 * (o.point_a + o.point_b);
+                    let (_, c, _) = self.gains(model, state, a, b, point, o.normal, h);
+                    let vn = (vel_a(point) - vel_b(point)).dot(o.normal);
+                    let spring = k * o.depth;
+                    penalty::Patch { normal: o.normal, volume: 0.0, area: 0.0, force: (spring + c * vn).max(0.0), spring, point, arm: 0.0 }
+                }
+            };
+            if patch.force <= 0.0 {
+                continue;
+            }
+            let (_, _, g) = self.gains(model, state, a, b, patch.point, patch.normal, h);
+            patch.force = patch.force.max(0.0);
+            // friction: the anchors persist by piece pair
+            let mut anchor = match self.anchors.binary_search_by_key(&o.key, |e| e.0) {
+                Ok(i) => self.anchors[i].1,
+                Err(_) => {
+                    let (pa, pb) =
+                        (crate::collision::narrow::body_pose(model, state, a), crate::collision::narrow::body_pose(model, state, b));
+                    Anchor { a: pa.inverse_transform_point(patch.point), b: pb.inverse_transform_point(patch.point), ..Default::default() }
+                }
+            };
+            let (pa, pb) = (crate::collision::narrow::body_pose(model, state, a), crate::collision::narrow::body_pose(model, state, b));
+            let fc = friction::Contact {
+                n: patch.normal,
+                point: patch.point,
+                normal_force: patch.force,
+                arm: patch.arm,
+                anchor_a: pa.transform_point(anchor.a),
+                anchor_b: pb.transform_point(anchor.b),
+                v_rel: vel_b(patch.point) - vel_a(patch.point),
+                w_rel: sb.w - sa.w,
+            };
+            let (ft, tn, wa, wb) = friction::friction(&mut anchor, &fc, &g, h);
+            anchor.a = pa.inverse_transform_point(wa);
+            anchor.b = pb.inverse_transform_point(wb);
+            self.next_anchors.push((o.key, anchor));
+            let f = patch.normal * patch.force + ft;
+            let tau_n = patch.normal * tn;
+            self.force[b] += f;
+            self.torque[b] += (patch.point - sb.x).cross(f) + tau_n;
+            self.force[a] -= f;
+            self.torque[a] -= (patch.point - sa.x).cross(f) + tau_n;
+            active += 1;
+            sum_n += patch.force;
+            sum_t += ft.length();
+        }
+        self.overlaps = overlaps;
+        std::mem::swap(&mut self.anchors, &mut self.next_anchors);
+        (t_isect, active, sum_n, sum_t)
+    }
+
+    /// Stage 4: symplectic Euler with gravity, loads, proxy couplings and the contact wrenches.
+    fn integrate(&mut self, model: &Model, state: &mut State, h: f64) {
+        let t = state.time;
+        for i in 0..model.bodies.len() {
+            let body = &model.bodies[i];
+            if body.kind == BodyKind::Dynamic {
+                let (mut f, mut tau) = external_wrench(model, i, t);
+                let (fc, tc) = crate::dynamics::proxy::coupling_on(model, state, i);
+                f += self.force[i] + fc;
+                tau += self.torque[i] + tc;
+                let s = &mut state.bodies[i];
+                s.v += f * (h / body.mass);
+                let r = crate::math::Mat3::from_quat(s.q);
+                let l = r * (body.inertia * (r.transpose() * s.w)) + tau * h;
+                s.w = inv_inertia_world(model, i, s.q) * l;
+            }
+            integrate_pose(model, i, &mut state.bodies[i], h);
+        }
+    }
+}
+
+/// The collision matrix K of §0 at world point `x`: the change of B's velocity relative to A's at x per unit
+/// impulse on B (and its opposite on A).
+fn collision_matrix(model: &Model, state: &State, a: usize, b: usize, x: Vec3) -> crate::math::Mat3 {
+    use crate::math::Mat3;
+    let mut k = Mat3::ZERO;
+    for i in [a, b] {
+        if model.bodies[i].kind != BodyKind::Dynamic {
+            continue;
+        }
+        let r = x - state.bodies[i].x;
+        let rx = Mat3::from_cols(Vec3::new(0.0, r.z, -r.y), Vec3::new(-r.z, 0.0, r.x), Vec3::new(r.y, -r.x, 0.0));
+        k += Mat3::IDENTITY * (1.0 / model.bodies[i].mass) - rx * inv_inertia_world(model, i, state.bodies[i].q) * rx;
+    }
+    k
+}
+
+/// Places a polytope at `pose`: world planes and vertices into `out`.
+fn place(p: &Polytope, pose: &Pose, out: &mut (Vec<Plane>, Vec<Vec3>)) {
+    out.0.clear();
+    out.1.clear();
+    for pl in &p.planes {
+        let n = pose.rotation * pl.n;
+        out.0.push(Plane { n, d: pl.d + n.dot(pose.translation) });
+    }
+    out.1.extend(p.vertices.iter().map(|v| pose.transform_point(*v)));
+}
+
+const STAGES: [&str; 4] = ["collision", "intersection", "penalty", "integrate"];
+
+impl Method for Volumetric {
+    fn name(&self) -> &'static str {
+        "volumetric-penalty"
+    }
+
+    fn stage_names(&self) -> &'static [&'static str] {
+        &STAGES
+    }
+
+    fn step(&mut self, model: &Model, state: &mut State, dt: f64) -> Result<StepStats, SimError> {
+        let mut stats = StepStats::default();
+        check_finite(model, state, "start of step")?;
+        let clock = Instant::now();
+        self.detect(model, state);
+        stats.stage_seconds[0] = clock.elapsed().as_secs_f64();
+        stats.max_penetration = self.overlaps.iter().fold(0.0f64, |m, o| m.max(o.depth));
+
+        let clock = Instant::now();
+        let (t_isect, active, sum_n, sum_t) = self.contact_forces(model, state, dt);
+        let total = clock.elapsed().as_secs_f64();
+        stats.stage_seconds[1] = t_isect;
+        stats.stage_seconds[2] = total - t_isect;
+        stats.contacts = active;
+        stats.normal_impulse = sum_n * dt;
+        stats.friction_impulse = sum_t * dt;
+        for (i, f) in self.force.iter().chain(&self.torque).enumerate() {
+            if !crate::math::finite3(*f) {
+                let body = model.bodies[i % model.bodies.len()].name.clone();
+                return Err(SimError::NonFinite { body, step: state.step, stage: "penalty", quantity: "contact force" });
+            }
+        }
+        // proxy readings: the contact wrench and the coupling at the start of the step
+        stats.proxies = model
+            .proxies
+            .iter()
+            .zip(&state.proxies)
+            .map(|(p, t)| {
+                let (fc, tc) = coupling(model, p, t, &state.bodies[p.body]);
+                Reading {
+                    contact_force: self.force[p.body].to_array(),
+                    contact_torque: self.torque[p.body].to_array(),
+                    coupling_force: fc.to_array(),
+                    coupling_torque: tc.to_array(),
+                }
+            })
+            .collect();
+
+        let clock = Instant::now();
+        self.integrate(model, state, dt);
+        stats.stage_seconds[3] = clock.elapsed().as_secs_f64();
+        check_finite(model, state, "integrate")?;
+        Ok(stats)
+    }
+}
+
+#[cfg(test)]
+mod tests;
