@@ -9,6 +9,7 @@ pub mod geometry;
 pub mod math;
 pub mod methods;
 pub mod model;
+pub mod plot;
 pub mod record;
 pub mod scene;
 pub mod state;

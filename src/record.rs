@@ -115,7 +115,16 @@ impl Recorder {
         for s in stage_names {
             write!(metrics, ",wall_{s}")?;
         }
-        writeln!(metrics, ",wall_total")?;
+        write!(metrics, ",wall_total")?;
+        // per haptic proxy: the contact force and torque it receives, then the coupling's
+        for k in 0..model.proxies.len() {
+            for part in ["", "coupling_"] {
+                for c in ["fx", "fy", "fz", "tx", "ty", "tz"] {
+                    write!(metrics, ",proxy{k}_{part}{c}")?;
+                }
+            }
+        }
+        writeln!(metrics)?;
         Ok(Recorder { traj, metrics, row: Vec::new(), frame_every: frame_every.max(1) })
     }
 
@@ -157,7 +166,13 @@ impl Recorder {
             write!(self.metrics, ",{s:e}")?;
             total += s;
         }
-        writeln!(self.metrics, ",{total:e}")
+        write!(self.metrics, ",{total:e}")?;
+        for r in &stats.proxies {
+            for v in r.contact_force.iter().chain(&r.contact_torque).chain(&r.coupling_force).chain(&r.coupling_torque) {
+                write!(self.metrics, ",{v:e}")?;
+            }
+        }
+        writeln!(self.metrics)
     }
 
     /// Flushes everything.

@@ -2,7 +2,9 @@
 //! stages themselves (collision, analysis, correction, dynamics, shock propagation, integration for `lcp`) are
 //! the method's, built from the shared collision and dynamics modules.
 
+use crate::dynamics::proxy::Target;
 use crate::error::{InputError, SimError};
+use crate::math::{Quat, Vec3};
 use crate::methods::{create, Method, StepStats};
 use crate::model::Model;
 use crate::state::State;
@@ -25,6 +27,33 @@ impl World {
     /// The method's timed stage names.
     pub fn stage_names(&self) -> &'static [&'static str] {
         self.method.stage_names()
+    }
+
+    /// Sets the target of proxy `k` (in the model's `[[proxy]]` order) for the coming steps: the pose of the
+    /// body's reference frame and its velocities. From then on the scene's path no longer moves that proxy.
+    /// What the proxy receives comes back in each step's `StepStats::proxies`.
+    /// An error names the proxy when `k` is out of range or the target is not finite.
+    pub fn set_proxy_target(
+        &mut self,
+        k: usize,
+        position: Vec3,
+        rotation: Quat,
+        velocity: Vec3,
+        angular_velocity: Vec3,
+    ) -> Result<(), InputError> {
+        let n = self.state.proxies.len();
+        let t = self
+            .state
+            .proxies
+            .get_mut(k)
+            .ok_or_else(|| InputError::at(&self.model.name, format!("proxy #{k} does not exist (the scene has {n} proxies)")))?;
+        if !(position.is_finite() && rotation.is_finite() && velocity.is_finite() && angular_velocity.is_finite())
+            || (rotation.length() - 1.0).abs() > 1e-6
+        {
+            return Err(InputError::at(&self.model.name, format!("proxy #{k}: the target must be finite with a unit rotation")));
+        }
+        *t = Target { position, rotation: rotation.normalize(), velocity, angular_velocity, external: true };
+        Ok(())
     }
 
     /// Advances one time step of the model's `dt`.

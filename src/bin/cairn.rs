@@ -5,7 +5,7 @@ use cairn::record::{summary_json, Recorder, Tracker};
 use cairn::world::World;
 use clap::{Parser, Subcommand};
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 #[derive(Parser)]
@@ -49,6 +49,10 @@ enum Command {
         /// Override a value in every validation scene, e.g. --set solver.lcp.iterations=10 (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         sets: Vec<String>,
+        /// Folder for the plots some methods' validation writes (volumetric-penalty: the cube drop's angular
+        /// momentum, cubedrop_angular_momentum.svg and .csv).
+        #[arg(long, default_value = "validate-plots")]
+        plots: PathBuf,
     },
     /// Benchmark scenes: ms per step (median after warm-up), contacts, penetration, drift.
     Bench {
@@ -85,10 +89,10 @@ fn scene_path(s: &str) -> Result<PathBuf> {
 fn real_main() -> Result<()> {
     match Cli::parse().command {
         Command::Run { scene, method, dt, duration, out, sets, frame_every } => run(&scene, method, dt, duration, out, sets, frame_every),
-        Command::Validate { method, only, sets } => {
+        Command::Validate { method, only, sets, plots } => {
             let sets = parse_sets(&sets)?;
             let names: Vec<String> =
-                if only.is_empty() { cairn::validate::experiments(&method).iter().map(|s| s.to_string()).collect() } else { only };
+                if only.is_empty() { cairn::validate::experiments(&method).iter().map(|s| s.to_string()).collect() } else { only.clone() };
             let mut rows = Vec::new();
             for n in &names {
                 rows.extend(cairn::validate::run_experiment(n, &method, &sets));
@@ -121,6 +125,9 @@ fn real_main() -> Result<()> {
             }
             let failed = rows.iter().filter(|r| !r.pass).count();
             println!("{} passed, {} failed", rows.len() - failed, failed);
+            if method == "volumetric-penalty" && (only.is_empty() || only.iter().any(|o| o == "vp_cubedrop")) {
+                cubedrop_plot(&plots, &sets)?;
+            }
             if failed > 0 {
                 bail!("{failed} validation row(s) failed");
             }
@@ -305,5 +312,29 @@ fn run(
         tracker.max_drift(m) * 1e3,
         world.state.kinetic_energy(m)
     );
+    Ok(())
+}
+
+/// Writes the cube drop's angular momentum about the tilt axis, volumetric and single-point (Hasegawa et al.,
+/// Fig. 9), as an SVG plot and a CSV table.
+fn cubedrop_plot(dir: &Path, sets: &[(String, String)]) -> Result<()> {
+    let [vol, point] = cairn::validate::volumetric::cubedrop_curves(sets)?;
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let svg = dir.join("cubedrop_angular_momentum.svg");
+    cairn::plot::lines(
+        &svg,
+        "Cube drop (Hasegawa et al. Fig. 9): angular momentum about the tilt axis",
+        "step (dt = 10 ms)",
+        "L_x (kg m²/s)",
+        &[cairn::plot::Series { name: "volumetric penalty", points: &vol }, cairn::plot::Series { name: "single point", points: &point }],
+    )
+    .map_err(|e| anyhow::anyhow!(e))?;
+    let mut csv = String::from("step,volumetric,single_point\n");
+    for (a, b) in vol.iter().zip(&point) {
+        csv += &format!("{},{:e},{:e}\n", a.0, a.1, b.1);
+    }
+    let path = dir.join("cubedrop_angular_momentum.csv");
+    std::fs::write(&path, csv).with_context(|| format!("cannot write {}", path.display()))?;
+    println!("plot: {} (data: {})", svg.display(), path.display());
     Ok(())
 }

@@ -30,17 +30,31 @@ pub const EXPERIMENTS: [&str; 10] =
     ["free_fall", "tumbling", "incline", "restitution", "resting_box", "stack10", "pyramid20", "large_mass", "cubedrop", "determinism"];
 
 mod impulse;
+pub mod volumetric;
 
 /// Experiments of the `impulse` method's source (the pulsk report), run for that method only.
 pub use impulse::EXPERIMENTS as IMPULSE_EXPERIMENTS;
 
 /// The experiments that apply to `method`, in table order.
+///
+/// `volumetric-penalty` runs the shared rows that do not depend on stiff contact (its penalty depth follows
+/// the time step: the shared stacking rows at their 10–17 ms steps measure the source's softness, not an
+/// error), then its source's experiments, which include the stacking, incline and drop rows at its own rates.
 pub fn experiments(method: &str) -> Vec<&'static str> {
-    let mut v = EXPERIMENTS.to_vec();
-    if method == "impulse" {
-        v.extend_from_slice(&IMPULSE_EXPERIMENTS);
+    match method {
+        "volumetric-penalty" => {
+            let mut v = vec!["free_fall", "tumbling", "resting_box", "determinism"];
+            v.extend_from_slice(&volumetric::EXPERIMENTS);
+            v
+        }
+        _ => {
+            let mut v = EXPERIMENTS.to_vec();
+            if method == "impulse" {
+                v.extend_from_slice(&IMPULSE_EXPERIMENTS);
+            }
+            v
+        }
     }
-    v
 }
 
 /// Runs one experiment by name for `method`, with `--set` style overrides applied to every scene it loads.
@@ -60,6 +74,7 @@ pub fn run_experiment(name: &str, method: &str, sets: &[(String, String)]) -> Ve
         "cubedrop" => cubedrop(method),
         "determinism" => determinism(method),
         other if IMPULSE_EXPERIMENTS.contains(&other) => Ok(impulse::run(other, method)),
+        other if volumetric::EXPERIMENTS.contains(&other) => Ok(volumetric::run(other, method)),
         other => Err(anyhow::anyhow!("unknown experiment `{other}`")),
     };
     r.unwrap_or_else(|e| vec![failed(name, e)])
