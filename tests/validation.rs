@@ -1,4 +1,4 @@
-//! The validation experiments of `cairn validate --method lcp` and `--method impulse`, one test each: every row
+//! The validation experiments of `cairn validate --method lcp`, `impulse` and `volumetric-penalty`: every row
 //! must pass.
 
 fn check(experiment: &str) {
@@ -145,4 +145,18 @@ fn impulse_box_holds_on_a_slope() {
 #[test]
 fn impulse_torus_threads_onto_a_peg() {
     check_method("torus_peg", "impulse");
+}
+
+/// Every row of `cairn validate --method volumetric-penalty`, one test per experiment.
+#[test]
+fn volumetric_every_row() {
+    for e in cairn::validate::experiments("volumetric-penalty") {
+        check_method(e, "volumetric-penalty");
+    }
+}
+#[test]
+fn volumetric_cube_drop_plot_data_has_both_curves() {
+    let [vol, point] = cairn::validate::volumetric::cubedrop_curves(&[]).unwrap();
+    assert_eq!(vol.len(), 300);
+    assert_eq!(point.len(), 300);
 }

@@ -186,3 +186,52 @@ fn every_bundled_scene_loads() {
         super::load(&p, &[]).unwrap_or_else(|e| panic!("{e}"));
     }
 }
+
+#[test]
+fn bad_proxies_and_volumetric_parameters_give_clear_errors() {
+    let hand = "[[body]]\nname = \"hand\"\nshape = { type = \"box\", size = [0.1, 0.1, 0.1] }\n";
+    let head = "format = 1\n[world]\nmethod = \"volumetric-penalty\"\n";
+    let cases: Vec<(String, &[&str])> = vec![
+        (format!("{head}{GROUND}[[proxy]]\nbody = \"nobody\"\n"), &["proxy #0", "unknown body `nobody`"]),
+        (format!("{head}{GROUND}[[proxy]]\nbody = \"ground\"\n"), &["proxy #0", "`ground` must be dynamic"]),
+        (format!("{head}{hand}[[proxy]]\nbody = \"hand\"\n[[proxy]]\nbody = \"hand\"\n"), &["proxy #1", "already has a proxy"]),
+        (format!("{head}{hand}[[proxy]]\nbody = \"hand\"\nstiffness = -1.0\n"), &["proxy #0", "stiffness must be >= 0"]),
+        (format!("{head}{hand}[[proxy]]\nbody = \"hand\"\nstifness = 1.0\n"), &["unknown field `stifness`", "angular_stiffness"]),
+        (
+            format!("{head}{hand}[[proxy]]\nbody = \"hand\"\npath = [{{ time = 1.0, position = [0.0, 0.0, 0.0] }}, {{ time = 1.0, position = [1.0, 0.0, 0.0] }}]\n"),
+            &["proxy #0: path[1]", "must be after the previous waypoint"],
+        ),
+        (
+            format!("{head}{hand}[[proxy]]\nbody = \"hand\"\npath = [{{ time = 0.0, position = [0.0, 0.0, 0.0], rotation = [2.0, 0.0, 0.0, 0.0] }}]\n"),
+            &["proxy #0: path[0]", "unit quaternion"],
+        ),
+        (
+            format!("{head}{hand}[[proxy]]\nbody = \"hand\"\npath = [{{ time = 0.0, position = [0.0, nan, 0.0] }}]\n"),
+            &["path[0].position", "finite"],
+        ),
+        (format!("format = 1\n{hand}[[proxy]]\nbody = \"hand\"\n"), &["method `lcp` cannot drive haptic proxies", "volumetric-penalty"]),
+        (format!("{head}[solver.volumetric-penalty]\nmodel = \"spring\"\n"), &["solver.volumetric-penalty.model", "`volume` or `point`"]),
+        (format!("{head}[solver.volumetric-penalty]\nstiffness = 0.0\n"), &["solver.volumetric-penalty.stiffness must be > 0"]),
+        (format!("{head}[solver.volumetric-penalty]\ndamping_ratio = -0.5\n"), &["damping_ratio must be >= 0"]),
+        (format!("{head}[solver.volumetric-penalty]\ntessellation = 2\n"), &["tessellation must be in 4..=256"]),
+        (format!("{head}[solver.volumetric-penalty]\nstifness = 1.0\n"), &["unknown field `stifness`", "stiffness"]),
+    ];
+    for (text, needles) in &cases {
+        let e = err(text);
+        for n in needles.iter() {
+            assert!(e.contains(n), "error for\n{text}\nis `{e}`, which does not mention `{n}`");
+        }
+    }
+}
+
+#[test]
+fn library_proxy_target_rejects_bad_input() {
+    let text = "format = 1\n[world]\nmethod = \"volumetric-penalty\"\n[[body]]\nname = \"hand\"\nshape = { type = \"sphere\", radius = 0.1 }\n[[proxy]]\nbody = \"hand\"\n";
+    let mut w = crate::World::new(ok(text)).unwrap();
+    use crate::math::{Quat, Vec3};
+    let e = w.set_proxy_target(3, Vec3::ZERO, Quat::IDENTITY, Vec3::ZERO, Vec3::ZERO).unwrap_err();
+    assert!(e.0.contains("proxy #3 does not exist"), "{e}");
+    let e = w.set_proxy_target(0, Vec3::new(f64::NAN, 0.0, 0.0), Quat::IDENTITY, Vec3::ZERO, Vec3::ZERO).unwrap_err();
+    assert!(e.0.contains("finite"), "{e}");
+    w.set_proxy_target(0, Vec3::new(1.0, 0.0, 0.0), Quat::IDENTITY, Vec3::ZERO, Vec3::ZERO).unwrap();
+}
