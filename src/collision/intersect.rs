@@ -87,6 +87,10 @@ pub struct PolyView<'a> {
 #[derive(Debug, Default)]
 pub struct Workspace {
     planes: Vec<(Plane, Side)>,
+    plane_index: Vec<u32>,
+    rel_a: Vec<u32>,
+    rel_b: Vec<u32>,
+    dist: Vec<f64>,
     candidates: Vec<Vec3>,
     dual: Vec<Vec3>,
     dual_side: Vec<Side>,
@@ -98,22 +102,43 @@ pub struct Workspace {
     ring: Vec<(f64, Vec3)>,
 }
 
-/// Points of the intersection: vertices of each polytope inside the other and edge–plane crossings inside
-/// both. Every vertex of the intersection is among them.
-fn candidates(out: &mut Vec<Vec3>, p: PolyView, q: PolyView, tol: f64) {
-    let inside = |x: Vec3, planes: &[Plane]| planes.iter().all(|pl| pl.n.dot(x) <= pl.d + tol);
-    for &v in p.vertices {
-        if inside(v, q.planes) {
-            out.push(v);
+/// The planes of `planes` that can bound the intersection: those with some vertex of the other polytope on or
+/// beyond them (a plane with the whole other polytope strictly inside is redundant).
+fn relevant(out: &mut Vec<u32>, planes: &[Plane], other: &[Vec3], tol: f64) {
+    out.clear();
+    for (i, pl) in planes.iter().enumerate() {
+        if other.iter().any(|v| pl.n.dot(*v) >= pl.d - tol) {
+            out.push(i as u32);
         }
     }
+}
+
+/// Points of the intersection: vertices of `p` inside `q` and crossings of `p`'s edges with `q`'s planes
+/// that lie inside `q` (only `q`'s relevant planes `rel_q` matter). Every vertex of the intersection is among
+/// the points of (p, q) and (q, p). `dist` is scratch space for the vertex–plane distances.
+fn candidates(out: &mut Vec<Vec3>, dist: &mut Vec<f64>, p: PolyView, q: PolyView, rel_q: &[u32], tol: f64) {
+    let r = rel_q.len();
+    dist.clear();
+    for v in p.vertices {
+        let start = dist.len();
+        dist.extend(rel_q.iter().map(|&j| q.planes[j as usize].n.dot(*v) - q.planes[j as usize].d));
+        if dist[start..].iter().all(|&s| s <= tol) {
+            out.push(*v);
+        }
+    }
+    let inside = |x: Vec3| rel_q.iter().all(|&j| q.planes[j as usize].n.dot(x) <= q.planes[j as usize].d + tol);
     for e in p.edges {
-        let (a, b) = (p.vertices[e[0] as usize], p.vertices[e[1] as usize]);
-        for pl in q.planes {
-            let (sa, sb) = (pl.n.dot(a) - pl.d, pl.n.dot(b) - pl.d);
+        let (ia, ib) = (e[0] as usize, e[1] as usize);
+        let (da, db) = (&dist[ia * r..ia * r + r], &dist[ib * r..ib * r + r]);
+        if da.iter().zip(db).all(|(x, y)| *x > tol && *y > tol) {
+            continue; // both ends beyond one plane: the edge misses q
+        }
+        let (a, b) = (p.vertices[ia], p.vertices[ib]);
+        for k in 0..r {
+            let (sa, sb) = (da[k], db[k]);
             if (sa < 0.0) != (sb < 0.0) {
                 let x = a + (b - a) * (sa / (sa - sb));
-                if inside(x, q.planes) && inside(x, p.planes) {
+                if inside(x) {
                     out.push(x);
                 }
             }
@@ -133,9 +158,12 @@ pub fn intersect(ws: &mut Workspace, a: PolyView, b: PolyView, out: &mut Interse
     out.faces.clear();
     out.polygon.clear();
     let scale = a.vertices.iter().chain(b.vertices).fold(0.0f64, |m, v| m.max(v.abs().max_element()));
+    let tol = 1e-12 * scale;
+    relevant(&mut ws.rel_a, a.planes, b.vertices, tol);
+    relevant(&mut ws.rel_b, b.planes, a.vertices, tol);
     ws.candidates.clear();
-    candidates(&mut ws.candidates, a, b, 1e-12 * scale);
-    candidates(&mut ws.candidates, b, a, 1e-12 * scale);
+    candidates(&mut ws.candidates, &mut ws.dist, a, b, &ws.rel_b, tol);
+    candidates(&mut ws.candidates, &mut ws.dist, b, a, &ws.rel_a, tol);
     if ws.candidates.len() < 4 {
         return false;
     }
@@ -174,11 +202,14 @@ pub fn intersect(ws: &mut Workspace, a: PolyView, b: PolyView, out: &mut Interse
         Vec3::new(l[0][0] * n[0] + l[1][0] * n[1] + l[2][0] * n[2], l[1][1] * n[1] + l[2][1] * n[2], l[2][2] * n[2])
     };
     ws.planes.clear();
-    for (planes, side) in [(a.planes, Side::A), (b.planes, Side::B)] {
-        for p in planes {
+    ws.plane_index.clear();
+    for (planes, rel, side, offset) in [(a.planes, &ws.rel_a, Side::A, 0), (b.planes, &ws.rel_b, Side::B, a.planes.len() as u32)] {
+        for &i in rel.iter() {
+            let p = planes[i as usize];
             let np = lt(p.n);
             let len = np.length();
             ws.planes.push((Plane { n: np / len, d: (p.d - p.n.dot(c)) / len }, side));
+            ws.plane_index.push(offset + i);
         }
     }
     if !build(ws, 1e-9, out) {
@@ -193,6 +224,7 @@ pub fn intersect(ws: &mut Workspace, a: PolyView, b: PolyView, out: &mut Interse
     }
     let na = a.planes.len();
     for f in &mut out.faces {
+        f.plane = ws.plane_index[f.plane as usize];
         let i = f.plane as usize;
         f.normal = if i < na { a.planes[i].n } else { b.planes[i - na].n };
     }
