@@ -132,6 +132,9 @@ pub struct Volumetric {
     isect: Intersection,
     force: Vec<Vec3>,
     torque: Vec<Vec3>,
+    /// Largest penetration this step: the intersection's extent along its normal (`volume`), the EPA depth
+    /// (`point`).
+    max_depth: f64,
 }
 
 impl Volumetric {
@@ -170,6 +173,7 @@ impl Volumetric {
             isect: Intersection::default(),
             force: Vec::new(),
             torque: Vec::new(),
+            max_depth: 0.0,
         })
     }
 
@@ -281,9 +285,17 @@ impl Volumetric {
                         continue; // touching or a sliver: no volume, no force
                     }
                     let damper = |x: Vec3, n: Vec3| self.gains(model, state, a, b, x, n, h).1;
-                    penalty::integrate(&self.isect, k, damper, vel_a, vel_b, o.normal)
+                    let patch = penalty::integrate(&self.isect, k, damper, vel_a, vel_b, o.normal);
+                    // penetration: the intersection's extent along its normal
+                    let (lo, hi) = self.isect.polygon.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, u), p| {
+                        let z = p.dot(patch.normal);
+                        (l.min(z), u.max(z))
+                    });
+                    self.max_depth = self.max_depth.max(hi - lo);
+                    patch
                 }
                 PenaltyModel::Point => {
+                    self.max_depth = self.max_depth.max(o.depth);
                     let point = 0.5 * (o.point_a + o.point_b);
                     let (_, c, _) = self.gains(model, state, a, b, point, o.normal, h);
                     let vn = (vel_a(point) - vel_b(point)).dot(o.normal);
@@ -400,10 +412,11 @@ impl Method for Volumetric {
         let clock = Instant::now();
         self.detect(model, state);
         stats.stage_seconds[0] = clock.elapsed().as_secs_f64();
-        stats.max_penetration = self.overlaps.iter().fold(0.0f64, |m, o| m.max(o.depth));
 
         let clock = Instant::now();
+        self.max_depth = 0.0;
         let (t_isect, active, sum_n, sum_t) = self.contact_forces(model, state, dt);
+        stats.max_penetration = self.max_depth;
         let total = clock.elapsed().as_secs_f64();
         stats.stage_seconds[1] = t_isect;
         stats.stage_seconds[2] = total - t_isect;
