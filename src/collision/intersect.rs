@@ -371,15 +371,9 @@ pub(crate) mod tests {
     pub fn placed_box(half: Vec3, pose: Pose) -> (Vec<Plane>, Vec<Vec3>, Vec<[u32; 2]>) {
         let s = SharedShape::cuboid(half.x, half.y, half.z);
         let p = Polytope::from_piece(&Pose::IDENTITY, s.as_ref(), 8).unwrap();
-        let planes = p
-            .planes
-            .iter()
-            .map(|pl| {
-                let n = pose.rotation * pl.n;
-                Plane { n, d: pl.d + n.dot(pose.translation) }
-            })
-            .collect();
-        (planes, p.vertices.iter().map(|v| pose.transform_point(*v)).collect(), p.edges.clone())
+        let (mut planes, mut vertices) = (Vec::new(), Vec::new());
+        p.place(&pose, &mut planes, &mut vertices);
+        (planes, vertices, p.edges.clone())
     }
 
     fn view(p: &(Vec<Plane>, Vec<Vec3>, Vec<[u32; 2]>)) -> PolyView<'_> {

@@ -60,6 +60,17 @@ impl Polytope {
         Self::from_points(&pts)
     }
 
+    /// The planes and vertices placed at `pose` (world frame), written into `planes` and `vertices`.
+    pub fn place(&self, pose: &Pose, planes: &mut Vec<Plane>, vertices: &mut Vec<Vec3>) {
+        planes.clear();
+        vertices.clear();
+        for pl in &self.planes {
+            let n = pose.rotation * pl.n;
+            planes.push(Plane { n, d: pl.d + n.dot(pose.translation) });
+        }
+        vertices.extend(self.vertices.iter().map(|v| pose.transform_point(*v)));
+    }
+
     /// The convex hull of `points` as a polytope.
     pub fn from_points(points: &[Vec3]) -> Result<Self, String> {
         let (v, t) = parry3d_f64::transformation::try_convex_hull(points).map_err(|e| format!("convex hull failed: {e:?}"))?;

@@ -29,15 +29,9 @@ pub(super) fn run(name: &str, method: &Overrides) -> Vec<Row> {
 fn placed(half: Vec3, pose: &Pose) -> (Vec<Plane>, Vec<Vec3>, Vec<[u32; 2]>) {
     let s = parry3d_f64::shape::SharedShape::cuboid(half.x, half.y, half.z);
     let p = Polytope::from_piece(&Pose::IDENTITY, s.as_ref(), 8).expect("a box is a polytope");
-    let planes = p
-        .planes
-        .iter()
-        .map(|pl| {
-            let n = pose.rotation * pl.n;
-            Plane { n, d: pl.d + n.dot(pose.translation) }
-        })
-        .collect();
-    (planes, p.vertices.iter().map(|v| pose.transform_point(*v)).collect(), p.edges.clone())
+    let (mut planes, mut vertices) = (Vec::new(), Vec::new());
+    p.place(pose, &mut planes, &mut vertices);
+    (planes, vertices, p.edges.clone())
 }
 
 fn intersect_boxes(a: &(Vec<Plane>, Vec<Vec3>, Vec<[u32; 2]>), b: &(Vec<Plane>, Vec<Vec3>, Vec<[u32; 2]>)) -> Option<Intersection> {

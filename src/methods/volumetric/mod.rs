@@ -32,7 +32,7 @@ use crate::dynamics::integrate::{external_wrench, integrate_pose, inv_inertia_wo
 use crate::dynamics::proxy::{coupling, Reading};
 use crate::error::{InputError, SimError};
 use crate::geometry::polytope::{Plane, Polytope};
-use crate::math::{Pose, Vec3};
+use crate::math::Vec3;
 use crate::methods::{check_finite, Method, StepStats};
 use crate::model::{BodyKind, Model};
 use crate::state::State;
@@ -222,6 +222,12 @@ impl Volumetric {
         }
     }
 
+    /// The pair's spring k = π²m/(8h)² (eq. 8, m the reduced mass), unless `stiffness` overrides it.
+    fn spring(&self, model: &Model, a: usize, b: usize, h: f64) -> f64 {
+        let pi2 = std::f64::consts::PI * std::f64::consts::PI;
+        self.params.stiffness.unwrap_or(pi2 * reduced_mass(model, a, b) / (64.0 * h * h))
+    }
+
     /// The pair's spring k (eq. 8, from the reduced mass) and the damper c and friction gains for a contact at
     /// `point` with normal `n`.
     ///
@@ -233,7 +239,7 @@ impl Volumetric {
     fn gains(&self, model: &Model, state: &State, a: usize, b: usize, point: Vec3, n: Vec3, h: f64) -> (f64, f64, Gains) {
         let m = reduced_mass(model, a, b);
         let pi2 = std::f64::consts::PI * std::f64::consts::PI;
-        let k = self.params.stiffness.unwrap_or(pi2 * m / (64.0 * h * h));
+        let k = self.spring(model, a, b, h);
         let kmat = collision_matrix(model, state, a, b, point);
         let mn = 1.0 / n.dot(kmat * n);
         let (t1, t2) = crate::math::tangent_basis(n);
@@ -265,15 +271,15 @@ impl Volumetric {
             let (sa, sb) = (state.bodies[a], state.bodies[b]);
             let vel_a = |x: Vec3| sa.v + sa.w.cross(x - sa.x);
             let vel_b = |x: Vec3| sb.v + sb.w.cross(x - sb.x);
-            let (k, _, _) = self.gains(model, state, a, b, sb.x, o.normal, h);
+            let k = self.spring(model, a, b, h);
             let mut patch = match self.params.model {
                 PenaltyModel::Volume => {
                     let clock = Instant::now();
                     let (pa, pb) =
                         (crate::collision::narrow::body_pose(model, state, a), crate::collision::narrow::body_pose(model, state, b));
                     let (qa, qb) = (&self.polys[a][o.key.2 as usize], &self.polys[b][o.key.3 as usize]);
-                    place(qa, &pa, &mut self.world_a);
-                    place(qb, &pb, &mut self.world_b);
+                    qa.place(&pa, &mut self.world_a.0, &mut self.world_a.1);
+                    qb.place(&pb, &mut self.world_b.0, &mut self.world_b.1);
                     let ok = intersect(
                         &mut self.ws,
                         PolyView { planes: &self.world_a.0, vertices: &self.world_a.1, edges: &qa.edges },
@@ -382,17 +388,6 @@ fn collision_matrix(model: &Model, state: &State, a: usize, b: usize, x: Vec3) -
         k += Mat3::IDENTITY * (1.0 / model.bodies[i].mass) - rx * inv_inertia_world(model, i, state.bodies[i].q) * rx;
     }
     k
-}
-
-/// Places a polytope at `pose`: world planes and vertices into `out`.
-fn place(p: &Polytope, pose: &Pose, out: &mut (Vec<Plane>, Vec<Vec3>)) {
-    out.0.clear();
-    out.1.clear();
-    for pl in &p.planes {
-        let n = pose.rotation * pl.n;
-        out.0.push(Plane { n, d: pl.d + n.dot(pose.translation) });
-    }
-    out.1.extend(p.vertices.iter().map(|v| pose.transform_point(*v)));
 }
 
 const STAGES: [&str; 4] = ["collision", "intersection", "penalty", "integrate"];
