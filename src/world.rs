@@ -24,6 +24,12 @@ impl World {
         Ok(World { model, state, method })
     }
 
+    /// A world from scene text (TOML, format 1), named `name`; paths in it are relative to the current folder.
+    pub fn from_scene_text(text: &str, name: &str) -> Result<Self, InputError> {
+        let model = crate::scene::load_str(text, name, name, std::path::Path::new("."), &[])?;
+        Self::new(model)
+    }
+
     /// The method's timed stage names.
     pub fn stage_names(&self) -> &'static [&'static str] {
         self.method.stage_names()

@@ -5,7 +5,7 @@ use crate::world::World;
 use std::path::Path;
 
 fn world(text: &str) -> World {
-    World::new(load_str(text, "t.toml", "t", Path::new("."), &[]).unwrap()).unwrap()
+    World::from_scene_text(text, "t").unwrap()
 }
 
 const BOX_ON_GROUND: &str = "format = 1\n[world]\nmethod = \"impulse\"\ndt = 0.01\n\

@@ -1,8 +1,7 @@
 use crate::world::World;
-use std::path::Path;
 
 fn world(text: &str) -> World {
-    World::new(crate::scene::load_str(text, "t", "t", Path::new("."), &[]).unwrap()).unwrap()
+    World::from_scene_text(text, "t").unwrap()
 }
 
 const CUBE: &str = "format = 1\n[world]\ndt = 0.001\nmethod = \"volumetric-penalty\"\n\
