@@ -21,4 +21,7 @@ pub enum SimError {
     /// A NaN or infinity appeared: the run stops naming the body, the step and the stage.
     #[error("non-finite {quantity} of body `{body}` at step {step}, stage `{stage}`")]
     NonFinite { body: String, step: u64, stage: &'static str, quantity: &'static str },
+    /// A solver failed (e.g. a Newton matrix that is not positive definite).
+    #[error("solver failure at step {step}, stage `{stage}`: {message}")]
+    Solver { step: u64, stage: &'static str, message: String },
 }

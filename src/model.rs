@@ -118,6 +118,7 @@ pub struct SolverParams {
     pub lcp: LcpParams,
     pub impulse: crate::methods::impulse::ImpulseParams,
     pub volumetric: crate::methods::volumetric::VolumetricParams,
+    pub abd: crate::methods::abd::AbdParams,
 }
 
 /// A validated scene.

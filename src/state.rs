@@ -20,6 +20,9 @@ pub struct State {
     pub bodies: Vec<BodyState>,
     /// Targets of the model's proxies, in their order.
     pub proxies: Vec<crate::dynamics::proxy::Target>,
+    /// `abd` only: each body's affine map about its centre of mass, row-major [A | p] (A close to, but not
+    /// exactly, the rotation `q`); empty for the rigid methods.
+    pub affine: Vec<[f64; 12]>,
 }
 
 impl State {
@@ -43,7 +46,7 @@ impl State {
                 })
             })
             .collect();
-        State { time: 0.0, step: 0, bodies, proxies }
+        State { time: 0.0, step: 0, bodies, proxies, affine: Vec::new() }
     }
 
     /// Origin of body `i`'s reference frame in the world.
@@ -52,8 +55,17 @@ impl State {
         s.x - s.q * model.bodies[i].com
     }
 
-    /// The body's pose as a row-major 3×4 matrix [R | p] of its reference frame.
+    /// The body's pose as a row-major 3×4 matrix [R | p] of its reference frame (for `abd`, the affine map
+    /// [A | p]: x = A x_ref + p).
     pub fn pose_3x4(&self, model: &Model, i: usize) -> [f64; 12] {
+        if let Some(q) = self.affine.get(i) {
+            let c = model.bodies[i].com;
+            let mut out = *q;
+            for r in 0..3 {
+                out[4 * r + 3] -= q[4 * r] * c.x + q[4 * r + 1] * c.y + q[4 * r + 2] * c.z;
+            }
+            return out;
+        }
         let r = crate::math::Mat3::from_quat(self.bodies[i].q);
         let p = self.origin(model, i);
         [r.x_axis.x, r.y_axis.x, r.z_axis.x, p.x, r.x_axis.y, r.y_axis.y, r.z_axis.y, p.y, r.x_axis.z, r.y_axis.z, r.z_axis.z, p.z]

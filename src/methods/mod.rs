@@ -1,5 +1,6 @@
 //! The contact methods. Each implements [`Method`]; `World::step` calls it once per time step.
 
+pub mod abd;
 pub mod impulse;
 pub mod lcp;
 pub mod volumetric;
@@ -10,7 +11,7 @@ use crate::state::State;
 
 /// All method keys of the scene format, with whether this build implements them.
 pub const METHODS: [(&str, bool); 5] =
-    [("lcp", true), ("impulse", true), ("volumetric-penalty", true), ("implicit-penalty", false), ("abd", false)];
+    [("lcp", true), ("impulse", true), ("volumetric-penalty", true), ("implicit-penalty", false), ("abd", true)];
 
 /// At most this many stages are timed per step.
 pub const MAX_STAGES: usize = 8;
@@ -40,6 +41,11 @@ pub struct StepStats {
     pub resolution_seconds: f64,
     /// What each haptic proxy received this step, in the model's order (empty without proxies).
     pub proxies: Vec<crate::dynamics::proxy::Reading>,
+    /// `abd`: the smallest distance between surfaces of different bodies after the step (within the barrier's
+    /// reach d̂; `None` when no pair is that close, and for other methods), m.
+    pub min_distance: Option<f64>,
+    /// `abd` with `check_intersections`: intersecting triangle pairs of different bodies after the step.
+    pub intersections: Option<usize>,
     /// Wall time per stage, seconds, in the order of [`Method::stage_names`].
     pub stage_seconds: [f64; MAX_STAGES],
 }
@@ -63,7 +69,7 @@ pub fn check_supported(model: &Model) -> Result<(), String> {
             METHODS.iter().map(|(k, _)| format!("`{k}`")).collect::<Vec<_>>().join(", ")
         )),
         Some((_, false)) => {
-            Err(format!("method `{}` is not implemented yet in this build (implemented: lcp, impulse, volumetric-penalty)", model.method))
+            Err(format!("method `{}` is not implemented yet in this build (implemented: lcp, impulse, volumetric-penalty, abd)", model.method))
         }
         Some(_) => {
             if !model.proxies.is_empty() && model.method != "volumetric-penalty" {
@@ -72,6 +78,17 @@ pub fn check_supported(model: &Model) -> Result<(), String> {
                     model.method,
                     model.proxies.len()
                 ));
+            }
+            if model.method == "abd" {
+                if let Some(j) = model.joints.iter().find(|j| j.kind == crate::model::JointType::Prismatic || j.limits.is_some() || j.motor.is_some()) {
+                    return Err(format!(
+                        "method `abd` runs ball, hinge and fixed joints without limits or motors; the {:?} joint on `{}` has {}",
+                        j.kind,
+                        model.bodies[j.body1].name,
+                        if j.kind == crate::model::JointType::Prismatic { "a prismatic type" } else if j.limits.is_some() { "limits" } else { "a motor" }
+                    ));
+                }
+                return Ok(());
             }
             if let Some(j) = model.joints.first() {
                 let b2 = j.body2.map_or("world".to_string(), |b| model.bodies[b].name.clone());
@@ -96,6 +113,7 @@ pub fn create(model: &Model) -> Result<Box<dyn Method>, InputError> {
         "lcp" => Ok(Box::new(lcp::Lcp::new(model.solver.lcp.clone()))),
         "impulse" => Ok(Box::new(impulse::Impulse::new(model.solver.impulse.clone()))),
         "volumetric-penalty" => Ok(Box::new(volumetric::Volumetric::new(model.solver.volumetric.clone(), model)?)),
+        "abd" => Ok(Box::new(abd::Abd::new(model.solver.abd.clone(), model))),
         other => Err(InputError::at(&model.name, format!("method `{other}` is not implemented yet"))),
     }
 }

@@ -55,7 +55,7 @@ struct SolverT {
     volumetric_penalty: Option<VolumetricT>,
     #[serde(rename = "implicit-penalty")]
     implicit_penalty: Option<toml::Table>,
-    abd: Option<toml::Table>,
+    abd: Option<AbdT>,
 }
 
 #[derive(Deserialize)]
@@ -102,6 +102,20 @@ struct VolumetricT {
     friction_stiffness: Option<f64>,
     model: Option<String>,
     tessellation: Option<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AbdT {
+    dhat: Option<f64>,
+    kappa: Option<f64>,
+    orthogonality: Option<f64>,
+    friction_velocity: Option<f64>,
+    tolerance: Option<f64>,
+    max_iterations: Option<usize>,
+    resolution: Option<u32>,
+    joint_stiffness: Option<f64>,
+    check_intersections: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -411,6 +425,31 @@ fn volumetric_params(t: Option<VolumetricT>) -> Result<VolumetricParams, String>
     })
 }
 
+fn abd_params(t: Option<AbdT>) -> Result<crate::methods::abd::AbdParams, String> {
+    let d = crate::methods::abd::AbdParams::default();
+    let Some(t) = t else { return Ok(d) };
+    let pos = |v: Option<f64>, k: &str| -> Result<Option<f64>, String> { v.map(|v| positive(v, &format!("solver.abd.{k}"))).transpose() };
+    let max_iterations = t.max_iterations.unwrap_or(d.max_iterations);
+    if max_iterations == 0 {
+        return Err("solver.abd.max_iterations must be >= 1, got 0".into());
+    }
+    let resolution = t.resolution.unwrap_or(d.resolution);
+    if !(4..=256).contains(&resolution) {
+        return Err(format!("solver.abd.resolution must be in 4..=256, got {resolution}"));
+    }
+    Ok(crate::methods::abd::AbdParams {
+        dhat: pos(t.dhat, "dhat")?,
+        kappa: pos(t.kappa, "kappa")?,
+        orthogonality: pos(t.orthogonality, "orthogonality")?.unwrap_or(d.orthogonality),
+        friction_velocity: pos(t.friction_velocity, "friction_velocity")?,
+        tolerance: pos(t.tolerance, "tolerance")?.unwrap_or(d.tolerance),
+        max_iterations,
+        resolution,
+        joint_stiffness: pos(t.joint_stiffness, "joint_stiffness")?.unwrap_or(d.joint_stiffness),
+        check_intersections: t.check_intersections.unwrap_or(d.check_intersections),
+    })
+}
+
 fn unknown_method_table(t: &Option<toml::Table>, key: &str) -> Result<(), String> {
     match t {
         Some(t) if !t.is_empty() => Err(format!(
@@ -441,7 +480,7 @@ fn build(s: SceneFile, _file: &str, name: &str, dir: &Path) -> Result<Model, Str
         solver.impulse = impulse_params(st.impulse)?;
         solver.volumetric = volumetric_params(st.volumetric_penalty)?;
         unknown_method_table(&st.implicit_penalty, "implicit-penalty")?;
-        unknown_method_table(&st.abd, "abd")?;
+        solver.abd = abd_params(st.abd)?;
     }
 
     // materials

@@ -1,0 +1,83 @@
+//! The guarantee, checked: no triangle of one body intersects a triangle of another.
+//!
+//! Two triangles intersect iff an edge of one crosses the other. An edge pq crosses triangle abc iff p and q are
+//! not strictly on the same side of abc's plane and the line pq passes through abc (the three orientations
+//! orient(p, q, ·, ·) around abc's edges share a sign). Each orientation is a 3×3 determinant in f64 with a
+//! forward error bound; a result within the bound counts as zero, and a zero counts as touching — an
+//! intersection. So the test can report a false intersection for touching or nearly touching triangles, never
+//! miss a real one.
+
+use super::surface::Surfaces;
+
+fn orient(a: &[f64; 3], b: &[f64; 3], c: &[f64; 3], d: &[f64; 3]) -> i8 {
+    let u: [f64; 3] = std::array::from_fn(|r| a[r] - d[r]);
+    let v: [f64; 3] = std::array::from_fn(|r| b[r] - d[r]);
+    let w: [f64; 3] = std::array::from_fn(|r| c[r] - d[r]);
+    let t1 = u[0] * (v[1] * w[2] - v[2] * w[1]);
+    let t2 = u[1] * (v[2] * w[0] - v[0] * w[2]);
+    let t3 = u[2] * (v[0] * w[1] - v[1] * w[0]);
+    let det = t1 + t2 + t3;
+    let perm = u[0].abs() * (v[1] * w[2]).abs().max((v[2] * w[1]).abs()) * 2.0
+        + u[1].abs() * (v[2] * w[0]).abs().max((v[0] * w[2]).abs()) * 2.0
+        + u[2].abs() * (v[0] * w[1]).abs().max((v[1] * w[0]).abs()) * 2.0;
+    // subtraction and reordering of exact products: a generous bound on the rounding of the whole expression
+    let bound = 1e-14 * perm;
+    if det > bound {
+        1
+    } else if det < -bound {
+        -1
+    } else {
+        0
+    }
+}
+
+/// Whether segment pq meets triangle abc (conservatively: touching counts).
+pub fn segment_triangle(p: &[f64; 3], q: &[f64; 3], a: &[f64; 3], b: &[f64; 3], c: &[f64; 3]) -> bool {
+    let sp = orient(a, b, c, p);
+    let sq = orient(a, b, c, q);
+    if sp != 0 && sp == sq {
+        return false;
+    }
+    let s1 = orient(p, q, a, b);
+    let s2 = orient(p, q, b, c);
+    let s3 = orient(p, q, c, a);
+    let has_pos = s1 > 0 || s2 > 0 || s3 > 0;
+    let has_neg = s1 < 0 || s2 < 0 || s3 < 0;
+    !(has_pos && has_neg)
+}
+
+/// Whether two triangles intersect (conservatively: touching counts).
+pub fn triangles_intersect(t: [&[f64; 3]; 3], u: [&[f64; 3]; 3]) -> bool {
+    (0..3).any(|k| segment_triangle(t[k], t[(k + 1) % 3], u[0], u[1], u[2]))
+        || (0..3).any(|k| segment_triangle(u[k], u[(k + 1) % 3], t[0], t[1], t[2]))
+}
+
+/// Number of intersecting triangle pairs of different bodies at positions `x`.
+pub fn intersections(s: &Surfaces, x: &[[f64; 3]]) -> usize {
+    super::culling::triangle_pairs(s, x)
+        .iter()
+        .filter(|&&(a, b)| {
+            let (ta, tb) = (s.triangles[a as usize], s.triangles[b as usize]);
+            let p = |t: [u32; 3]| [&x[t[0] as usize], &x[t[1] as usize], &x[t[2] as usize]];
+            triangles_intersect(p(ta), p(tb))
+        })
+        .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crossing_and_separated_triangles() {
+        let t = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+        let crossing = [[0.2, 0.2, -1.0], [0.2, 0.2, 1.0], [0.3, 0.5, 1.0]];
+        let above = [[0.2, 0.2, 1e-9], [0.2, 0.2, 1.0], [0.3, 0.5, 1.0]];
+        let r = |a: &[[f64; 3]; 3]| [&a[0], &a[1], &a[2]];
+        assert!(triangles_intersect(r(&t), r(&crossing)));
+        assert!(!triangles_intersect(r(&t), r(&above)));
+        // an edge through a vertex counts (touching)
+        let through_vertex = [[0.0, 0.0, -1.0], [0.0, 0.0, 1.0], [-1.0, -1.0, 0.0]];
+        assert!(triangles_intersect(r(&t), r(&through_vertex)));
+    }
+}

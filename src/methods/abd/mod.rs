@@ -1,0 +1,250 @@
+//! `abd`: affine body dynamics with IPC barrier contact.
+//!
+//! Source: Lan, Kaufman, Li, Jiang, Yang, "Affine Body Dynamics: Fast, Stable & Intersection-free Simulation
+//! of Stiff Materials" (../shared/seeds/003_c088fd8c5d30b3af.txt), with the IPC pieces it builds on as
+//! methods.md §E describes them.
+//!
+//! Symbols of the paper → names here:
+//! - q = (p, A) ∈ ℝ¹² per body (§3) → `q[12b..12b+12]`, laid out as the row-major 3×4 [A | p] (affine.rs);
+//!   x = A x̄ + p with x̄ from the centre of mass → `Surfaces::rest` as w = (x̄, 1).
+//! - M (eq. 4) → `Body::mass` (a 4×4 block diag(S, m), the same for the three rows).
+//! - V⊥ = κ v̄ ‖AAᵀ − I‖²_F (eq. 6) → `affine::ortho_*`, κ = `AbdParams::orthogonality`, v̄ = body volume.
+//! - the incremental potential E(q) = ½‖q − q̃‖²_M + h²(V⊥ + κ_c B + D) + joints (eq. 9) → `Abd::energy`,
+//!   q̃ = q^t + h q̇^t + h² M⁻¹ f_ext → `qtilde`.
+//! - B = Σ b(d²) over point–triangle and edge–edge pairs of different bodies (eqs. 10–11) → barrier.rs with
+//!   distance.rs; κ_c → `kappa` (adaptive); d̂ → `dhat`.
+//! - D = Σ μ λ f0(|u|) (eq. 12), λ and the tangent bases lagged at the start of the step → friction.rs.
+//! - ACCD (§4.1) → ccd.rs; i-AABB culling (§4.2) → culling.rs; contact-aware assembly (§4.3) → assemble.rs
+//!   and system.rs; joints (§5.3) → joints.rs; the no-intersection check → check.rs.
+//!
+//! One step: predict q̃; lag friction; Newton iterations, each: cull pairs within d̂ → gradient and
+//! PSD-projected Hessian → sparse Cholesky solve → CCD along the Newton direction bounds the step → backtrack
+//! on the energy → adapt κ; stop when the largest vertex move of the Newton step is below tolerance·l·h.
+
+pub mod affine;
+pub mod assemble;
+pub mod barrier;
+pub mod ccd;
+pub mod check;
+pub mod culling;
+pub mod distance;
+pub mod dual;
+pub mod friction;
+pub mod joints;
+pub mod surface;
+pub mod system;
+#[cfg(test)]
+mod tests;
+
+use super::{check_finite, Method, StepStats};
+use crate::error::SimError;
+use crate::math::Vec3;
+use crate::model::{BodyKind, Model};
+use crate::state::State;
+use affine::Block4;
+use culling::{Group, Pair};
+use friction::Contact;
+use std::time::Instant;
+use surface::Surfaces;
+use system::{Block, System};
+
+/// Parameters of `[solver.abd]`. Lengths default to fractions of l, the diagonal of the dynamic bodies'
+/// initial bounding box.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AbdParams {
+    /// Barrier activation distance d̂, m. Default 1e-3·l (IPC).
+    pub dhat: Option<f64>,
+    /// Initial barrier stiffness κ, N/m³ (the barrier's force on a pair is κ|b′(d²)|·2d). Default: the
+    /// stiffness at which a pair at d̂/2 is as stiff as the average body's inertia, m̄/(h² d̂² b″(d̂²/4)); κ then
+    /// doubles when gaps fall below d̂/10 and keep closing.
+    pub kappa: Option<f64>,
+    /// Orthogonality stiffness κ of V⊥, Pa. Default 1e8 (100 MPa, as libuipc's examples).
+    pub orthogonality: f64,
+    /// Friction's static-to-sliding velocity threshold ε_v, m/s. Default 1e-3·l per second.
+    pub friction_velocity: Option<f64>,
+    /// Newton stops when the largest vertex move of a step is below tolerance·l·h. Default 1e-4.
+    pub tolerance: f64,
+    /// Newton iterations at most per step. Default 100.
+    pub max_iterations: usize,
+    /// Segments around a circle when spheres, capsules and cylinders become triangle meshes. Default 16.
+    pub resolution: u32,
+    /// Joint penalty γ: K = γ(m_a + m_b) on each pinned point. Default 1e6.
+    pub joint_stiffness: f64,
+    /// Count intersecting triangle pairs after every step (the guarantee, checked; costs a triangle sweep).
+    /// Default false; `cairn validate` turns it on.
+    pub check_intersections: bool,
+}
+
+impl Default for AbdParams {
+    fn default() -> Self {
+        AbdParams {
+            dhat: None,
+            kappa: None,
+            orthogonality: 1e8,
+            friction_velocity: None,
+            tolerance: 1e-4,
+            max_iterations: 100,
+            resolution: 16,
+            joint_stiffness: 1e6,
+            check_intersections: false,
+        }
+    }
+}
+
+/// What ABD keeps of each body.
+#[derive(Debug, Clone)]
+struct Body {
+    kind: BodyKind,
+    mass: Block4,
+    /// κ v̄ of V⊥.
+    kv: f64,
+    /// Largest |x̄| of its surface (bounds a vertex's move by |Δp| + ‖ΔA‖_F·radius).
+    radius: f64,
+}
+
+/// The `abd` method: its model-derived data and its workspace.
+pub struct Abd {
+    params: AbdParams,
+    bodies: Vec<Body>,
+    /// Index in the Newton system of each dynamic body.
+    dyn_index: Vec<Option<usize>>,
+    dynamic: Vec<bool>,
+    surfaces: Surfaces,
+    pins: Vec<joints::Pin>,
+    /// l, dhat, ε_v.
+    scale: f64,
+    dhat: f64,
+    eps_v: f64,
+    kappa: f64,
+    kappa_max: f64,
+    /// Coordinates and velocities of every body (12 each).
+    q: Vec<f64>,
+    qd: Vec<f64>,
+    started: bool,
+    // workspace
+    system: System,
+    pairs: Vec<Pair>,
+    groups: Vec<Group>,
+    contacts: Vec<Contact>,
+    x: Vec<[f64; 3]>,
+    xt: Vec<[f64; 3]>,
+    x1: Vec<[f64; 3]>,
+}
+
+const STAGES: [&str; 7] = ["culling", "ccd", "assembly", "solve", "line search", "friction", "check"];
+
+impl Abd {
+    /// Builds the affine bodies and their surfaces from the model.
+    pub fn new(params: AbdParams, model: &Model) -> Self {
+        let surfaces = Surfaces::build(model, params.resolution);
+        let mut bodies = Vec::new();
+        let mut dyn_index = Vec::new();
+        let mut n_dyn = 0;
+        let (mut lo, mut hi) = (Vec3::splat(f64::INFINITY), Vec3::splat(f64::NEG_INFINITY));
+        for (b, body) in model.bodies.iter().enumerate() {
+            let inertia = body.inertia;
+            let density_volume = body.geometry.unit_mass.volume;
+            let radius = surfaces.body_vertices[b].clone().map(|v| Vec3::new(surfaces.rest[v][0], surfaces.rest[v][1], surfaces.rest[v][2]).length()).fold(0.0, f64::max);
+            bodies.push(Body { kind: body.kind, mass: affine::mass_block(body.mass, &inertia), kv: params.orthogonality * density_volume, radius });
+            if body.kind == BodyKind::Dynamic {
+                dyn_index.push(Some(n_dyn));
+                n_dyn += 1;
+                for v in surfaces.body_vertices[b].clone() {
+                    let r = surfaces.rest[v];
+                    let x = body.position + body.rotation * (body.com + Vec3::new(r[0], r[1], r[2]));
+                    lo = lo.min(x);
+                    hi = hi.max(x);
+                }
+            } else {
+                dyn_index.push(None);
+            }
+        }
+        let scale = if n_dyn > 0 { (hi - lo).length().max(1e-6) } else { 1.0 };
+        let dhat = params.dhat.unwrap_or(1e-3 * scale);
+        let eps_v = params.friction_velocity.unwrap_or(1e-3 * scale);
+        let pins = joints::pins(model, params.joint_stiffness);
+        let dynamic = model.bodies.iter().map(|b| b.kind == BodyKind::Dynamic).collect();
+        Abd {
+            params,
+            bodies,
+            dyn_index,
+            dynamic,
+            surfaces,
+            pins,
+            scale,
+            dhat,
+            eps_v,
+            kappa: 0.0,
+            kappa_max: 0.0,
+            q: Vec::new(),
+            qd: Vec::new(),
+            started: false,
+            system: System::default(),
+            pairs: Vec::new(),
+            groups: Vec::new(),
+            contacts: Vec::new(),
+            x: Vec::new(),
+            xt: Vec::new(),
+            x1: Vec::new(),
+        }
+    }
+
+    /// The length scale l, d̂ and ε_v in use.
+    pub fn scales(&self) -> (f64, f64, f64) {
+        (self.scale, self.dhat, self.eps_v)
+    }
+
+    /// The surfaces (for checks and tests).
+    pub fn surfaces(&self) -> &Surfaces {
+        &self.surfaces
+    }
+
+    /// The bodies' affine coordinates (12 each, row-major [A | p] about the centre of mass).
+    pub fn coordinates(&self) -> &[f64] {
+        &self.q
+    }
+
+    /// World positions of every surface vertex now.
+    pub fn vertex_positions(&self) -> Vec<[f64; 3]> {
+        let mut x = Vec::new();
+        self.surfaces.positions(&self.q, &mut x);
+        x
+    }
+
+    fn start(&mut self, model: &Model, state: &State, h: f64) {
+        self.q.clear();
+        self.qd.clear();
+        for s in &state.bodies {
+            self.q.extend(affine::q_from_rigid(s.x, s.q));
+            self.qd.extend(affine::qdot_from_rigid(s.q, s.v, s.w));
+        }
+        let dynamic: Vec<&crate::model::Body> = model.bodies.iter().filter(|b| b.kind == BodyKind::Dynamic).collect();
+        let mbar = if dynamic.is_empty() { 1.0 } else { dynamic.iter().map(|b| b.mass).sum::<f64>() / dynamic.len() as f64 };
+        let dh2 = self.dhat * self.dhat;
+        let kmin = mbar / (h * h * dh2 * barrier::b2(0.25 * dh2, dh2));
+        self.kappa = self.params.kappa.unwrap_or(kmin);
+        self.kappa_max = 1e6 * self.kappa.max(kmin);
+        self.started = true;
+    }
+}
+
+impl Method for Abd {
+    fn name(&self) -> &'static str {
+        "abd"
+    }
+
+    fn stage_names(&self) -> &'static [&'static str] {
+        &STAGES
+    }
+
+    fn step(&mut self, model: &Model, state: &mut State, dt: f64) -> Result<StepStats, SimError> {
+        if !self.started {
+            self.start(model, state, dt);
+        }
+        let stats = self.advance(model, state, dt)?;
+        check_finite(model, state, "newton")?;
+        Ok(stats)
+    }
+}
+
+mod step;

@@ -1,0 +1,337 @@
+//! One ABD time step: prediction, lagged friction, and Newton's method with the CCD-bounded line search.
+
+use super::*;
+use crate::dynamics::integrate::external_wrench;
+use crate::math::{quat_exp, Mat3};
+use assemble::GroupTerms;
+
+/// Largest vertex move of a coordinate change `dq` over the moving bodies.
+fn largest_move(bodies: &[Body], dq: &[f64]) -> f64 {
+    let mut m = 0.0f64;
+    for (b, body) in bodies.iter().enumerate() {
+        if body.kind == BodyKind::Static {
+            continue;
+        }
+        let d = &dq[12 * b..12 * b + 12];
+        let dp = (d[3] * d[3] + d[7] * d[7] + d[11] * d[11]).sqrt();
+        let da = [0, 1, 2, 4, 5, 6, 8, 9, 10].iter().map(|&k| d[k] * d[k]).sum::<f64>().sqrt();
+        m = m.max(dp + da * body.radius);
+    }
+    m
+}
+
+impl Abd {
+    /// The incremental potential at `q` over the candidate pairs, and the smallest squared distance among them.
+    fn energy(&self, q: &[f64], qtilde: &[f64], h: f64, x: &mut Vec<[f64; 3]>) -> (f64, f64) {
+        let mut e = 0.0;
+        for (b, body) in self.bodies.iter().enumerate() {
+            if body.kind != BodyKind::Dynamic {
+                continue;
+            }
+            for r in 0..3 {
+                let d: [f64; 4] = std::array::from_fn(|j| q[12 * b + 4 * r + j] - qtilde[12 * b + 4 * r + j]);
+                for j in 0..4 {
+                    for l in 0..4 {
+                        e += 0.5 * d[j] * body.mass[j][l] * d[l];
+                    }
+                }
+            }
+            e += h * h * affine::ortho_energy(&q[12 * b..12 * b + 12], body.kv);
+        }
+        self.surfaces.positions(q, x);
+        let (eb, dmin) = assemble::barrier_energy(x, &self.pairs, &self.groups, self.dhat * self.dhat);
+        e += h * h * self.kappa * eb;
+        e += h * h * assemble::friction_energy(x, &self.xt, &self.contacts, self.eps_v * h);
+        e += self.pins.iter().map(|p| p.energy(q)).sum::<f64>();
+        (e, dmin)
+    }
+
+    fn add_terms(&mut self, terms: &[GroupTerms]) {
+        for t in terms {
+            let d = [self.dyn_index[t.bodies[0] as usize], self.dyn_index[t.bodies[1] as usize]];
+            for i in 0..2 {
+                let Some(di) = d[i] else { continue };
+                for k in 0..12 {
+                    self.system.grad[12 * di + k] += t.g[i][k];
+                }
+                for j in 0..2 {
+                    if let Some(dj) = d[j] {
+                        self.system.add_block(di, dj, &t.h[i][j]);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Gradient and Hessian of the incremental potential at `q` into the system.
+    fn assemble(&mut self, q: &[f64], qtilde: &[f64], h: f64) {
+        let n_dyn = self.dyn_index.iter().flatten().count();
+        self.system.clear(n_dyn);
+        for (b, body) in self.bodies.iter().enumerate() {
+            let Some(d) = self.dyn_index[b] else { continue };
+            let mut blk: Block = [[0.0; 12]; 12];
+            for r in 0..3 {
+                for j in 0..4 {
+                    let mut g = 0.0;
+                    for l in 0..4 {
+                        g += body.mass[j][l] * (q[12 * b + 4 * r + l] - qtilde[12 * b + 4 * r + l]);
+                        blk[4 * r + j][4 * r + l] = body.mass[j][l];
+                    }
+                    self.system.grad[12 * d + 4 * r + j] += g;
+                }
+            }
+            let qb = &q[12 * b..12 * b + 12];
+            let mut g = [0.0; 12];
+            affine::ortho_gradient(qb, body.kv, &mut g);
+            let mut ho = affine::ortho_hessian(qb, body.kv);
+            affine::project_psd(&mut ho);
+            let idx = |k: usize| 4 * (k / 3) + k % 3;
+            for k in 0..12 {
+                self.system.grad[12 * d + k] += h * h * g[k];
+            }
+            for a in 0..9 {
+                for c in 0..9 {
+                    blk[idx(a)][idx(c)] += h * h * ho[a][c];
+                }
+            }
+            self.system.add_block(d, d, &blk);
+        }
+        self.surfaces.positions(q, &mut self.x);
+        let dh2 = self.dhat * self.dhat;
+        let terms = assemble::barrier_terms(&self.surfaces, &self.x, &self.pairs, &self.groups, dh2, h * h * self.kappa);
+        self.add_terms(&terms);
+        let terms = assemble::friction_terms(&self.surfaces, &self.x, &self.xt, &self.contacts, self.eps_v * h, h * h);
+        self.add_terms(&terms);
+        // joints: ½K|C|², C = J(w_a) q_a − J(w_b) q_b
+        for p in 0..self.pins.len() {
+            let pin = self.pins[p].clone();
+            let c = pin.violation(q);
+            let sides = [(Some(pin.a), pin.wa, 1.0), (pin.b, pin.wb, -1.0)];
+            for (bi, wi, si) in sides {
+                let Some(di) = bi.and_then(|b| self.dyn_index[b]) else { continue };
+                for r in 0..3 {
+                    for j in 0..4 {
+                        self.system.grad[12 * di + 4 * r + j] += pin.k * si * c[r] * wi[j];
+                    }
+                }
+                for (bj, wj, sj) in sides {
+                    let Some(dj) = bj.and_then(|b| self.dyn_index[b]) else { continue };
+                    let mut blk: Block = [[0.0; 12]; 12];
+                    for r in 0..3 {
+                        for j in 0..4 {
+                            for l in 0..4 {
+                                blk[4 * r + j][4 * r + l] = pin.k * si * sj * wi[j] * wj[l];
+                            }
+                        }
+                    }
+                    self.system.add_block(di, dj, &blk);
+                }
+            }
+        }
+    }
+
+    /// Friction contacts lagged at the start of the step: pairs within d̂ with their normal force.
+    fn lag_friction(&mut self, model: &Model) {
+        self.contacts.clear();
+        culling::candidates(&self.surfaces, &self.xt, None, &self.dynamic, self.dhat, &mut self.pairs, &mut self.groups);
+        let dh2 = self.dhat * self.dhat;
+        for p in &self.pairs {
+            let xs = assemble::stencil(&self.xt, &p.verts);
+            let shape = barrier::PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x };
+            let (kind, d) = barrier::classify(shape, &xs);
+            if d >= dh2 || d <= 0.0 {
+                continue;
+            }
+            let b0 = self.surfaces.vertex_body[p.verts[0] as usize] as usize;
+            let b1 = self.surfaces.vertex_body[p.verts[3] as usize] as usize;
+            let mu = model.pair_material(b0, b1).0;
+            let lambda = barrier::force_magnitude(shape, &xs, dh2, self.kappa);
+            if mu * lambda <= 0.0 {
+                continue;
+            }
+            let c = distance::closest_weights(kind, &xs, p.edge_edge);
+            let rel: [f64; 3] = std::array::from_fn(|r| (0..4).map(|k| c[k] * xs[k][r]).sum());
+            let n = Vec3::from_array(rel);
+            if n.length() == 0.0 {
+                continue;
+            }
+            let (t1, t2) = crate::math::tangent_basis(n.normalize());
+            self.contacts.push(Contact { verts: p.verts, c, t: [t1.to_array(), t2.to_array()], mu_lambda: mu * lambda });
+        }
+    }
+
+    /// Advances one step of `h`.
+    pub(super) fn advance(&mut self, model: &Model, state: &mut State, h: f64) -> Result<StepStats, SimError> {
+        let mut st = StepStats::default();
+        let mut clock = Instant::now();
+        let mut lap = |st: &mut StepStats, k: usize| {
+            let now = Instant::now();
+            st.stage_seconds[k] += (now - clock).as_secs_f64();
+            clock = now;
+        };
+        let nb = self.bodies.len();
+        let qt = self.q.clone();
+        let mut qtilde = qt.clone();
+        let mut target = qt.clone();
+        for b in 0..nb {
+            match self.bodies[b].kind {
+                BodyKind::Dynamic => {
+                    let (f, tau) = external_wrench(model, b, state.time);
+                    let m = &self.bodies[b].mass;
+                    let s = Mat3::from_cols(
+                        Vec3::new(m[0][0], m[1][0], m[2][0]),
+                        Vec3::new(m[0][1], m[1][1], m[2][1]),
+                        Vec3::new(m[0][2], m[1][2], m[2][2]),
+                    );
+                    // torque as the generalised force Q_A = ½[τ]× A⁻ᵀ (work τ·δθ for δA = [δθ]× A); M⁻¹ per row: S⁻¹
+                    let a = affine::a_of(&qt[12 * b..]);
+                    let qa = Mat3::from_cols(tau.cross(Vec3::X), tau.cross(Vec3::Y), tau.cross(Vec3::Z)) * a.inverse().transpose() * 0.5;
+                    let acc = qa * s.inverse();
+                    for r in 0..3 {
+                        for j in 0..3 {
+                            qtilde[12 * b + 4 * r + j] += h * self.qd[12 * b + 4 * r + j] + h * h * acc.col(j)[r];
+                        }
+                        qtilde[12 * b + 4 * r + 3] += h * self.qd[12 * b + 4 * r + 3] + h * h * f[r] / m[3][3];
+                    }
+                }
+                BodyKind::Kinematic => {
+                    let s = &mut state.bodies[b];
+                    s.x += s.v * h;
+                    s.q = (quat_exp(s.w * h) * s.q).normalize();
+                    target[12 * b..12 * b + 12].copy_from_slice(&affine::q_from_rigid(s.x, s.q));
+                }
+                BodyKind::Static => {}
+            }
+        }
+        self.surfaces.positions(&qt, &mut self.xt);
+        self.lag_friction(model);
+        lap(&mut st, 5);
+
+        let tol = self.params.tolerance * self.scale * h;
+        let mut q = qt.clone();
+        let mut prev_dmin = f64::INFINITY;
+        let mut x = Vec::new();
+        let mut last_move = 0.0;
+        for _ in 0..self.params.max_iterations {
+            // Newton direction
+            self.surfaces.positions(&q, &mut self.x);
+            let x0 = std::mem::take(&mut self.x);
+            culling::candidates(&self.surfaces, &x0, None, &self.dynamic, self.dhat, &mut self.pairs, &mut self.groups);
+            self.x = x0;
+            lap(&mut st, 0);
+            self.assemble(&q, &qtilde, h);
+            lap(&mut st, 2);
+            let p_dyn = self.system.solve().map_err(|message| SimError::Solver { step: state.step, stage: "solve", message })?;
+            lap(&mut st, 3);
+            let mut dir = vec![0.0; 12 * nb];
+            for b in 0..nb {
+                match (self.bodies[b].kind, self.dyn_index[b]) {
+                    (BodyKind::Dynamic, Some(d)) => dir[12 * b..12 * b + 12].copy_from_slice(&p_dyn[12 * d..12 * d + 12]),
+                    (BodyKind::Kinematic, _) => {
+                        for k in 0..12 {
+                            dir[12 * b + k] = target[12 * b + k] - q[12 * b + k];
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            last_move = largest_move(&self.bodies, &dir);
+            if last_move < tol {
+                break;
+            }
+            st.iterations += 1;
+            // CCD along the direction bounds the step
+            let qn: Vec<f64> = q.iter().zip(&dir).map(|(a, d)| a + d).collect();
+            self.surfaces.positions(&qn, &mut self.x1);
+            culling::candidates(&self.surfaces, &self.x, Some(&self.x1), &self.dynamic, self.dhat, &mut self.pairs, &mut self.groups);
+            lap(&mut st, 0);
+            let alpha_ccd = self.ccd_bound();
+            lap(&mut st, 1);
+            // backtracking on the energy (the pair set covers every pair within d̂ anywhere on the segment)
+            let (e0, _) = self.energy(&q, &qtilde, h, &mut x);
+            let mut alpha = alpha_ccd;
+            let mut accepted = None;
+            for _ in 0..40 {
+                let trial: Vec<f64> = q.iter().zip(&dir).map(|(a, d)| a + alpha * d).collect();
+                let (e1, dmin) = self.energy(&trial, &qtilde, h, &mut x);
+                if e1 <= e0 && dmin > 0.0 {
+                    accepted = Some((trial, dmin));
+                    break;
+                }
+                alpha *= 0.5;
+            }
+            lap(&mut st, 4);
+            let Some((trial, dmin)) = accepted else { break };
+            q = trial;
+            // adaptive barrier stiffness
+            let dh2 = self.dhat * self.dhat;
+            if dmin < 1e-2 * dh2 && dmin < prev_dmin {
+                self.kappa = (2.0 * self.kappa).min(self.kappa_max);
+            }
+            prev_dmin = dmin;
+        }
+        st.residual = last_move / (self.scale * h);
+
+        // velocities and the rigid view of the state
+        for b in 0..nb {
+            if self.bodies[b].kind == BodyKind::Static {
+                continue;
+            }
+            for k in 0..12 {
+                self.qd[12 * b + k] = (q[12 * b + k] - qt[12 * b + k]) / h;
+            }
+            if self.bodies[b].kind == BodyKind::Dynamic {
+                let qb = &q[12 * b..12 * b + 12];
+                let rot = affine::nearest_rotation(&affine::a_of(qb));
+                let (v, w) = affine::rigid_velocity(&self.qd[12 * b..12 * b + 12], rot);
+                let s = &mut state.bodies[b];
+                s.x = Vec3::new(qb[3], qb[7], qb[11]);
+                s.q = rot;
+                s.v = v;
+                s.w = w;
+            }
+        }
+        self.q = q;
+        state.affine = (0..nb).map(|b| std::array::from_fn(|k| self.q[12 * b + k])).collect();
+
+        // what the step ends with: contacts within d̂, the smallest distance, and (optionally) the check
+        self.surfaces.positions(&self.q, &mut self.x);
+        let x0 = std::mem::take(&mut self.x);
+        culling::candidates(&self.surfaces, &x0, None, &self.dynamic, self.dhat, &mut self.pairs, &mut self.groups);
+        self.x = x0;
+        let dh2 = self.dhat * self.dhat;
+        let mut dmin = f64::INFINITY;
+        for p in &self.pairs {
+            let (_, d) = barrier::classify(barrier::PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x }, &assemble::stencil(&self.x, &p.verts));
+            if d < dh2 {
+                st.contacts += 1;
+                st.normal_impulse += h * barrier::force_magnitude(barrier::PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x }, &assemble::stencil(&self.x, &p.verts), dh2, self.kappa);
+            }
+            dmin = dmin.min(d);
+        }
+        st.min_distance = (dmin < dh2).then(|| dmin.max(0.0).sqrt());
+        st.islands = self.groups.len();
+        st.resolutions = self.contacts.len();
+        if self.params.check_intersections {
+            st.intersections = Some(check::intersections(&self.surfaces, &self.x));
+        }
+        lap(&mut st, 6);
+        Ok(st)
+    }
+
+    /// The smallest time of impact over the candidate pairs along x → x1 (1 when none).
+    fn ccd_bound(&self) -> f64 {
+        use rayon::prelude::*;
+        let x = &self.x;
+        let x1 = &self.x1;
+        self.pairs
+            .par_iter()
+            .map(|p| {
+                let xs = assemble::stencil(x, &p.verts);
+                let xe = assemble::stencil(x1, &p.verts);
+                let dx: [[f64; 3]; 4] = std::array::from_fn(|k| std::array::from_fn(|r| xe[k][r] - xs[k][r]));
+                ccd::toi(barrier::PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x }, &xs, &dx, 0.0, 1.0).unwrap_or(1.0)
+            })
+            .reduce(|| 1.0, f64::min)
+    }
+}

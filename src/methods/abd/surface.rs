@@ -1,0 +1,113 @@
+//! The surface triangle meshes ABD collides (source §4: all inter-body point–triangle and edge–edge pairs of the
+//! bodies' boundary meshes). Rigid shapes become triangle meshes here: spheres, capsules and cylinders at the
+//! `[solver.abd]` resolution, boxes and convex hulls exactly, meshes and generated shapes as they are.
+//! Rest positions x̄ are measured from the body's centre of mass, in body axes (affine.rs).
+
+use crate::geometry::ShapeDesc;
+use crate::math::{Quat, Vec3};
+use crate::model::Model;
+use parry3d_f64::shape::{Ball, Capsule, Cuboid, Cylinder};
+use std::collections::BTreeSet;
+
+/// All bodies' surfaces, with global vertex, edge and triangle numbering.
+#[derive(Debug, Clone, Default)]
+pub struct Surfaces {
+    /// Rest position of each vertex (from its body's centre of mass), as w = (x̄, 1).
+    pub rest: Vec<[f64; 4]>,
+    /// Body of each vertex.
+    pub vertex_body: Vec<u32>,
+    /// Edges (global vertex ids, sorted pair).
+    pub edges: Vec<[u32; 2]>,
+    pub edge_body: Vec<u32>,
+    /// Rest length² of each edge (for the mollifier threshold).
+    pub edge_rest2: Vec<f64>,
+    pub triangles: Vec<[u32; 3]>,
+    pub triangle_body: Vec<u32>,
+    /// Per body: ranges of its vertices, edges and triangles.
+    pub body_vertices: Vec<std::ops::Range<usize>>,
+    pub body_edges: Vec<std::ops::Range<usize>>,
+    pub body_triangles: Vec<std::ops::Range<usize>>,
+}
+
+/// A body's surface in its reference frame: vertices and outward triangles.
+pub fn body_mesh(desc: &ShapeDesc, resolution: u32) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+    let n = resolution.max(4);
+    match desc {
+        ShapeDesc::Sphere { radius } => Ball::new(*radius).to_trimesh(n, n / 2),
+        ShapeDesc::Box { size } => Cuboid::new(*size * 0.5).to_trimesh(),
+        ShapeDesc::Capsule { radius, length } => {
+            Capsule::new(Vec3::new(0.0, 0.0, -length / 2.0), Vec3::new(0.0, 0.0, length / 2.0), *radius).to_trimesh(n, n / 2)
+        }
+        ShapeDesc::Cylinder { radius, length } => {
+            let (v, t) = Cylinder::new(length / 2.0, *radius).to_trimesh(n);
+            let r = Quat::from_rotation_x(std::f64::consts::FRAC_PI_2);
+            (v.into_iter().map(|p| r * p).collect(), t)
+        }
+        ShapeDesc::Convex { points } => {
+            let hull = parry3d_f64::shape::SharedShape::convex_hull(points).expect("checked when the scene loaded");
+            hull.as_convex_polyhedron().expect("a convex hull").to_trimesh()
+        }
+        ShapeDesc::Mesh { mesh, .. } | ShapeDesc::Generated { mesh, .. } => (mesh.vertices.clone(), mesh.triangles.clone()),
+    }
+}
+
+impl Surfaces {
+    /// The surfaces of every body of the model.
+    pub fn build(model: &Model, resolution: u32) -> Self {
+        let mut s = Surfaces::default();
+        for (b, body) in model.bodies.iter().enumerate() {
+            let (verts, tris) = body_mesh(&body.geometry.desc, resolution);
+            // merge coincident vertices (tessellations may repeat seam and pole points)
+            let mut ids = Vec::with_capacity(verts.len());
+            let mut uniq: Vec<Vec3> = Vec::new();
+            let mut index = std::collections::BTreeMap::new();
+            for v in &verts {
+                let key = (v.x.to_bits(), v.y.to_bits(), v.z.to_bits());
+                let id = *index.entry(key).or_insert_with(|| {
+                    uniq.push(*v);
+                    uniq.len() - 1
+                });
+                ids.push(id);
+            }
+            let v0 = s.rest.len();
+            for v in &uniq {
+                let r = *v - body.com;
+                s.rest.push([r.x, r.y, r.z, 1.0]);
+                s.vertex_body.push(b as u32);
+            }
+            let t0 = s.triangles.len();
+            let mut edges = BTreeSet::new();
+            for t in &tris {
+                let g = [ids[t[0] as usize], ids[t[1] as usize], ids[t[2] as usize]];
+                if g[0] == g[1] || g[1] == g[2] || g[0] == g[2] {
+                    continue;
+                }
+                s.triangles.push([(v0 + g[0]) as u32, (v0 + g[1]) as u32, (v0 + g[2]) as u32]);
+                s.triangle_body.push(b as u32);
+                for k in 0..3 {
+                    let (i, j) = (g[k], g[(k + 1) % 3]);
+                    edges.insert((i.min(j), i.max(j)));
+                }
+            }
+            let e0 = s.edges.len();
+            for (i, j) in edges {
+                s.edges.push([(v0 + i) as u32, (v0 + j) as u32]);
+                s.edge_body.push(b as u32);
+                s.edge_rest2.push((uniq[i] - uniq[j]).length_squared());
+            }
+            s.body_vertices.push(v0..s.rest.len());
+            s.body_edges.push(e0..s.edges.len());
+            s.body_triangles.push(t0..s.triangles.len());
+        }
+        s
+    }
+
+    /// World positions of every vertex for the bodies' coordinates `q` (12 per body).
+    pub fn positions(&self, q: &[f64], out: &mut Vec<[f64; 3]>) {
+        out.clear();
+        out.extend(self.rest.iter().zip(&self.vertex_body).map(|(w, &b)| {
+            let qb = &q[12 * b as usize..12 * b as usize + 12];
+            std::array::from_fn(|i| qb[4 * i] * w[0] + qb[4 * i + 1] * w[1] + qb[4 * i + 2] * w[2] + qb[4 * i + 3])
+        }));
+    }
+}
