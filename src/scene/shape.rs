@@ -1,6 +1,6 @@
 //! The `shape` table of a body: parsed by hand so that every message names the key and the keys allowed.
 
-use crate::geometry::{build, generated, mesh, Geometry, ShapeDesc};
+use crate::geometry::{build, generated, mesh, threaded, Geometry, ShapeDesc};
 use crate::math::Vec3;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -166,7 +166,15 @@ fn count(t: &toml::Table, key: &str, default: usize, min: usize) -> Result<usize
     }
 }
 
-const GENERATORS: &str = "`torus`, `bowl`, `cup`";
+const GENERATORS: &str = "`torus`, `bowl`, `cup`, `gear`, `bolt`, `nut`";
+
+fn positive_or(t: &toml::Table, key: &str, default: f64) -> Result<f64, String> {
+    if t.contains_key(key) {
+        positive(t, key)
+    } else {
+        Ok(default)
+    }
+}
 
 /// A `generated` shape: the generator and its parameters (geometry/generated.rs).
 fn generated_shape(t: &toml::Table) -> Result<ShapeDesc, String> {
@@ -189,10 +197,31 @@ fn generated_shape(t: &toml::Table) -> Result<ShapeDesc, String> {
             only_keys(t, "generated", &["generator", "radius", "height", "thickness", "segments"])?;
             generated::cup(positive(t, "radius")?, positive(t, "height")?, positive(t, "thickness")?, count(t, "segments", 24, 3)?)?
         }
-        "gear" | "bolt" | "nut" => {
-            return Err(format!(
-                "generator `{name}` is not supported yet in this build (it arrives with the `abd` method); allowed: {GENERATORS}"
-            ))
+        "gear" => {
+            only_keys(t, "generated", &["generator", "teeth", "radius", "thickness"])?;
+            if !t.contains_key("teeth") {
+                return Err("missing `teeth` (a whole number, at least 4)".into());
+            }
+            threaded::gear(count(t, "teeth", 0, 4)?, positive(t, "radius")?, positive(t, "thickness")?)?
+        }
+        "bolt" => {
+            only_keys(t, "generated", &["generator", "radius", "length", "pitch", "depth", "segments", "head"])?;
+            let pitch = positive(t, "pitch")?;
+            let head = match t.get("head") {
+                None => true,
+                Some(toml::Value::Boolean(b)) => *b,
+                Some(v) => return Err(format!("`head` must be true or false, got `{v}`")),
+            };
+            let depth = positive_or(t, "depth", 0.5 * pitch)?;
+            threaded::bolt(positive(t, "radius")?, positive(t, "length")?, pitch, depth, count(t, "segments", 24, 6)?, head)?
+        }
+        "nut" => {
+            only_keys(t, "generated", &["generator", "radius", "height", "pitch", "depth", "clearance", "outer", "segments"])?;
+            let (radius, pitch) = (positive(t, "radius")?, positive(t, "pitch")?);
+            let depth = positive_or(t, "depth", 0.5 * pitch)?;
+            let clearance = positive_or(t, "clearance", 0.25 * depth)?;
+            let outer = positive_or(t, "outer", 1.8 * radius)?;
+            threaded::nut(radius, positive(t, "height")?, pitch, depth, clearance, outer, count(t, "segments", 24, 6)?)?
         }
         other => return Err(format!("unknown generator `{other}`; allowed: {GENERATORS}")),
     };

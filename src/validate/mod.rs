@@ -29,6 +29,7 @@ fn failed(experiment: &str, err: impl std::fmt::Display) -> Row {
 pub const EXPERIMENTS: [&str; 10] =
     ["free_fall", "tumbling", "incline", "restitution", "resting_box", "stack10", "pyramid20", "large_mass", "cubedrop", "determinism"];
 
+pub mod abd;
 mod impulse;
 pub mod volumetric;
 
@@ -45,6 +46,11 @@ pub fn experiments(method: &str) -> Vec<&'static str> {
         "volumetric-penalty" => {
             let mut v = vec!["free_fall", "tumbling", "resting_box", "determinism"];
             v.extend_from_slice(&volumetric::EXPERIMENTS);
+            v
+        }
+        "abd" => {
+            let mut v = vec!["free_fall"];
+            v.extend_from_slice(&abd::EXPERIMENTS);
             v
         }
         _ => {
@@ -75,6 +81,7 @@ pub fn run_experiment(name: &str, method: &str, sets: &[(String, String)]) -> Ve
         "determinism" => determinism(method),
         other if IMPULSE_EXPERIMENTS.contains(&other) => Ok(impulse::run(other, method)),
         other if volumetric::EXPERIMENTS.contains(&other) => Ok(volumetric::run(other, method)),
+        other if abd::EXPERIMENTS.contains(&other) => Ok(abd::run(other, method)),
         other => Err(anyhow::anyhow!("unknown experiment `{other}`")),
     };
     r.unwrap_or_else(|e| vec![failed(name, e)])

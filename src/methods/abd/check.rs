@@ -31,12 +31,53 @@ fn orient(a: &[f64; 3], b: &[f64; 3], c: &[f64; 3], d: &[f64; 3]) -> i8 {
     }
 }
 
+fn orient2(a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> i8 {
+    let (l, r) = ((b[0] - a[0]) * (c[1] - a[1]), (b[1] - a[1]) * (c[0] - a[0]));
+    let det = l - r;
+    let bound = 1e-14 * (l.abs() + r.abs());
+    if det > bound {
+        1
+    } else if det < -bound {
+        -1
+    } else {
+        0
+    }
+}
+
+/// Coplanar segment and triangle: the 2-D test in the plane most aligned with the triangle (conservative).
+fn coplanar(p: &[f64; 3], q: &[f64; 3], a: &[f64; 3], b: &[f64; 3], c: &[f64; 3]) -> bool {
+    let e1: [f64; 3] = std::array::from_fn(|r| b[r] - a[r]);
+    let e2: [f64; 3] = std::array::from_fn(|r| c[r] - a[r]);
+    let n = [e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]];
+    let drop = (0..3).max_by(|&i, &j| n[i].abs().total_cmp(&n[j].abs())).unwrap_or(2);
+    let (i, j) = ((drop + 1) % 3, (drop + 2) % 3);
+    let f = |v: &[f64; 3]| [v[i], v[j]];
+    let (p, q, a, b, c) = (f(p), f(q), f(a), f(b), f(c));
+    let tri = [a, b, c];
+    let inside = |x: [f64; 2]| {
+        let s = [orient2(a, b, x), orient2(b, c, x), orient2(c, a, x)];
+        !(s.iter().any(|&v| v > 0) && s.iter().any(|&v| v < 0))
+    };
+    if inside(p) || inside(q) {
+        return true;
+    }
+    (0..3).any(|k| {
+        let (u, v) = (tri[k], tri[(k + 1) % 3]);
+        let (s1, s2) = (orient2(p, q, u), orient2(p, q, v));
+        let (s3, s4) = (orient2(u, v, p), orient2(u, v, q));
+        (s1 == 0 || s2 == 0 || s1 != s2) && (s3 == 0 || s4 == 0 || s3 != s4)
+    })
+}
+
 /// Whether segment pq meets triangle abc (conservatively: touching counts).
 pub fn segment_triangle(p: &[f64; 3], q: &[f64; 3], a: &[f64; 3], b: &[f64; 3], c: &[f64; 3]) -> bool {
     let sp = orient(a, b, c, p);
     let sq = orient(a, b, c, q);
     if sp != 0 && sp == sq {
         return false;
+    }
+    if sp == 0 && sq == 0 {
+        return coplanar(p, q, a, b, c);
     }
     let s1 = orient(p, q, a, b);
     let s2 = orient(p, q, b, c);
@@ -73,9 +114,16 @@ mod tests {
         let t = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
         let crossing = [[0.2, 0.2, -1.0], [0.2, 0.2, 1.0], [0.3, 0.5, 1.0]];
         let above = [[0.2, 0.2, 1e-9], [0.2, 0.2, 1.0], [0.3, 0.5, 1.0]];
-        let r = |a: &[[f64; 3]; 3]| [&a[0], &a[1], &a[2]];
+        fn r(a: &[[f64; 3]; 3]) -> [&[f64; 3]; 3] {
+            [&a[0], &a[1], &a[2]]
+        }
         assert!(triangles_intersect(r(&t), r(&crossing)));
         assert!(!triangles_intersect(r(&t), r(&above)));
+        // coplanar triangles: apart, and overlapping
+        let beside = [[1.001, 0.0, 0.0], [2.0, 0.0, 0.0], [1.001, 1.0, 0.0]];
+        assert!(!triangles_intersect(r(&t), r(&beside)));
+        let overlapping = [[0.2, 0.2, 0.0], [2.0, 0.0, 0.0], [1.0, 1.0, 0.0]];
+        assert!(triangles_intersect(r(&t), r(&overlapping)));
         // an edge through a vertex counts (touching)
         let through_vertex = [[0.0, 0.0, -1.0], [0.0, 0.0, 1.0], [-1.0, -1.0, 0.0]];
         assert!(triangles_intersect(r(&t), r(&through_vertex)));

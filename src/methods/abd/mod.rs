@@ -211,7 +211,7 @@ impl Abd {
         x
     }
 
-    fn start(&mut self, model: &Model, state: &State, h: f64) {
+    fn start(&mut self, model: &Model, state: &State, h: f64) -> Result<(), SimError> {
         self.q.clear();
         self.qd.clear();
         for s in &state.bodies {
@@ -225,6 +225,47 @@ impl Abd {
         self.kappa = self.params.kappa.unwrap_or(kmin);
         self.kappa_max = 1e6 * self.kappa.max(kmin);
         self.started = true;
+        // the barrier needs a positive distance between every two bodies to begin with
+        let x = self.vertex_positions();
+        let mut pairs = Vec::new();
+        let mut groups = Vec::new();
+        culling::candidates(&self.surfaces, &x, None, &self.dynamic, 0.0, &mut pairs, &mut groups);
+        for g in &groups {
+            for p in &pairs[g.range.clone()] {
+                let shape = barrier::PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x };
+                if barrier::classify(shape, &assemble::stencil(&x, &p.verts)).1 <= 0.0 {
+                    return Err(self.touching(model, state, g));
+                }
+            }
+        }
+        if check::intersections(&self.surfaces, &x) > 0 {
+            let pairs = culling::triangle_pairs(&self.surfaces, &x);
+            let (a, b) = pairs
+                .iter()
+                .find(|&&(a, b)| {
+                    let p = |t: [u32; 3]| [&x[t[0] as usize], &x[t[1] as usize], &x[t[2] as usize]];
+                    check::triangles_intersect(p(self.surfaces.triangles[a as usize]), p(self.surfaces.triangles[b as usize]))
+                })
+                .copied()
+                .unwrap_or((0, 0));
+            let g = Group { bodies: [self.surfaces.triangle_body[a as usize], self.surfaces.triangle_body[b as usize]], range: 0..0 };
+            return Err(self.touching(model, state, &g));
+        }
+        Ok(())
+    }
+
+    fn touching(&self, model: &Model, state: &State, g: &Group) -> SimError {
+        SimError::Solver {
+            step: state.step,
+            stage: "start",
+            message: format!(
+                "bodies `{}` and `{}` touch or intersect in the initial configuration; `abd` needs every two bodies apart \
+                 (move them apart by a small gap, e.g. d̂ = {:.3e} m)",
+                model.bodies[g.bodies[0] as usize].name,
+                model.bodies[g.bodies[1] as usize].name,
+                self.dhat
+            ),
+        }
     }
 }
 
@@ -239,7 +280,7 @@ impl Method for Abd {
 
     fn step(&mut self, model: &Model, state: &mut State, dt: f64) -> Result<StepStats, SimError> {
         if !self.started {
-            self.start(model, state, dt);
+            self.start(model, state, dt)?;
         }
         let stats = self.advance(model, state, dt)?;
         check_finite(model, state, "newton")?;

@@ -55,7 +55,8 @@ impl Abd {
                     self.system.grad[12 * di + k] += t.g[i][k];
                 }
                 for j in 0..2 {
-                    if let Some(dj) = d[j] {
+                    // add_block fills both H_ij and H_ji: each off-diagonal block once
+                    if let Some(dj) = d[j].filter(|&dj| dj >= di) {
                         self.system.add_block(di, dj, &t.h[i][j]);
                     }
                 }
@@ -115,7 +116,7 @@ impl Abd {
                     }
                 }
                 for (bj, wj, sj) in sides {
-                    let Some(dj) = bj.and_then(|b| self.dyn_index[b]) else { continue };
+                    let Some(dj) = bj.and_then(|b| self.dyn_index[b]).filter(|&dj| dj >= di) else { continue };
                     let mut blk: Block = [[0.0; 12]; 12];
                     for r in 0..3 {
                         for j in 0..4 {

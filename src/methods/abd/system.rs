@@ -39,7 +39,7 @@ impl System {
         self.grad.resize(12 * n, 0.0);
     }
 
-    /// Adds `h` to block (i, j) of H (both orientations are kept consistent: H_ji = H_ijᵀ).
+    /// Adds `h` to block (i, j) of H, and so hᵀ to block (j, i): call it once per unordered pair.
     pub fn add_block(&mut self, i: usize, j: usize, h: &Block) {
         if i == j {
             let d = &mut self.diag[i];

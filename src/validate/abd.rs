@@ -1,0 +1,522 @@
+//! Validation experiments of the `abd` method (Lan et al., shared/seeds/003, and methods.md §E "Validation
+//! experiments"): derivatives against finite differences, additive CCD, orthogonality, the ramp, the thin
+//! plate at 100 m/s, and no intersection in any bundled scene.
+
+use super::{bundled, fit_acceleration, from_text, rel, row, Overrides, Row};
+use crate::methods::abd::barrier::{self, PairShape};
+use crate::methods::abd::distance::{self, Kind};
+use crate::methods::abd::friction::Contact;
+use crate::methods::abd::{affine, ccd};
+use crate::world::World;
+
+/// Experiment names, in table order.
+pub const EXPERIMENTS: [&str; 9] =
+    ["abd_derivatives", "abd_ccd", "abd_orthogonality", "abd_resting", "abd_ramp", "abd_plate", "abd_pendulum", "abd_house", "abd_scenes"];
+
+/// The bundled scenes of the method, each run for `steps` steps (at least), with the intersection check on.
+pub const SCENES: [(&str, usize); 8] = [
+    ("abd_ramp", 60),
+    ("wrecking_ball_light", 60),
+    ("house_of_cards", 40),
+    ("arch", 40),
+    ("chain_net", 40),
+    ("bolt_nut", 30),
+    ("hinge_pendulum", 60),
+    ("gears", 30),
+];
+
+pub(super) fn run(name: &str, method: &Overrides) -> Vec<Row> {
+    let r = match name {
+        "abd_derivatives" => Ok(derivatives()),
+        "abd_ccd" => Ok(ccd_rows()),
+        "abd_orthogonality" => orthogonality(method),
+        "abd_resting" => resting(method),
+        "abd_ramp" => ramp(method),
+        "abd_plate" => plate(method),
+        "abd_pendulum" => pendulum(method),
+        "abd_house" => house(method),
+        "abd_scenes" => scenes(method),
+        other => Err(anyhow::anyhow!("unknown experiment `{other}`")),
+    };
+    r.unwrap_or_else(|e| vec![super::failed(name, e)])
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> f64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((self.0 >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    }
+    fn stencil(&mut self) -> [[f64; 3]; 4] {
+        std::array::from_fn(|_| std::array::from_fn(|_| self.next()))
+    }
+}
+
+fn flat(x: &[[f64; 3]; 4]) -> [f64; 12] {
+    std::array::from_fn(|i| x[i / 3][i % 3])
+}
+fn unflat(v: &[f64; 12]) -> [[f64; 3]; 4] {
+    std::array::from_fn(|k| std::array::from_fn(|r| v[3 * k + r]))
+}
+
+/// Relative errors of an analytic gradient and Hessian against central differences (of the value for the
+/// gradient, of the analytic gradient for the Hessian). `None` when the perturbation changes the case.
+pub fn fd_errors<const N: usize>(
+    x: &[f64; N],
+    value: impl Fn(&[f64; N]) -> f64,
+    grad: impl Fn(&[f64; N]) -> [f64; N],
+    hess: &[[f64; N]; N],
+    step: f64,
+) -> (f64, f64) {
+    let g = grad(x);
+    let mut gfd = [0.0; N];
+    let mut hfd = [[0.0; N]; N];
+    for i in 0..N {
+        let mut a = *x;
+        let mut b = *x;
+        a[i] += step;
+        b[i] -= step;
+        gfd[i] = (value(&a) - value(&b)) / (2.0 * step);
+        let (ga, gb) = (grad(&a), grad(&b));
+        for j in 0..N {
+            hfd[j][i] = (ga[j] - gb[j]) / (2.0 * step);
+        }
+    }
+    let gmax = g.iter().fold(0.0f64, |m, v| m.max(v.abs())).max(1e-300);
+    let hmax = hess.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs())).max(1e-300);
+    let ge = (0..N).map(|i| (g[i] - gfd[i]).abs()).fold(0.0, f64::max) / gmax;
+    let he = (0..N).flat_map(|i| (0..N).map(move |j| (i, j))).map(|(i, j)| (hess[i][j] - hfd[i][j]).abs()).fold(0.0, f64::max) / hmax;
+    (ge, he)
+}
+
+fn kind_name(k: Kind, ee: bool) -> String {
+    let p = if ee { "EE" } else { "PT" };
+    match k {
+        Kind::PointPoint(i, j) => format!("{p} point–point ({i},{j})"),
+        Kind::PointLine(i, j, l) => format!("{p} point–edge ({i},{j},{l})"),
+        Kind::PointPlane => format!("{p} point–triangle"),
+        Kind::LineLine => format!("{p} edge–edge"),
+    }
+}
+
+/// Gradients and Hessians of every distance case, the barrier with and without the mollifier, friction and the
+/// orthogonality potential, against finite differences.
+fn derivatives() -> Vec<Row> {
+    let mut rows = Vec::new();
+    let mut rng = Rng(11);
+    let step = 1e-6;
+    // distances: every case of both stencils, from random configurations (cases are sampled until all are seen)
+    let mut seen: Vec<(String, f64, f64)> = Vec::new();
+    for trial in 0..20000 {
+        let ee = trial % 2 == 1;
+        let x = rng.stencil();
+        let (kind, _) = if ee { distance::edge_edge(&x) } else { distance::point_triangle(&x) };
+        let name = kind_name(kind, ee);
+        let same = |v: &[f64; 12]| {
+            let y = unflat(v);
+            (if ee { distance::edge_edge(&y) } else { distance::point_triangle(&y) }).0 == kind
+        };
+        let xf = flat(&x);
+        if !(0..12).all(|i| {
+            let mut a = xf;
+            a[i] += 10.0 * step;
+            let mut b = xf;
+            b[i] -= 10.0 * step;
+            same(&a) && same(&b)
+        }) {
+            continue;
+        }
+        let d = distance::eval_dual(kind, &x);
+        let (ge, he) = fd_errors(&xf, |v| distance::eval::<f64>(kind, &unflat(v)), |v| distance::eval_dual(kind, &unflat(v)).g, &d.h, step);
+        match seen.iter_mut().find(|s| s.0 == name) {
+            Some(s) => {
+                s.1 = s.1.max(ge);
+                s.2 = s.2.max(he);
+            }
+            None => seen.push((name, ge, he)),
+        }
+    }
+    seen.sort_by(|a, b| a.0.cmp(&b.0));
+    let cases = seen.len();
+    let (gd, hd) = seen.iter().fold((0.0f64, 0.0f64), |(a, b), s| (a.max(s.1), b.max(s.2)));
+    rows.push(row(
+        &format!("distances: {cases} cases (PT 7, EE 9 distinct by slots): ∇, ∇² vs FD"),
+        "16 cases, < 1e-6",
+        format!("{cases} cases, ∇ {gd:.1e}, ∇² {hd:.1e}"),
+        "1e-6",
+        cases == 16 && gd < 1e-6 && hd < 1e-6,
+    ));
+    // barrier energy of near pairs, PT and EE, with the mollifier on nearly parallel edges
+    let dh = 0.3f64;
+    let mut worst = [(0.0f64, 0.0f64); 3];
+    let mut count = [0usize; 3];
+    for trial in 0..3000 {
+        let which = trial % 3;
+        let mut x = rng.stencil();
+        let shape = match which {
+            0 => PairShape { edge_edge: false, eps_x: 0.0 },
+            _ => {
+                if which == 2 {
+                    // nearly parallel edges: b1 − b0 close to a1 − a0
+                    for r in 0..3 {
+                        x[3][r] = x[2][r] + (x[1][r] - x[0][r]) + 0.02 * rng.next();
+                    }
+                }
+                let ea: f64 = (0..3).map(|r| (x[1][r] - x[0][r]).powi(2)).sum();
+                let eb: f64 = (0..3).map(|r| (x[3][r] - x[2][r]).powi(2)).sum();
+                PairShape { edge_edge: true, eps_x: 1e-3 * ea * eb }
+            }
+        };
+        // scale the configuration so that the pair is within d̂
+        let (_, d2) = barrier::classify(shape, &x);
+        if d2 >= dh * dh || d2 < 1e-4 {
+            continue;
+        }
+        if which == 2 && distance::cross_norm2::<f64>(&x) >= shape.eps_x {
+            continue;
+        }
+        let xf = flat(&x);
+        let k0 = barrier::classify(shape, &x).0;
+        let stable = (0..12).all(|i| {
+            let mut a = xf;
+            a[i] += 10.0 * step;
+            let mut b = xf;
+            b[i] -= 10.0 * step;
+            barrier::classify(shape, &unflat(&a)).0 == k0 && barrier::classify(shape, &unflat(&b)).0 == k0
+        });
+        if !stable {
+            continue;
+        }
+        let Some(d) = barrier::energy_dual(shape, &x, dh * dh) else { continue };
+        let (ge, he) = fd_errors(
+            &xf,
+            |v| barrier::energy(shape, &unflat(v), dh * dh),
+            |v| barrier::energy_dual(shape, &unflat(v), dh * dh).map_or([0.0; 12], |d| d.g),
+            &d.h,
+            step * 1e-2,
+        );
+        worst[which] = (worst[which].0.max(ge), worst[which].1.max(he));
+        count[which] += 1;
+    }
+    for (k, label) in ["barrier, point–triangle pairs", "barrier, edge–edge pairs", "barrier × mollifier, nearly parallel edges"].iter().enumerate() {
+        rows.push(row(
+            &format!("{label} ({} within d̂): ∇, ∇² vs FD", count[k]),
+            "< 1e-6",
+            format!("∇ {:.1e}, ∇² {:.1e}", worst[k].0, worst[k].1),
+            "1e-6",
+            count[k] >= 20 && worst[k].0 < 1e-6 && worst[k].1 < 1e-6,
+        ));
+    }
+    // friction: both regimes of f0 (slip below and above ε)
+    let mut fw = (0.0f64, 0.0f64);
+    for trial in 0..200 {
+        let xt = rng.stencil();
+        let mut x = xt;
+        let amp = if trial % 2 == 0 { 1e-3 } else { 0.3 };
+        for p in x.iter_mut() {
+            for v in p.iter_mut() {
+                *v += amp * rng.next();
+            }
+        }
+        let n = crate::math::Vec3::new(rng.next(), rng.next(), rng.next() + 2.0).normalize();
+        let (t1, t2) = crate::math::tangent_basis(n);
+        let c = Contact { verts: [0, 1, 2, 3], c: [1.0, -0.2, -0.3, -0.5], t: [t1.to_array(), t2.to_array()], mu_lambda: 0.7 };
+        let eps = 0.01;
+        let xt_v = xt.to_vec();
+        let e = |v: &[f64; 12]| c.energy(&unflat(v), &xt_v, eps);
+        let g = |v: &[f64; 12]| c.derivatives(&unflat(v), &xt_v, eps).0;
+        let (_, h) = c.derivatives(&x, &xt_v, eps);
+        let slip = c.slip(&x, &xt_v);
+        let y = (slip[0] * slip[0] + slip[1] * slip[1]).sqrt();
+        if (y - eps).abs() < 1e-3 * eps {
+            continue;
+        }
+        let (ge, he) = fd_errors(&flat(&x), e, g, &h, 1e-7);
+        fw = (fw.0.max(ge), fw.1.max(he));
+    }
+    rows.push(row("friction f0(|u|), slip below and above ε: ∇, ∇² vs FD", "< 1e-6", format!("∇ {:.1e}, ∇² {:.1e}", fw.0, fw.1), "1e-6", fw.0 < 1e-6 && fw.1 < 1e-6));
+    // orthogonality potential
+    let mut ow = (0.0f64, 0.0f64);
+    for _ in 0..50 {
+        let q: [f64; 12] = std::array::from_fn(|k| if k % 4 == 3 { rng.next() } else { (k % 5 == 0) as u8 as f64 + 0.3 * rng.next() });
+        let kv = 2.5;
+        let h9 = affine::ortho_hessian(&q, kv);
+        let idx = |k: usize| 4 * (k / 3) + k % 3;
+        let a9: [f64; 9] = std::array::from_fn(|k| q[idx(k)]);
+        let full = |a: &[f64; 9]| {
+            let mut qq = q;
+            for k in 0..9 {
+                qq[idx(k)] = a[k];
+            }
+            qq
+        };
+        let (ge, he) = fd_errors(
+            &a9,
+            |a| affine::ortho_energy(&full(a), kv),
+            |a| {
+                let mut g = [0.0; 12];
+                affine::ortho_gradient(&full(a), kv, &mut g);
+                std::array::from_fn(|k| g[idx(k)])
+            },
+            &h9,
+            1e-6,
+        );
+        ow = (ow.0.max(ge), ow.1.max(he));
+    }
+    rows.push(row("orthogonality κv̄‖AAᵀ − I‖²: ∇, ∇² vs FD", "< 1e-6", format!("∇ {:.1e}, ∇² {:.1e}", ow.0, ow.1), "1e-6", ow.0 < 1e-6 && ow.1 < 1e-6));
+    rows
+}
+
+fn pt_distance(x: &[[f64; 3]; 4]) -> f64 {
+    distance::point_triangle(x).1.sqrt()
+}
+
+/// Additive CCD: the head-on case, and randomized trajectories that never report a step past the impact.
+fn ccd_rows() -> Vec<Row> {
+    let shape = PairShape { edge_edge: false, eps_x: 0.0 };
+    let x = [[0.2, 0.2, 1.0], [0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+    let dx = [[0.0, 0.0, -1.0], [0.0, 0.0, 1.0], [0.0, 0.0, 1.0], [0.0, 0.0, 1.0]];
+    let t = ccd::toi(shape, &x, &dx, 0.0, 1.0).unwrap_or(f64::NAN);
+    let t2 = ccd::toi(shape, &x, &dx, 0.1, 1.0).unwrap_or(f64::NAN);
+    let mut rows = vec![
+        row("ACCD head-on, gap 1, closing 2 (s = 0.9)", "toi 0.45", format!("{t:.6}"), "1e-9", (t - 0.45).abs() < 1e-9),
+        row("ACCD head-on with thickness ξ = 0.1", "toi 0.405", format!("{t2:.6}"), "1e-9", (t2 - 0.405).abs() < 1e-9),
+    ];
+    // random colliding trajectories: each pair meets at t* (the point inside the triangle, or the edges
+    // crossing); the reported time must not pass the first contact, found by dense sampling
+    let mut rng = Rng(5);
+    let (mut bad, mut n, mut missed) = (0, 0, 0);
+    for trial in 0..2000 {
+        let ee = trial % 2 == 1;
+        let shape = PairShape { edge_edge: ee, eps_x: 0.0 };
+        let tstar = 0.05 + 0.9 * (0.5 + 0.5 * rng.next());
+        // configuration at impact
+        let mut at: [[f64; 3]; 4] = rng.stencil();
+        if ee {
+            // make b0–b1 pass through a point of a0–a1
+            let s = 0.5 + 0.4 * rng.next();
+            let m: [f64; 3] = std::array::from_fn(|r| at[0][r] + s * (at[1][r] - at[0][r]));
+            let u = 0.5 + 0.4 * rng.next();
+            let dir: [f64; 3] = std::array::from_fn(|_| rng.next());
+            at[2] = std::array::from_fn(|r| m[r] - u * dir[r]);
+            at[3] = std::array::from_fn(|r| m[r] + (1.0 - u) * dir[r]);
+        } else {
+            let (u, v) = (0.25 + 0.2 * rng.next(), 0.25 + 0.2 * rng.next());
+            at[0] = std::array::from_fn(|r| at[1][r] + u * (at[2][r] - at[1][r]) + v * (at[3][r] - at[1][r]));
+        }
+        let vel: [[f64; 3]; 4] = std::array::from_fn(|_| std::array::from_fn(|_| 2.0 * rng.next()));
+        let x0: [[f64; 3]; 4] = std::array::from_fn(|k| std::array::from_fn(|r| at[k][r] - tstar * vel[k][r]));
+        let dist = |t: f64| {
+            let xt: [[f64; 3]; 4] = std::array::from_fn(|k| std::array::from_fn(|r| x0[k][r] + t * vel[k][r]));
+            if ee {
+                distance::edge_edge(&xt).1.sqrt()
+            } else {
+                pt_distance(&xt)
+            }
+        };
+        if dist(0.0) < 1e-3 {
+            continue;
+        }
+        n += 1;
+        match ccd::toi(shape, &x0, &vel, 0.0, 1.0) {
+            None => missed += 1,
+            Some(t) => {
+                let samples = 2000;
+                let first = (0..=samples).map(|i| tstar * i as f64 / samples as f64).find(|&s| dist(s) < 1e-9).unwrap_or(tstar);
+                if t > first || t > tstar {
+                    bad += 1;
+                }
+            }
+        }
+    }
+    rows.push(row(
+        &format!("ACCD, {n} random colliding PT/EE trajectories: toi ≤ first contact"),
+        "0 past, 0 missed",
+        format!("{bad} past, {missed} missed"),
+        "exact",
+        bad == 0 && missed == 0 && n > 1000,
+    ));
+    rows
+}
+
+fn orthogonality(method: &Overrides) -> anyhow::Result<Vec<Row>> {
+    let mut rng = Rng(3);
+    let mut worst = 0.0f64;
+    for _ in 0..20 {
+        let axis = crate::math::Vec3::new(rng.next(), rng.next(), rng.next()).normalize();
+        let q = affine::q_from_rigid(crate::math::Vec3::ZERO, crate::math::Quat::from_axis_angle(axis, 3.0 * rng.next()));
+        worst = worst.max(affine::ortho_energy(&q, 1.0));
+    }
+    // a free body spinning fast about a non-principal axis, κ = 100 MPa
+    let text = "format = 1\n[world]\ngravity = [0.0, 0.0, 0.0]\ndt = 0.01\n[solver.abd]\northogonality = 1e8\n[[body]]\nname = \"box\"\nshape = { type = \"box\", size = [0.1, 0.2, 0.3] }\nangular_velocity = [3.0, 20.0, 5.0]\n";
+    let mut w = from_text(text, method)?;
+    let mut emax = 0.0f64;
+    for _ in 0..200 {
+        w.step()?;
+        emax = emax.max(affine::orthogonality_error(&w.state.affine[0]));
+    }
+    Ok(vec![
+        row("V⊥ of 20 random rotations", "0", format!("{worst:.1e}"), "1e-24", worst < 1e-24),
+        row("box spinning at 21 rad/s, 2 s, κ = 100 MPa: max ‖AAᵀ − I‖", "< 1e-3", format!("{emax:.2e}"), "1e-3", emax < 1e-3),
+    ])
+}
+
+fn resting(method: &Overrides) -> anyhow::Result<Vec<Row>> {
+    // a unit box released 1 mm above the ground: it comes to rest in the barrier's range, carrying m g
+    let text = "format = 1\n[world]\ndt = 0.01\n[solver.abd]\ndhat = 0.002\n\
+[[body]]\nname = \"ground\"\nkind = \"static\"\nshape = { type = \"box\", size = [10.0, 10.0, 1.0] }\nposition = [0.0, 0.0, -0.5]\n\
+[[body]]\nname = \"box\"\nshape = { type = \"box\", size = [1.0, 1.0, 1.0] }\nposition = [0.0, 0.0, 0.501]\n";
+    let mut w = from_text(text, method)?;
+    let mgh = w.model.bodies[1].mass * 9.81 * w.model.dt;
+    let (mut sum, mut k, mut gap) = (0.0, 0.0, 0.0);
+    for s in 0..100 {
+        let st = w.step()?;
+        if s >= 50 {
+            sum += st.normal_impulse;
+            k += 1.0;
+            gap = st.min_distance.unwrap_or(f64::NAN);
+        }
+    }
+    let n = sum / k;
+    Ok(vec![
+        row("resting box: Σ κ|b′|2d·h per step", format!("{mgh:.4} N·s (m g h)"), format!("{n:.4} N·s"), "1%", rel(n, mgh) <= 0.01),
+        row("resting box: gap in (0, d̂)", "(0, 2 mm)", format!("{:.3} mm", gap * 1e3), "-", gap > 0.0 && gap < 0.002),
+    ])
+}
+
+fn ramp(method: &Overrides) -> anyhow::Result<Vec<Row>> {
+    // cubes on a 30° ramp with μ from 0 to 1 (libuipc's sim_case 11); the pair μ is the cube's (ramp μ = 1 and
+    // the cube's material μ², combined by the geometric mean)
+    let mut w = bundled("abd_ramp", method, &[])?;
+    let th = 30f64.to_radians();
+    let down = crate::math::Vec3::new(th.cos(), 0.0, -th.sin());
+    let cubes: Vec<(usize, f64)> = w
+        .model
+        .bodies
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.name.starts_with("cube"))
+        .map(|(i, b)| (i, w.model.materials[b.material].friction.sqrt()))
+        .collect();
+    let x0: Vec<_> = cubes.iter().map(|&(i, _)| w.state.bodies[i].x).collect();
+    let mut ts = Vec::new();
+    let mut ss = vec![Vec::new(); cubes.len()];
+    let steps = (1.0 / w.model.dt).round() as usize;
+    let eps_v = w.model.solver.abd.friction_velocity.unwrap_or(0.0);
+    for _ in 0..steps {
+        w.step()?;
+        if w.state.time > 0.3 {
+            ts.push(w.state.time);
+            for (k, &(i, _)) in cubes.iter().enumerate() {
+                ss[k].push((w.state.bodies[i].x - x0[k]).dot(down));
+            }
+        }
+    }
+    let t = w.state.time;
+    let mut rows = Vec::new();
+    for (k, &(_, mu)) in cubes.iter().enumerate() {
+        if mu >= th.tan() {
+            let creep = ss[k].last().copied().unwrap_or(0.0);
+            rows.push(row(
+                &format!("ramp 30°, μ = {mu:.2} ≥ tan 30°: holds, 1 s"),
+                format!("creep ≤ ε_v t = {:.1} mm", eps_v * t * 1e3),
+                format!("{:.3} mm", creep * 1e3),
+                "ε_v·t",
+                creep.abs() <= eps_v * t,
+            ));
+        } else {
+            let expect = 9.81 * (th.sin() - mu * th.cos());
+            let a = fit_acceleration(&ts, &ss[k]);
+            rows.push(row(
+                &format!("ramp 30°, μ = {mu:.2} < tan 30°: slides at g(sin − μ cos)"),
+                format!("{expect:.4} m/s²"),
+                format!("{a:.4} m/s²"),
+                "3%",
+                rel(a, expect) <= 0.03,
+            ));
+        }
+    }
+    Ok(rows)
+}
+
+fn plate(method: &Overrides) -> anyhow::Result<Vec<Row>> {
+    // a 1 cm plate hit by a 10 cm box at 100 m/s (1 m per step at dt = 0.01)
+    let text = "format = 1\n[world]\ngravity = [0.0, 0.0, 0.0]\ndt = 0.01\n[solver.abd]\ncheck_intersections = true\n\
+[[body]]\nname = \"plate\"\nkind = \"static\"\nshape = { type = \"box\", size = [1.0, 1.0, 0.01] }\n\
+[[body]]\nname = \"box\"\nshape = { type = \"box\", size = [0.1, 0.1, 0.1] }\nposition = [0.0, 0.0, 0.5]\nvelocity = [0.0, 0.0, -100.0]\n";
+    let mut w = from_text(text, method)?;
+    let mut inter = 0;
+    let mut zmin = f64::INFINITY;
+    for _ in 0..20 {
+        let st = w.step()?;
+        inter += st.intersections.unwrap_or(0);
+        zmin = zmin.min(w.state.bodies[1].x.z);
+    }
+    Ok(vec![row(
+        "box at 100 m/s on a 1 cm plate, 20 steps: stays above, no intersection",
+        "z > 0.055 m, 0",
+        format!("lowest z {zmin:.4} m, {inter} intersecting pairs"),
+        "exact",
+        zmin > 0.055 && inter == 0,
+    )])
+}
+
+fn pendulum(method: &Overrides) -> anyhow::Result<Vec<Row>> {
+    let mut w = bundled("hinge_pendulum", method, &[])?;
+    let steps = (1.0 / w.model.dt).round() as usize;
+    let mut worst = 0.0f64;
+    let coords = |w: &World| w.state.affine.clone();
+    for _ in 0..steps {
+        w.step()?;
+        let q: Vec<f64> = coords(&w).into_iter().flatten().collect();
+        for p in crate::methods::abd::joints::pins(&w.model, 1.0) {
+            let c = p.violation(&q);
+            worst = worst.max((c[0] * c[0] + c[1] * c[1] + c[2] * c[2]).sqrt());
+        }
+    }
+    Ok(vec![row("two-link hinge pendulum, 1 s: largest joint gap ‖C‖ (penalty γ = 1e6)", "< 1e-4 m", format!("{worst:.2e} m"), "1e-4", worst < 1e-4)])
+}
+
+fn house(method: &Overrides) -> anyhow::Result<Vec<Row>> {
+    // the cards stand until the falling boxes arrive
+    let mut w = bundled("house_of_cards", method, &[])?;
+    let cards: Vec<usize> = w.model.bodies.iter().enumerate().filter(|(_, b)| b.name.starts_with("card")).map(|(i, _)| i).collect();
+    let x0: Vec<_> = cards.iter().map(|&i| w.state.bodies[i].x).collect();
+    let mut drift = 0.0f64;
+    let steps = (0.25 / w.model.dt).round() as usize;
+    for _ in 0..steps {
+        w.step()?;
+    }
+    for (k, &i) in cards.iter().enumerate() {
+        drift = drift.max((w.state.bodies[i].x - x0[k]).length());
+    }
+    Ok(vec![row(
+        &format!("house of cards ({} cards), before the boxes hit (0.25 s): largest card drift", cards.len()),
+        "< 1 mm",
+        format!("{:.3} mm", drift * 1e3),
+        "1 mm",
+        drift < 1e-3,
+    )])
+}
+
+fn scenes(method: &Overrides) -> anyhow::Result<Vec<Row>> {
+    let mut rows = Vec::new();
+    for (name, steps) in SCENES {
+        let mut w = bundled(name, method, &[("solver.abd.check_intersections", "true")])?;
+        let (mut inter, mut dmin, mut iters) = (0usize, f64::INFINITY, 0usize);
+        for _ in 0..steps {
+            let st = w.step()?;
+            inter += st.intersections.unwrap_or(1);
+            dmin = dmin.min(st.min_distance.unwrap_or(f64::INFINITY));
+            iters += st.iterations;
+        }
+        rows.push(row(
+            &format!("{name}: {steps} steps, every step checked"),
+            "0 intersections, d > 0",
+            format!("{inter} intersecting, min d {:.2e} m, {:.1} Newton it/step", dmin, iters as f64 / steps as f64),
+            "exact",
+            inter == 0 && dmin > 0.0,
+        ));
+    }
+    Ok(rows)
+}
