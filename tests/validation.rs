@@ -160,3 +160,11 @@ fn volumetric_cube_drop_plot_data_has_both_curves() {
     assert_eq!(vol.len(), 300);
     assert_eq!(point.len(), 300);
 }
+
+/// Every row of `cairn validate --method abd`, one test per experiment.
+#[test]
+fn abd_every_row() {
+    for e in cairn::validate::experiments("abd") {
+        check_method(e, "abd");
+    }
+}

@@ -87,7 +87,8 @@ pub fn gear(teeth: usize, radius: f64, thickness: f64) -> Result<Generated, Stri
     let rings: Vec<Vec<Vec3>> = [z0, z1].iter().map(|&z| outline.iter().map(|&(r, a)| polar(r, a, z)).collect()).collect();
     let mesh = solid_of_rings(&rings);
     check(&mesh, "gear")?;
-    let prism = |pts: &[(f64, f64)]| -> Vec<Vec3> { [z0, z1].iter().flat_map(|&z| pts.iter().map(move |&(r, a)| polar(r, a, z))).collect() };
+    let prism =
+        |pts: &[(f64, f64)]| -> Vec<Vec3> { [z0, z1].iter().flat_map(|&z| pts.iter().map(move |&(r, a)| polar(r, a, z))).collect() };
     let core: Vec<(f64, f64)> = outline.iter().copied().filter(|&(r, _)| r == root).collect();
     let mut pieces = vec![prism(&core)];
     for k in 0..teeth {
@@ -140,7 +141,8 @@ pub fn nut(radius: f64, height: f64, pitch: f64, depth: f64, clearance: f64, out
             (0..segments).map(|s| polar(thread_radius(radius, pitch, depth, th(s), z) + clearance, th(s), z)).collect()
         })
         .collect();
-    let outer_rings: Vec<Vec<Vec3>> = (0..=rows).map(|j| (0..segments).map(|s| polar(hex(th(s)), th(s), j as f64 * dz)).collect()).collect();
+    let outer_rings: Vec<Vec<Vec3>> =
+        (0..=rows).map(|j| (0..segments).map(|s| polar(hex(th(s)), th(s), j as f64 * dz)).collect()).collect();
     let n = segments;
     let mut vertices: Vec<Vec3> = outer_rings.iter().flatten().copied().collect();
     let off = vertices.len();

@@ -68,9 +68,10 @@ pub fn check_supported(model: &Model) -> Result<(), String> {
             model.method,
             METHODS.iter().map(|(k, _)| format!("`{k}`")).collect::<Vec<_>>().join(", ")
         )),
-        Some((_, false)) => {
-            Err(format!("method `{}` is not implemented yet in this build (implemented: lcp, impulse, volumetric-penalty, abd)", model.method))
-        }
+        Some((_, false)) => Err(format!(
+            "method `{}` is not implemented yet in this build (implemented: lcp, impulse, volumetric-penalty, abd)",
+            model.method
+        )),
         Some(_) => {
             if !model.proxies.is_empty() && model.method != "volumetric-penalty" {
                 return Err(format!(
@@ -80,12 +81,20 @@ pub fn check_supported(model: &Model) -> Result<(), String> {
                 ));
             }
             if model.method == "abd" {
-                if let Some(j) = model.joints.iter().find(|j| j.kind == crate::model::JointType::Prismatic || j.limits.is_some() || j.motor.is_some()) {
+                if let Some(j) =
+                    model.joints.iter().find(|j| j.kind == crate::model::JointType::Prismatic || j.limits.is_some() || j.motor.is_some())
+                {
                     return Err(format!(
                         "method `abd` runs ball, hinge and fixed joints without limits or motors; the {:?} joint on `{}` has {}",
                         j.kind,
                         model.bodies[j.body1].name,
-                        if j.kind == crate::model::JointType::Prismatic { "a prismatic type" } else if j.limits.is_some() { "limits" } else { "a motor" }
+                        if j.kind == crate::model::JointType::Prismatic {
+                            "a prismatic type"
+                        } else if j.limits.is_some() {
+                            "limits"
+                        } else {
+                            "a motor"
+                        }
                     ));
                 }
                 return Ok(());

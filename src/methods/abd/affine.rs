@@ -75,13 +75,13 @@ pub fn nearest_rotation(a: &Mat3) -> Quat {
     Quat::from_mat3(&r).normalize()
 }
 
-/// Rigid velocities (v, ω) from q̇: v = ṗ, ω the axial vector of the skew part of Ȧ Aᵀ... taken as
-/// ω = axial(½(Ȧ R⁻¹ − (Ȧ R⁻¹)ᵀ)) with R the nearest rotation.
+/// Rigid velocities (v, ω) from q̇: v = ṗ and ω the axial vector of the skew part of Ȧ Rᵀ, with R the
+/// nearest rotation (for a rigid motion Ȧ Rᵀ = [ω]×).
 pub fn rigid_velocity(qd: &[f64], rot: Quat) -> (Vec3, Vec3) {
     let ad = a_of(qd);
     let r = Mat3::from_quat(rot);
     let m = ad * r.transpose();
-    let w = Vec3::new(m.z_axis.y - m.y_axis.z, m.x_axis.z - m.z_axis.x, m.y_axis.x - m.x_axis.y) * 0.5;
+    let w = Vec3::new(m.y_axis.z - m.z_axis.y, m.z_axis.x - m.x_axis.z, m.x_axis.y - m.y_axis.x) * 0.5;
     (Vec3::new(qd[3], qd[7], qd[11]), w)
 }
 
@@ -210,6 +210,7 @@ mod tests {
         let w = Vec3::new(0.5, -2.0, 1.0);
         let qd = qdot_from_rigid(rot, Vec3::X, w);
         let (v, w2) = rigid_velocity(&qd, rot);
-        assert!((w2 - w).length() < 1e-13 && (v - Vec3::X).length() == 0.0);
+        assert!((w2 - w).length() < 1e-12, "{w2} vs {w}");
+        assert_eq!(v, Vec3::X);
     }
 }

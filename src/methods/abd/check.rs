@@ -65,6 +65,13 @@ fn coplanar(p: &[f64; 3], q: &[f64; 3], a: &[f64; 3], b: &[f64; 3], c: &[f64; 3]
         let (u, v) = (tri[k], tri[(k + 1) % 3]);
         let (s1, s2) = (orient2(p, q, u), orient2(p, q, v));
         let (s3, s4) = (orient2(u, v, p), orient2(u, v, q));
+        if s1 == 0 && s2 == 0 {
+            // collinear: the segments meet iff their intervals overlap along the longer axis
+            let ax = if (q[0] - p[0]).abs() + (v[0] - u[0]).abs() >= (q[1] - p[1]).abs() + (v[1] - u[1]).abs() { 0 } else { 1 };
+            let (a0, a1) = (p[ax].min(q[ax]), p[ax].max(q[ax]));
+            let (b0, b1) = (u[ax].min(v[ax]), u[ax].max(v[ax]));
+            return a0 <= b1 && b0 <= a1;
+        }
         (s1 == 0 || s2 == 0 || s1 != s2) && (s3 == 0 || s4 == 0 || s3 != s4)
     })
 }

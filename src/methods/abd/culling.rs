@@ -98,7 +98,8 @@ pub fn candidates(
         }
     }
     body_pairs.sort();
-    let per_pair: Vec<Vec<Pair>> = body_pairs.par_iter().map(|&[a, b]| body_pair(s, &vbox, &bbox[a].intersection(&bbox[b]), a, b)).collect();
+    let per_pair: Vec<Vec<Pair>> =
+        body_pairs.par_iter().map(|&[a, b]| body_pair(s, &vbox, &bbox[a].intersection(&bbox[b]), a, b)).collect();
     for (bp, list) in body_pairs.iter().zip(per_pair) {
         if list.is_empty() {
             continue;

@@ -29,7 +29,9 @@ fn rest(model: &Model, body: usize, world: Vec3) -> [f64; 4] {
 pub fn pins(model: &Model, gamma: f64) -> Vec<Pin> {
     let mut out = Vec::new();
     for j in &model.joints {
-        let mass = |b: Option<usize>| b.map_or(0.0, |b| if model.bodies[b].kind == crate::model::BodyKind::Dynamic { model.bodies[b].mass } else { 0.0 });
+        let mass = |b: Option<usize>| {
+            b.map_or(0.0, |b| if model.bodies[b].kind == crate::model::BodyKind::Dynamic { model.bodies[b].mass } else { 0.0 })
+        };
         let k = gamma * (mass(Some(j.body1)) + mass(j.body2));
         let size = model.bodies[j.body1].geometry.radius_about_com.max(j.body2.map_or(0.0, |b| model.bodies[b].geometry.radius_about_com));
         let axis = j.axis.normalize_or_zero();

@@ -144,8 +144,16 @@ impl Abd {
         for (b, body) in model.bodies.iter().enumerate() {
             let inertia = body.inertia;
             let density_volume = body.geometry.unit_mass.volume;
-            let radius = surfaces.body_vertices[b].clone().map(|v| Vec3::new(surfaces.rest[v][0], surfaces.rest[v][1], surfaces.rest[v][2]).length()).fold(0.0, f64::max);
-            bodies.push(Body { kind: body.kind, mass: affine::mass_block(body.mass, &inertia), kv: params.orthogonality * density_volume, radius });
+            let radius = surfaces.body_vertices[b]
+                .clone()
+                .map(|v| Vec3::new(surfaces.rest[v][0], surfaces.rest[v][1], surfaces.rest[v][2]).length())
+                .fold(0.0, f64::max);
+            bodies.push(Body {
+                kind: body.kind,
+                mass: affine::mass_block(body.mass, &inertia),
+                kv: params.orthogonality * density_volume,
+                radius,
+            });
             if body.kind == BodyKind::Dynamic {
                 dyn_index.push(Some(n_dyn));
                 n_dyn += 1;
@@ -261,9 +269,7 @@ impl Abd {
             message: format!(
                 "bodies `{}` and `{}` touch or intersect in the initial configuration; `abd` needs every two bodies apart \
                  (move them apart by a small gap, e.g. d̂ = {:.3e} m)",
-                model.bodies[g.bodies[0] as usize].name,
-                model.bodies[g.bodies[1] as usize].name,
-                self.dhat
+                model.bodies[g.bodies[0] as usize].name, model.bodies[g.bodies[1] as usize].name, self.dhat
             ),
         }
     }

@@ -303,10 +303,16 @@ impl Abd {
         let dh2 = self.dhat * self.dhat;
         let mut dmin = f64::INFINITY;
         for p in &self.pairs {
-            let (_, d) = barrier::classify(barrier::PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x }, &assemble::stencil(&self.x, &p.verts));
+            let (_, d) =
+                barrier::classify(barrier::PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x }, &assemble::stencil(&self.x, &p.verts));
             if d < dh2 {
                 st.contacts += 1;
-                st.normal_impulse += h * barrier::force_magnitude(barrier::PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x }, &assemble::stencil(&self.x, &p.verts), dh2, self.kappa);
+                st.normal_impulse += h * barrier::force_magnitude(
+                    barrier::PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x },
+                    &assemble::stencil(&self.x, &p.verts),
+                    dh2,
+                    self.kappa,
+                );
             }
             dmin = dmin.min(d);
         }

@@ -121,7 +121,15 @@ impl System {
         let mut mem = MemBuffer::new(symbolic.factorize_numeric_llt_scratch::<f64>(Par::Seq, Default::default()));
         let a = SparseColMatRef::new(sym, &self.values);
         let llt = symbolic
-            .factorize_numeric_llt(&mut l, a, Side::Upper, LltRegularization::default(), Par::Seq, MemStack::new(&mut mem), Default::default())
+            .factorize_numeric_llt(
+                &mut l,
+                a,
+                Side::Upper,
+                LltRegularization::default(),
+                Par::Seq,
+                MemStack::new(&mut mem),
+                Default::default(),
+            )
             .map_err(|e| format!("the Newton matrix is not positive definite ({e:?})"))?;
         let mut x: Vec<f64> = self.grad.iter().map(|g| -g).collect();
         let mut mem2 = MemBuffer::new(symbolic.solve_in_place_scratch::<f64>(1, Par::Seq));

@@ -1,37 +1,41 @@
-//! Tests of the abd method.
+//! Tests of the abd method beside the validation rows (tests/validation.rs runs those).
 
 use crate::world::World;
 
+fn scene(text: &str) -> World {
+    World::from_scene_text(text, "abd test").expect("scene loads")
+}
+
 #[test]
-#[ignore]
-fn debug_initial_gaps() {
-    let name = std::env::var("SCENE").unwrap_or("arch".into());
-    let path = crate::scene::find_scene(&name).unwrap();
-    let model = crate::scene::load(&path, &[]).unwrap();
-    let abd = super::Abd::new(model.solver.abd.clone(), &model);
-    let state = crate::state::State::from_model(&model);
-    let q: Vec<f64> = state.bodies.iter().flat_map(|b| super::affine::q_from_rigid(b.x, b.q)).collect();
-    let mut x = Vec::new();
-    abd.surfaces().positions(&q, &mut x);
-    let s = abd.surfaces();
-    let (mut pairs, mut groups) = (Vec::new(), Vec::new());
-    super::culling::candidates(s, &x, None, &vec![true; model.bodies.len()], 0.01, &mut pairs, &mut groups);
-    for g in &groups {
-        let mut dmin = f64::INFINITY;
-        for p in &pairs[g.range.clone()] {
-            let shape = super::barrier::PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x };
-            dmin = dmin.min(super::barrier::classify(shape, &super::assemble::stencil(&x, &p.verts)).1);
+fn same_scene_gives_bit_identical_results() {
+    let text = "format = 1\n[world]\nmethod = \"abd\"\n[solver.abd]\ndhat = 0.002\n\
+[[body]]\nname = \"ground\"\nkind = \"static\"\nshape = { type = \"box\", size = [4.0, 4.0, 1.0] }\nposition = [0.0, 0.0, -0.5]\n\
+[[body]]\nname = \"a\"\nshape = { type = \"box\", size = [0.5, 0.5, 0.5] }\nposition = [0.0, 0.0, 0.26]\n\
+[[body]]\nname = \"b\"\nshape = { type = \"sphere\", radius = 0.2 }\nposition = [0.05, 0.0, 0.8]\nangular_velocity = [1.0, 2.0, 0.0]\n";
+    let run = || {
+        let mut w = scene(text);
+        for _ in 0..40 {
+            w.step().unwrap();
         }
-        println!("{} {}: {:.3e}", model.bodies[g.bodies[0] as usize].name, model.bodies[g.bodies[1] as usize].name, dmin.sqrt());
-    }
-    println!("intersections {}", super::check::intersections(s, &x));
-    for (a, b) in super::culling::triangle_pairs(s, &x).into_iter().take(400) {
-        let (ta, tb) = (s.triangles[a as usize], s.triangles[b as usize]);
-        let p = |t: [u32; 3]| [&x[t[0] as usize], &x[t[1] as usize], &x[t[2] as usize]];
-        if super::check::triangles_intersect(p(ta), p(tb)) {
-            println!("{:?} {:?} bodies {} {}", p(ta), p(tb), s.triangle_body[a as usize], s.triangle_body[b as usize]);
-            break;
-        }
-    }
-    let _ = World::new(model);
+        w.state.affine.clone()
+    };
+    assert_eq!(run(), run());
+}
+
+#[test]
+fn touching_bodies_at_the_start_are_an_error_naming_them() {
+    let text = "format = 1\n[world]\nmethod = \"abd\"\n\
+[[body]]\nname = \"floor\"\nkind = \"static\"\nshape = { type = \"box\", size = [4.0, 4.0, 1.0] }\nposition = [0.0, 0.0, -0.5]\n\
+[[body]]\nname = \"crate\"\nshape = { type = \"box\", size = [1.0, 1.0, 1.0] }\nposition = [0.0, 0.0, 0.5]\n";
+    let mut w = scene(text);
+    let e = w.step().unwrap_err().to_string();
+    assert!(e.contains("floor") && e.contains("crate") && e.contains("touch"), "{e}");
+}
+
+#[test]
+fn bad_abd_parameters_are_rejected_with_the_key() {
+    let e = World::from_scene_text("format = 1\n[world]\nmethod = \"abd\"\n[solver.abd]\ndhat = -1.0\n", "t").err().unwrap().to_string();
+    assert!(e.contains("solver.abd.dhat"), "{e}");
+    let e = World::from_scene_text("format = 1\n[world]\nmethod = \"abd\"\n[solver.abd]\nkapa = 1.0\n", "t").err().unwrap().to_string();
+    assert!(e.contains("kapa"), "{e}");
 }
