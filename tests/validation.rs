@@ -63,7 +63,7 @@ fn unknown_experiment_is_a_failing_row() {
 
 #[test]
 fn unimplemented_method_fails_validation_clearly() {
-    let rows = cairn::validate::run_experiment("free_fall", "abd", &[]);
+    let rows = cairn::validate::run_experiment("free_fall", "implicit-penalty", &[]);
     assert!(!rows[0].pass && rows[0].measured.contains("not implemented yet"), "{:?}", rows[0]);
 }
 
