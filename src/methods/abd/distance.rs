@@ -108,19 +108,23 @@ pub fn parallel(x: &[[f64; 3]; 4]) -> bool {
     dot(&c, &c) < 2.5e-16 * dot(&u, &u) * dot(&v, &v)
 }
 
+/// Parameters (s, t) of the closest points a0 + s(a1 − a0) and b0 + t(b1 − b0) of the two lines (not parallel).
+fn line_params(x: &[[f64; 3]; 4]) -> (f64, f64) {
+    let u = sub(&x[1], &x[0]);
+    let v = sub(&x[3], &x[2]);
+    let w = sub(&x[0], &x[2]);
+    let (uu, uv, vv, uw, vw) = (dot(&u, &u), dot(&u, &v), dot(&v, &v), dot(&u, &w), dot(&v, &w));
+    let den = uu * vv - uv * uv;
+    ((uv * vw - vv * uw) / den, (uu * vw - uv * uw) / den)
+}
+
 /// The case of an edge–edge stencil `[a0, a1, b0, b1]` and its squared distance.
 pub fn edge_edge(x: &[[f64; 3]; 4]) -> (Kind, f64) {
     let ends = || [point_segment(x, 0, 2, 3), point_segment(x, 1, 2, 3), point_segment(x, 2, 0, 1), point_segment(x, 3, 0, 1)];
     if parallel(x) {
         return closest(ends());
     }
-    let u = sub(&x[1], &x[0]);
-    let v = sub(&x[3], &x[2]);
-    let w = sub(&x[0], &x[2]);
-    let (uu, uv, vv, uw, vw) = (dot(&u, &u), dot(&u, &v), dot(&v, &v), dot(&u, &w), dot(&v, &w));
-    let den = uu * vv - uv * uv;
-    let s = (uv * vw - vv * uw) / den;
-    let t = (uu * vw - uv * uw) / den;
+    let (s, t) = line_params(x);
     if (0.0..=1.0).contains(&s) && (0.0..=1.0).contains(&t) {
         (Kind::LineLine, eval::<f64>(Kind::LineLine, x).max(0.0))
     } else {
@@ -161,13 +165,7 @@ pub fn closest_weights(kind: Kind, x: &[[f64; 3]; 4], edge_edge: bool) -> [f64; 
             c = [1.0, -(1.0 - u - v), -u, -v];
         }
         Kind::LineLine => {
-            let u = sub(&x[1], &x[0]);
-            let v = sub(&x[3], &x[2]);
-            let w = sub(&x[0], &x[2]);
-            let (uu, uv, vv, uw, vw) = (dot(&u, &u), dot(&u, &v), dot(&v, &v), dot(&u, &w), dot(&v, &w));
-            let den = uu * vv - uv * uv;
-            let s = (uv * vw - vv * uw) / den;
-            let t = (uu * vw - uv * uw) / den;
+            let (s, t) = line_params(x);
             c = [1.0 - s, s, -(1.0 - t), -t];
         }
     }
