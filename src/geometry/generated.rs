@@ -126,6 +126,19 @@ fn revolve(profile: &[(f64, f64)], parts: &[Vec<(f64, f64)>], segments: usize) -
     Generated { mesh, pieces }
 }
 
+/// Sum of the volumes of the pieces' convex hulls (tests check decompositions against the mesh volume).
+#[cfg(test)]
+pub(crate) fn pieces_volume(pieces: &[Vec<Vec3>]) -> f64 {
+    pieces
+        .iter()
+        .map(|p| {
+            let hull = parry3d_f64::shape::SharedShape::convex_hull(p).expect("a piece with a 3-D hull");
+            let (v, t) = hull.as_convex_polyhedron().expect("a convex hull").to_trimesh();
+            super::mass::mesh(&v, &t).volume
+        })
+        .sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,15 +171,7 @@ mod tests {
     fn pieces_fill_the_solid_exactly() {
         // the hulls of the pieces have the mesh's volume in sum (no gaps, no overlaps)
         for g in [torus(1.0, 0.3, 16, 8).unwrap(), cup(0.5, 1.0, 0.1, 12).unwrap(), bowl(1.0, 0.2, 12, 6).unwrap()] {
-            let total: f64 = g
-                .pieces
-                .iter()
-                .map(|p| {
-                    let hull = parry3d_f64::shape::SharedShape::convex_hull(p).unwrap();
-                    let (v, t) = hull.as_convex_polyhedron().unwrap().to_trimesh();
-                    mass::mesh(&v, &t).volume
-                })
-                .sum();
+            let total = pieces_volume(&g.pieces);
             let v = mass::mesh(&g.mesh.vertices, &g.mesh.triangles).volume;
             assert!((total - v).abs() < 1e-9 * v, "pieces {total} vs mesh {v}");
         }

@@ -119,7 +119,7 @@ pub fn bolt(radius: f64, length: f64, pitch: f64, depth: f64, segments: usize, h
     }
     let mesh = solid_of_rings(&rings);
     check(&mesh, "bolt")?;
-    Ok(Generated { mesh, pieces: coarse_pieces(&rings, segments, true) })
+    Ok(Generated { mesh, pieces: coarse_pieces(&rings, segments) })
 }
 
 /// Hexagonal nut with a threaded hole.
@@ -185,7 +185,7 @@ pub fn nut(radius: f64, height: f64, pitch: f64, depth: f64, clearance: f64, out
 }
 
 /// Per segment and per pitch block: the hull of the surface points and the axis (a solid of rings).
-fn coarse_pieces(rings: &[Vec<Vec3>], segments: usize, _solid: bool) -> Vec<Vec<Vec3>> {
+fn coarse_pieces(rings: &[Vec<Vec3>], segments: usize) -> Vec<Vec<Vec3>> {
     let mut pieces = Vec::new();
     let mut k = 0;
     while k + 1 < rings.len() {
@@ -212,15 +212,7 @@ mod tests {
     #[test]
     fn parts_are_closed_and_the_bolt_fits_the_nut() {
         let g = gear(12, 1.0, 0.3).unwrap();
-        let total: f64 = g
-            .pieces
-            .iter()
-            .map(|p| {
-                let hull = parry3d_f64::shape::SharedShape::convex_hull(p).unwrap();
-                let (v, t) = hull.as_convex_polyhedron().unwrap().to_trimesh();
-                mass::mesh(&v, &t).volume
-            })
-            .sum();
+        let total = crate::geometry::generated::pieces_volume(&g.pieces);
         let v = mass::mesh(&g.mesh.vertices, &g.mesh.triangles).volume;
         assert!((total - v).abs() < 1e-9 * v, "gear pieces {total} vs {v}");
         let b = bolt(0.1, 0.5, 0.05, 0.025, 24, true).unwrap();

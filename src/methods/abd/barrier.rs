@@ -4,7 +4,7 @@
 //! b(D) = −(D − D̂)² ln(D/D̂) for 0 < D < D̂ (D = d², D̂ = d̂²), 0 beyond; b, b′ and b″ vanish at D̂ (C²).
 
 use super::distance::{self, cross_norm2, mollifier, Kind};
-use super::dual::{vars12, Dual, Real};
+use super::dual::{vars12, Dual};
 
 /// b(D).
 pub fn b(d: f64, dh: f64) -> f64 {
@@ -85,20 +85,14 @@ pub fn energy_dual(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option<Dual<
     }
 }
 
-/// The contact force magnitude κ|b′(D)|·2d of a pair (the lagged normal force of friction), without the
-/// mollifier's factor applied to b′ only as IPC does.
-pub fn force_magnitude(shape: PairShape, x: &[[f64; 3]; 4], dh: f64, kappa: f64) -> f64 {
-    let (_, d) = classify(shape, x);
+/// The contact force magnitude κ·m·|b′(D)|·2d of a pair at squared distance `d` (as `classify` gives it), with
+/// the mollifier's factor m for nearly parallel edges: the lagged normal force λ of friction.
+pub fn force_magnitude(shape: PairShape, x: &[[f64; 3]; 4], d: f64, dh: f64, kappa: f64) -> f64 {
     if d >= dh || d <= 0.0 {
         return 0.0;
     }
     let m = if mollified(shape, x) { mollifier(cross_norm2::<f64>(x), shape.eps_x) } else { 1.0 };
     kappa * m * (-b1(d, dh)) * 2.0 * d.sqrt()
-}
-
-/// f64 helper so the generic code reads the same on both number types.
-pub fn value<T: Real>(t: T) -> f64 {
-    t.val()
 }
 
 #[cfg(test)]

@@ -141,29 +141,23 @@ fn sweep(a: &mut [(u32, Aabb)], b: &mut [(u32, Aabb)], out: &mut Vec<(u32, u32)>
     out[start..].sort_unstable();
 }
 
+/// The primitives `range` of `prims` whose boxes (from the vertex boxes) overlap `ibox`, with their boxes.
+fn prims_in<const K: usize>(range: std::ops::Range<usize>, prims: &[[u32; K]], vbox: &[Aabb], ibox: &Aabb) -> Vec<(u32, Aabb)> {
+    range
+        .filter_map(|i| {
+            let bx = prim_box(vbox, &prims[i]);
+            bx.overlaps(ibox).then_some((i as u32, bx))
+        })
+        .collect()
+}
+
 fn body_pair(s: &Surfaces, vbox: &[Aabb], ibox: &Aabb, a: usize, b: usize) -> Vec<Pair> {
     let mut out = Vec::new();
     let verts_in = |body: usize| -> Vec<(u32, Aabb)> {
         s.body_vertices[body].clone().filter(|&v| vbox[v].overlaps(ibox)).map(|v| (v as u32, vbox[v])).collect()
     };
-    let tris_in = |body: usize| -> Vec<(u32, Aabb)> {
-        s.body_triangles[body]
-            .clone()
-            .filter_map(|t| {
-                let bx = prim_box(vbox, &s.triangles[t]);
-                bx.overlaps(ibox).then_some((t as u32, bx))
-            })
-            .collect()
-    };
-    let edges_in = |body: usize| -> Vec<(u32, Aabb)> {
-        s.body_edges[body]
-            .clone()
-            .filter_map(|e| {
-                let bx = prim_box(vbox, &s.edges[e]);
-                bx.overlaps(ibox).then_some((e as u32, bx))
-            })
-            .collect()
-    };
+    let tris_in = |body: usize| prims_in(s.body_triangles[body].clone(), &s.triangles, vbox, ibox);
+    let edges_in = |body: usize| prims_in(s.body_edges[body].clone(), &s.edges, vbox, ibox);
     let mut hits = Vec::new();
     for (p, t) in [(a, b), (b, a)] {
         hits.clear();
@@ -186,7 +180,7 @@ fn body_pair(s: &Surfaces, vbox: &[Aabb], ibox: &Aabb, a: usize, b: usize) -> Ve
 /// Body boxes overlap test used by the intersection check: pairs of triangles of different bodies whose boxes
 /// overlap at `x` (no dilation).
 pub fn triangle_pairs(s: &Surfaces, x: &[[f64; 3]]) -> Vec<(u32, u32)> {
-    let vbox: Vec<Aabb> = x.iter().map(|p| Aabb { lo: *p, hi: *p }).collect();
+    let vbox: Vec<Aabb> = x.iter().map(|p| Aabb { lo: *p, hi: *p }.dilate(1e-12)).collect();
     let nb = s.body_vertices.len();
     let bbox: Vec<Aabb> = (0..nb)
         .map(|b| {
@@ -204,15 +198,7 @@ pub fn triangle_pairs(s: &Surfaces, x: &[[f64; 3]]) -> Vec<(u32, u32)> {
                 continue;
             }
             let ib = bbox[a].intersection(&bbox[b]);
-            let list = |body: usize| -> Vec<(u32, Aabb)> {
-                s.body_triangles[body]
-                    .clone()
-                    .filter_map(|t| {
-                        let bx = prim_box(&vbox, &s.triangles[t]).dilate(1e-12);
-                        bx.overlaps(&ib).then_some((t as u32, bx))
-                    })
-                    .collect()
-            };
+            let list = |body: usize| prims_in(s.body_triangles[body].clone(), &s.triangles, &vbox, &ib);
             sweep(&mut list(a), &mut list(b), &mut out);
         }
     }

@@ -146,7 +146,7 @@ impl Abd {
             let b0 = self.surfaces.vertex_body[p.verts[0] as usize] as usize;
             let b1 = self.surfaces.vertex_body[p.verts[3] as usize] as usize;
             let mu = model.pair_material(b0, b1).0;
-            let lambda = barrier::force_magnitude(shape, &xs, dh2, self.kappa);
+            let lambda = barrier::force_magnitude(shape, &xs, d, dh2, self.kappa);
             if mu * lambda <= 0.0 {
                 continue;
             }
@@ -216,9 +216,7 @@ impl Abd {
         for _ in 0..self.params.max_iterations {
             // Newton direction
             self.surfaces.positions(&q, &mut self.x);
-            let x0 = std::mem::take(&mut self.x);
-            culling::candidates(&self.surfaces, &x0, None, &self.dynamic, self.dhat, &mut self.pairs, &mut self.groups);
-            self.x = x0;
+            culling::candidates(&self.surfaces, &self.x, None, &self.dynamic, self.dhat, &mut self.pairs, &mut self.groups);
             lap(&mut st, 0);
             self.assemble(&q, &qtilde, h);
             lap(&mut st, 2);
@@ -297,22 +295,16 @@ impl Abd {
 
         // what the step ends with: contacts within d̂, the smallest distance, and (optionally) the check
         self.surfaces.positions(&self.q, &mut self.x);
-        let x0 = std::mem::take(&mut self.x);
-        culling::candidates(&self.surfaces, &x0, None, &self.dynamic, self.dhat, &mut self.pairs, &mut self.groups);
-        self.x = x0;
+        culling::candidates(&self.surfaces, &self.x, None, &self.dynamic, self.dhat, &mut self.pairs, &mut self.groups);
         let dh2 = self.dhat * self.dhat;
         let mut dmin = f64::INFINITY;
         for p in &self.pairs {
-            let (_, d) =
-                barrier::classify(barrier::PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x }, &assemble::stencil(&self.x, &p.verts));
+            let shape = barrier::PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x };
+            let xs = assemble::stencil(&self.x, &p.verts);
+            let (_, d) = barrier::classify(shape, &xs);
             if d < dh2 {
                 st.contacts += 1;
-                st.normal_impulse += h * barrier::force_magnitude(
-                    barrier::PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x },
-                    &assemble::stencil(&self.x, &p.verts),
-                    dh2,
-                    self.kappa,
-                );
+                st.normal_impulse += h * barrier::force_magnitude(shape, &xs, d, dh2, self.kappa);
             }
             dmin = dmin.min(d);
         }
