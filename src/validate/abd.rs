@@ -6,7 +6,7 @@ use super::{bundled, fit_acceleration, from_text, rel, row, Overrides, Row};
 use crate::methods::abd::barrier::{self, PairShape};
 use crate::methods::abd::distance::{self, Kind};
 use crate::methods::abd::friction::Contact;
-use crate::methods::abd::{affine, ccd};
+use crate::methods::abd::{affine, ccd, local};
 use crate::world::World;
 
 /// Experiment names, in table order.
@@ -150,6 +150,7 @@ fn derivatives() -> Vec<Row> {
     let dh = 0.3f64;
     let mut worst = [(0.0f64, 0.0f64); 3];
     let mut count = [0usize; 3];
+    let mut proj = (0usize, 0.0f64);
     for trial in 0..3000 {
         let which = trial % 3;
         let mut x = rng.stencil();
@@ -187,16 +188,28 @@ fn derivatives() -> Vec<Row> {
         if !stable {
             continue;
         }
-        let Some(d) = barrier::energy_dual(shape, &x, dh * dh) else { continue };
+        // the closed form Newton uses (local.rs), mapped to the 12 stencil coordinates
+        let Some(l) = local::barrier(shape, &x, dh * dh) else { continue };
         let (ge, he) = fd_errors(
             &xf,
             |v| barrier::energy(shape, &unflat(v), dh * dh),
-            |v| barrier::energy_dual(shape, &unflat(v), dh * dh).map_or([0.0; 12], |d| d.g),
-            &d.h,
+            |v| local::barrier(shape, &unflat(v), dh * dh).map_or([0.0; 12], |l| l.stencil_gradient()),
+            &l.stencil_hessian(),
             step * 1e-2,
         );
         worst[which] = (worst[which].0.max(ge), worst[which].1.max(he));
         count[which] += 1;
+        // the projection done in the pair's own vectors against the 12×12 projection of the dual-number Hessian
+        if let Some(d) = barrier::energy_dual(shape, &x, dh * dh) {
+            let mut reference = d.h;
+            affine::project_psd(&mut reference);
+            let mut lp = l;
+            lp.project_psd();
+            let got = lp.stencil_hessian();
+            let top = reference.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs())).max(1e-300);
+            let err = got.iter().flatten().zip(reference.iter().flatten()).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+            proj = (proj.0 + 1, proj.1.max(err / top));
+        }
     }
     for (k, label) in
         ["barrier, point–triangle pairs", "barrier, edge–edge pairs", "barrier × mollifier, nearly parallel edges"].iter().enumerate()
@@ -209,6 +222,13 @@ fn derivatives() -> Vec<Row> {
             count[k] >= 20 && worst[k].0 < 1e-6 && worst[k].1 < 1e-6,
         ));
     }
+    rows.push(row(
+        &format!("PSD projection in the pair's vectors vs 12×12 stencil projection ({} pairs)", proj.0),
+        "< 1e-8",
+        format!("{:.1e}", proj.1),
+        "1e-8",
+        proj.0 >= 60 && proj.1 < 1e-8,
+    ));
     // friction: both regimes of f0 (slip below and above ε)
     let mut fw = (0.0f64, 0.0f64);
     for trial in 0..200 {

@@ -8,6 +8,7 @@
 use super::barrier::{self, PairShape};
 use super::culling::{Group, Pair};
 use super::friction::Contact;
+use super::local::{self, Local};
 use super::surface::Surfaces;
 use super::system::Block;
 use rayon::prelude::*;
@@ -17,42 +18,87 @@ pub fn stencil(x: &[[f64; 3]], verts: &[u32; 4]) -> [[f64; 3]; 4] {
     std::array::from_fn(|k| x[verts[k] as usize])
 }
 
-/// Contributions of one body pair: gradient per side and the four blocks (side, side).
+/// Contributions of one body pair: gradient per side and the Hessian blocks (0,0), (0,1), (1,1), where side 0 is
+/// `bodies[0]` (the smaller index). Sides that are not `active` (static or kinematic bodies) get nothing.
 pub struct GroupTerms {
     pub bodies: [u32; 2],
+    pub active: [bool; 2],
     pub g: [[f64; 12]; 2],
-    pub h: [[Block; 2]; 2],
+    pub h: [Block; 3],
 }
 
 impl GroupTerms {
-    fn new(bodies: [u32; 2]) -> Self {
-        GroupTerms { bodies, g: [[0.0; 12]; 2], h: [[[[0.0; 12]; 12]; 2]; 2] }
+    fn new(bodies: [u32; 2], dynamic: &[bool]) -> Self {
+        let active = bodies.map(|b| dynamic[b as usize]);
+        GroupTerms { bodies, active, g: [[0.0; 12]; 2], h: [[[0.0; 12]; 12]; 3] }
     }
 
-    /// Adds a stencil's point gradient `gx` and Hessian `hx` (both already scaled).
-    pub fn scatter(&mut self, s: &Surfaces, verts: &[u32; 4], gx: &[f64; 12], hx: &[[f64; 12]; 12]) {
-        let side: [usize; 4] = std::array::from_fn(|k| usize::from(s.vertex_body[verts[k] as usize] != self.bodies[0]));
-        let w: [&[f64; 4]; 4] = std::array::from_fn(|k| &s.rest[verts[k] as usize]);
-        for k in 0..4 {
-            for r in 0..3 {
+    /// Adds a pair's terms, given in its difference vectors (`local.rs`), scaled by `scale`. Row k of the local
+    /// terms is y_k = Σ_s rows[k][s] x_s, and x_s = (I₃ ⊗ w_sᵀ) q of its body: on side σ, y_k has the 4-vector
+    /// coefficient c_kσ = Σ_{s on σ} rows[k][s] w_s, so ∂y_k,r/∂q_σ[4r + j] = c_kσ[j].
+    pub fn scatter(&mut self, s: &Surfaces, verts: &[u32; 4], local: &Local, scale: f64) {
+        let n = local.n();
+        let mut c = [[[0.0f64; 4]; 2]; 3];
+        for k in 0..n {
+            for (slot, &v) in verts.iter().enumerate() {
+                let coef = local.rows[k][slot];
+                if coef == 0.0 {
+                    continue;
+                }
+                let side = usize::from(s.vertex_body[v as usize] != self.bodies[0]);
                 for j in 0..4 {
-                    self.g[side[k]][4 * r + j] += gx[3 * k + r] * w[k][j];
+                    c[k][side][j] += coef * s.rest[v as usize][j];
                 }
             }
         }
-        for k in 0..4 {
-            for l in 0..4 {
-                let blk = &mut self.h[side[k]][side[l]];
+        let (g, h) = (&local.jet.g, &local.jet.h);
+        for side in 0..2 {
+            if !self.active[side] {
+                continue;
+            }
+            for k in 0..n {
                 for r in 0..3 {
-                    for c in 0..3 {
-                        let v = hx[3 * k + r][3 * l + c];
-                        if v == 0.0 {
-                            continue;
-                        }
-                        for j in 0..4 {
-                            let vj = v * w[k][j];
+                    let gk = scale * g[3 * k + r];
+                    for j in 0..4 {
+                        self.g[side][4 * r + j] += gk * c[k][side][j];
+                    }
+                }
+            }
+        }
+        for (blk, (sa, sb)) in [(0, (0, 0)), (1, (0, 1)), (2, (1, 1))] {
+            if !(self.active[sa] && self.active[sb]) {
+                continue;
+            }
+            // y[k][r][c][m] = Σ_l H[3k + r][3l + c] c_l,sb[m], then blk[4r + j][4c + m] += Σ_k c_k,sa[j] y[k][r][c][m]
+            let mut y = [[[[0.0f64; 4]; 3]; 3]; 3];
+            for k in 0..n {
+                for l in 0..n {
+                    let cl = &c[l][sb];
+                    if cl.iter().all(|&v| v == 0.0) {
+                        continue;
+                    }
+                    for r in 0..3 {
+                        for cc in 0..3 {
+                            let v = scale * h[3 * k + r][3 * l + cc];
                             for m in 0..4 {
-                                blk[4 * r + j][4 * c + m] += vj * w[l][m];
+                                y[k][r][cc][m] += v * cl[m];
+                            }
+                        }
+                    }
+                }
+            }
+            let out = &mut self.h[blk];
+            for k in 0..n {
+                let ck = &c[k][sa];
+                for j in 0..4 {
+                    if ck[j] == 0.0 {
+                        continue;
+                    }
+                    for r in 0..3 {
+                        let row = &mut out[4 * r + j];
+                        for cc in 0..3 {
+                            for m in 0..4 {
+                                row[4 * cc + m] += ck[j] * y[k][r][cc][m];
                             }
                         }
                     }
@@ -85,24 +131,25 @@ pub fn barrier_energy(x: &[[f64; 3]], pairs: &[Pair], groups: &[Group], dhat2: f
 }
 
 /// Barrier gradient and PSD-projected Hessian per body pair, scaled by `scale` (h²κ).
-pub fn barrier_terms(s: &Surfaces, x: &[[f64; 3]], pairs: &[Pair], groups: &[Group], dhat2: f64, scale: f64) -> Vec<GroupTerms> {
+pub fn barrier_terms(
+    s: &Surfaces,
+    x: &[[f64; 3]],
+    pairs: &[Pair],
+    groups: &[Group],
+    dynamic: &[bool],
+    dhat2: f64,
+    scale: f64,
+) -> Vec<GroupTerms> {
     groups
         .par_iter()
         .map(|g| {
-            let mut t = GroupTerms::new(g.bodies);
+            let mut t = GroupTerms::new(g.bodies, dynamic);
             for p in &pairs[g.range.clone()] {
                 let xs = stencil(x, &p.verts);
                 let shape = PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x };
-                if let Some(d) = barrier::energy_dual(shape, &xs, dhat2) {
-                    let mut h = d.h;
-                    super::affine::project_psd(&mut h);
-                    let gx: [f64; 12] = std::array::from_fn(|i| scale * d.g[i]);
-                    for row in h.iter_mut() {
-                        for v in row.iter_mut() {
-                            *v *= scale;
-                        }
-                    }
-                    t.scatter(s, &p.verts, &gx, &h);
+                if let Some(mut l) = local::barrier(shape, &xs, dhat2) {
+                    l.project_psd();
+                    t.scatter(s, &p.verts, &l, scale);
                 }
             }
             t
@@ -116,18 +163,34 @@ pub fn friction_energy(x: &[[f64; 3]], xt: &[[f64; 3]], contacts: &[Contact], ep
 }
 
 /// Friction gradient and Hessian, scaled by `scale` (h²), as terms of the contacts' body pairs (one entry per
-/// contact, in order).
-pub fn friction_terms(s: &Surfaces, x: &[[f64; 3]], xt: &[[f64; 3]], contacts: &[Contact], eps: f64, scale: f64) -> Vec<GroupTerms> {
-    contacts
-        .par_iter()
-        .map(|c| {
-            let b0 = s.vertex_body[c.verts[0] as usize];
-            let b3 = s.vertex_body[c.verts[3] as usize];
-            let mut t = GroupTerms::new([b0.min(b3), b0.max(b3)]);
-            let (g, h) = c.derivatives(x, xt, eps);
-            let gs: [f64; 12] = std::array::from_fn(|i| scale * g[i]);
-            let hs: [[f64; 12]; 12] = std::array::from_fn(|i| std::array::from_fn(|j| scale * h[i][j]));
-            t.scatter(s, &c.verts, &gs, &hs);
+/// run of consecutive contacts between the same two bodies, in order).
+pub fn friction_terms(
+    s: &Surfaces,
+    x: &[[f64; 3]],
+    xt: &[[f64; 3]],
+    contacts: &[Contact],
+    dynamic: &[bool],
+    eps: f64,
+    scale: f64,
+) -> Vec<GroupTerms> {
+    let pair_of = |c: &Contact| {
+        let b0 = s.vertex_body[c.verts[0] as usize];
+        let b3 = s.vertex_body[c.verts[3] as usize];
+        [b0.min(b3), b0.max(b3)]
+    };
+    let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
+    for i in 0..contacts.len() {
+        match runs.last_mut() {
+            Some(r) if pair_of(&contacts[r.start]) == pair_of(&contacts[i]) => r.end = i + 1,
+            _ => runs.push(i..i + 1),
+        }
+    }
+    runs.par_iter()
+        .map(|r| {
+            let mut t = GroupTerms::new(pair_of(&contacts[r.start]), dynamic);
+            for c in &contacts[r.clone()] {
+                t.scatter(s, &c.verts, &c.local(x, xt, eps), scale);
+            }
             t
         })
         .collect()

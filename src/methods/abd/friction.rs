@@ -4,6 +4,8 @@
 //! dissipation potential is μ λ f0(|u|) with IPC's mollified norm f0 of threshold ε = ε_v·h:
 //! f0(y) = −y³/(3ε²) + y²/ε + ε/3 for y < ε, y beyond. Since T and c are frozen, u is linear in the positions.
 
+use super::local::{Jet, Local};
+
 /// f0(y).
 pub fn f0(y: f64, eps: f64) -> f64 {
     if y >= eps {
@@ -53,9 +55,10 @@ impl Contact {
         self.mu_lambda * f0((u[0] * u[0] + u[1] * u[1]).sqrt(), eps)
     }
 
-    /// Gradient (12: 3 per stencil point) and Hessian (12×12) in the stencil coordinates. The 2×2 Hessian in u,
-    /// μλ[(f1/y) I + ((f1′y − f1)/y³) u uᵀ], is positive semi-definite for this f0, so no projection is needed.
-    pub fn derivatives(&self, x: &[[f64; 3]], xt: &[[f64; 3]], eps: f64) -> ([f64; 12], [[f64; 12]; 12]) {
+    /// Gradient and Hessian in the one vector this potential depends on, the relative position Σ c_k x_k
+    /// (rows = c). The 2×2 Hessian in u, μλ[(f1/y) I + ((f1′y − f1)/y³) u uᵀ], is positive semi-definite for this
+    /// f0, so no projection is needed.
+    pub fn local(&self, x: &[[f64; 3]], xt: &[[f64; 3]], eps: f64) -> Local {
         let u = self.slip(x, xt);
         let y = (u[0] * u[0] + u[1] * u[1]).sqrt();
         let a = f1_over_y(y, eps);
@@ -68,11 +71,11 @@ impl Contact {
             -1.0 / (y * y * y)
         };
         let hu = [[a + b * u[0] * u[0], b * u[0] * u[1]], [b * u[1] * u[0], a + b * u[1] * u[1]]];
-        // tangential force direction in 3-D: T (a u)
-        let f: [f64; 3] = std::array::from_fn(|r| self.mu_lambda * a * (self.t[0][r] * u[0] + self.t[1][r] * u[1]));
-        // T H_u Tᵀ
-        let mut m = [[0.0; 3]; 3];
+        let mut jet = Jet { n: 1, v: self.mu_lambda * f0(y, eps), g: [0.0; 9], h: [[0.0; 9]; 9] };
         for r in 0..3 {
+            // tangential force direction in 3-D: T (a u)
+            jet.g[r] = self.mu_lambda * a * (self.t[0][r] * u[0] + self.t[1][r] * u[1]);
+            // T H_u Tᵀ
             for s in 0..3 {
                 let mut v = 0.0;
                 for i in 0..2 {
@@ -80,22 +83,16 @@ impl Contact {
                         v += self.t[i][r] * hu[i][j] * self.t[j][s];
                     }
                 }
-                m[r][s] = self.mu_lambda * v;
+                jet.h[r][s] = self.mu_lambda * v;
             }
         }
-        let mut g = [0.0; 12];
-        let mut h = [[0.0; 12]; 12];
-        for k in 0..4 {
-            for r in 0..3 {
-                g[3 * k + r] = self.c[k] * f[r];
-                for l in 0..4 {
-                    for s in 0..3 {
-                        h[3 * k + r][3 * l + s] = self.c[k] * self.c[l] * m[r][s];
-                    }
-                }
-            }
-        }
-        (g, h)
+        Local { rows: [self.c, [0.0; 4], [0.0; 4]], jet }
+    }
+
+    /// Gradient (12: 3 per stencil point) and Hessian (12×12) in the stencil coordinates.
+    pub fn derivatives(&self, x: &[[f64; 3]], xt: &[[f64; 3]], eps: f64) -> ([f64; 12], [[f64; 12]; 12]) {
+        let l = self.local(x, xt, eps);
+        (l.stencil_gradient(), l.stencil_hessian())
     }
 }
 

@@ -31,6 +31,7 @@ pub mod distance;
 pub mod dual;
 pub mod friction;
 pub mod joints;
+pub mod local;
 pub mod surface;
 pub mod system;
 #[cfg(test)]

@@ -54,12 +54,11 @@ impl Abd {
                 for k in 0..12 {
                     self.system.grad[12 * di + k] += t.g[i][k];
                 }
-                for j in 0..2 {
-                    // add_block fills both H_ij and H_ji: each off-diagonal block once
-                    if let Some(dj) = d[j].filter(|&dj| dj >= di) {
-                        self.system.add_block(di, dj, &t.h[i][j]);
-                    }
-                }
+                self.system.add_block(di, di, &t.h[2 * i]);
+            }
+            // add_block fills both H_01 and H_10
+            if let [Some(d0), Some(d1)] = d {
+                self.system.add_block(d0, d1, &t.h[1]);
             }
         }
     }
@@ -99,9 +98,9 @@ impl Abd {
         }
         self.surfaces.positions(q, &mut self.x);
         let dh2 = self.dhat * self.dhat;
-        let terms = assemble::barrier_terms(&self.surfaces, &self.x, &self.pairs, &self.groups, dh2, h * h * self.kappa);
+        let terms = assemble::barrier_terms(&self.surfaces, &self.x, &self.pairs, &self.groups, &self.dynamic, dh2, h * h * self.kappa);
         self.add_terms(&terms);
-        let terms = assemble::friction_terms(&self.surfaces, &self.x, &self.xt, &self.contacts, self.eps_v * h, h * h);
+        let terms = assemble::friction_terms(&self.surfaces, &self.x, &self.xt, &self.contacts, &self.dynamic, self.eps_v * h, h * h);
         self.add_terms(&terms);
         // joints: ½K|C|², C = J(w_a) q_a − J(w_b) q_b
         for p in 0..self.pins.len() {
