@@ -25,6 +25,8 @@ pub struct BenchResult {
     pub max_penetration: f64,
     /// Largest displacement of any dynamic body from its start, over the run.
     pub max_drift: f64,
+    /// Mean solver iterations per step over the measured steps (`abd`: Newton iterations; `lcp`: PGS sweeps).
+    pub iterations: f64,
     /// Mean milliseconds per step in each stage.
     pub stage_ms: Vec<(String, f64)>,
     /// Mean unresolved contacts per step (`impulse`; 0 for other methods).
@@ -63,6 +65,7 @@ pub fn bench_scene(
     let mut times = Vec::with_capacity(n as usize);
     let mut stage_sum = vec![0.0; stages.len()];
     let mut contacts = 0.0;
+    let mut iterations = 0.0;
     let (mut unresolved, mut resolutions, mut resolution_s) = (0.0, 0.0, 0.0);
     for k in 0..n {
         let t0 = Instant::now();
@@ -75,6 +78,7 @@ pub fn bench_scene(
         resolution_s += stats.resolution_seconds;
         if k >= WARMUP_STEPS.min(n - 1) {
             times.push(dt);
+            iterations += stats.iterations as f64;
             for (s, t) in stage_sum.iter_mut().zip(stats.stage_seconds.iter()) {
                 *s += t;
             }
@@ -92,6 +96,7 @@ pub fn bench_scene(
         contacts: contacts / n as f64,
         max_penetration: tracker.max_penetration,
         max_drift: tracker.max_drift(&world.model),
+        iterations: iterations / measured,
         stage_ms: stages.into_iter().zip(stage_sum).map(|(s, t)| (s, t / measured * 1e3)).collect(),
         unresolved: unresolved / n as f64,
         us_per_resolution: if resolutions > 0.0 { resolution_s / resolutions * 1e6 } else { 0.0 },

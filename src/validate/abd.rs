@@ -6,7 +6,7 @@ use super::{bundled, fit_acceleration, from_text, rel, row, Overrides, Row};
 use crate::methods::abd::barrier::{self, PairShape};
 use crate::methods::abd::distance::{self, Kind};
 use crate::methods::abd::friction::Contact;
-use crate::methods::abd::{affine, ccd, local};
+use crate::methods::abd::{affine, ccd, eigen, local};
 use crate::world::World;
 
 /// Experiment names, in table order.
@@ -202,7 +202,7 @@ fn derivatives() -> Vec<Row> {
         // the projection done in the pair's own vectors against the 12×12 projection of the dual-number Hessian
         if let Some(d) = barrier::energy_dual(shape, &x, dh * dh) {
             let mut reference = d.h;
-            affine::project_psd(&mut reference);
+            eigen::project_psd(&mut reference);
             let mut lp = l;
             lp.project_psd();
             let got = lp.stencil_hessian();

@@ -108,7 +108,8 @@ impl GroupTerms {
     }
 }
 
-/// Barrier energy Σ m·b(D) over the pairs (without κ) and the smallest squared distance among them.
+/// Barrier energy Σ m·b(D) over the pairs (without κ) and the smallest squared distance among the pairs within
+/// D̂ (∞ when none is).
 pub fn barrier_energy(x: &[[f64; 3]], pairs: &[Pair], groups: &[Group], dhat2: f64) -> (f64, f64) {
     let per: Vec<(f64, f64)> = groups
         .par_iter()
@@ -118,6 +119,9 @@ pub fn barrier_energy(x: &[[f64; 3]], pairs: &[Pair], groups: &[Group], dhat2: f
             for p in &pairs[g.range.clone()] {
                 let xs = stencil(x, &p.verts);
                 let shape = PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x };
+                if !barrier::may_be_within(shape, &xs, dhat2) {
+                    continue;
+                }
                 let (_, d) = barrier::classify(shape, &xs);
                 dmin = dmin.min(d);
                 if d < dhat2 {
@@ -148,6 +152,7 @@ pub fn barrier_terms(
                 let xs = stencil(x, &p.verts);
                 let shape = PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x };
                 if let Some(mut l) = local::barrier(shape, &xs, dhat2) {
+                    CNT[l.n() - 1].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     l.project_psd();
                     t.scatter(s, &p.verts, &l, scale);
                 }
@@ -195,3 +200,5 @@ pub fn friction_terms(
         })
         .collect()
 }
+
+pub static CNT: [std::sync::atomic::AtomicUsize; 3] = [const { std::sync::atomic::AtomicUsize::new(0) }; 3];

@@ -43,6 +43,28 @@ pub struct PairShape {
     pub eps_x: f64,
 }
 
+/// False when the two primitives' bounding boxes are at least √`dh` apart, so that the pair's squared distance
+/// is certainly ≥ `dh` (a cheap rejection before [`classify`]).
+pub fn may_be_within(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> bool {
+    let split = if shape.edge_edge { 2 } else { 1 };
+    let mut gap2 = 0.0;
+    for r in 0..3 {
+        let (mut alo, mut ahi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for p in &x[..split] {
+            alo = alo.min(p[r]);
+            ahi = ahi.max(p[r]);
+        }
+        let (mut blo, mut bhi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for p in &x[split..] {
+            blo = blo.min(p[r]);
+            bhi = bhi.max(p[r]);
+        }
+        let g = (blo - ahi).max(alo - bhi).max(0.0);
+        gap2 += g * g;
+    }
+    gap2 < dh
+}
+
 /// The case and squared distance of a pair.
 pub fn classify(shape: PairShape, x: &[[f64; 3]; 4]) -> (Kind, f64) {
     if shape.edge_edge {

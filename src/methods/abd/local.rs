@@ -16,7 +16,7 @@
 //! u = a − p, v = b − p, D = |u×v|²/|v − u|². Point–point: D = |u|². Mollifier: x = |u×v|² of the edge–edge
 //! vectors, energy m(x)·b(D).
 
-use super::barrier::{b, b1, b2, classify, PairShape};
+use super::barrier::{b, b1, b2, classify, may_be_within, PairShape};
 use super::distance::Kind;
 
 type V3 = [f64; 3];
@@ -259,6 +259,9 @@ pub struct Local {
 
 /// The barrier energy m·b(D) of a pair (without κ) as a [`Local`], unprojected; `None` at or beyond D̂.
 pub fn barrier(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option<Local> {
+    if !may_be_within(shape, x, dh) {
+        return None;
+    }
     let (kind, d) = classify(shape, x);
     if d >= dh {
         return None;
@@ -307,7 +310,7 @@ impl Local {
         // A = (Lᵀ ⊗ I) H (L ⊗ I)
         let mut a = [[0.0; 9]; 9];
         congruence(h, &mut a, n, |k, i| l[k][i]);
-        if !super::affine::clamp_negative(&mut a, 3 * n) {
+        if !super::eigen::clamp_negative(&mut a, 3 * n) {
             return;
         }
         let mut li = [[0.0; 3]; 3];
@@ -439,7 +442,7 @@ mod tests {
             let he = rel(&loc.stencil_hessian(), &dual.h);
             assert!(he < 1e-9, "hessian {he:e} at trial {trial}");
             let mut hp = dual.h;
-            super::super::affine::project_psd(&mut hp);
+            super::super::eigen::project_psd(&mut hp);
             loc.project_psd();
             let pe = rel(&loc.stencil_hessian(), &hp);
             assert!(pe < 1e-8, "projected hessian {pe:e} at trial {trial}");

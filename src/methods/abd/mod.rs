@@ -29,6 +29,7 @@ pub mod check;
 pub mod culling;
 pub mod distance;
 pub mod dual;
+pub mod eigen;
 pub mod friction;
 pub mod joints;
 pub mod local;
@@ -291,6 +292,13 @@ impl Method for Abd {
         }
         let stats = self.advance(model, state, dt)?;
         check_finite(model, state, "newton")?;
+        if std::env::var("CAIRN_STATS").is_ok() {
+            eprintln!(
+                "CNT {:?} it {}",
+                assemble::CNT.iter().map(|a| a.load(std::sync::atomic::Ordering::Relaxed)).collect::<Vec<_>>(),
+                stats.iterations
+            );
+        }
         Ok(stats)
     }
 }

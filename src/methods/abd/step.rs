@@ -84,7 +84,7 @@ impl Abd {
             let mut g = [0.0; 12];
             affine::ortho_gradient(qb, body.kv, &mut g);
             let mut ho = affine::ortho_hessian(qb, body.kv);
-            affine::project_psd(&mut ho);
+            eigen::project_psd(&mut ho);
             let idx = |k: usize| 4 * (k / 3) + k % 3;
             for k in 0..12 {
                 self.system.grad[12 * d + k] += h * h * g[k];
@@ -138,6 +138,9 @@ impl Abd {
         for p in &self.pairs {
             let xs = assemble::stencil(&self.xt, &p.verts);
             let shape = barrier::PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x };
+            if !barrier::may_be_within(shape, &xs, dh2) {
+                continue;
+            }
             let (kind, d) = barrier::classify(shape, &xs);
             if d >= dh2 || d <= 0.0 {
                 continue;
@@ -212,10 +215,14 @@ impl Abd {
         let mut prev_dmin = f64::INFINITY;
         let mut x = Vec::new();
         let mut last_move = 0.0;
+        // after an accepted line search, the pairs swept along its segment cover every pair within d̂ at the new q
+        let mut swept = false;
         for _ in 0..self.params.max_iterations {
             // Newton direction
             self.surfaces.positions(&q, &mut self.x);
-            culling::candidates(&self.surfaces, &self.x, None, &self.dynamic, self.dhat, &mut self.pairs, &mut self.groups);
+            if !swept {
+                culling::candidates(&self.surfaces, &self.x, None, &self.dynamic, self.dhat, &mut self.pairs, &mut self.groups);
+            }
             lap(&mut st, 0);
             self.assemble(&q, &qtilde, h);
             lap(&mut st, 2);
@@ -261,6 +268,7 @@ impl Abd {
             lap(&mut st, 4);
             let Some((trial, dmin)) = accepted else { break };
             q = trial;
+            swept = true;
             // adaptive barrier stiffness
             let dh2 = self.dhat * self.dhat;
             if dmin < 1e-2 * dh2 && dmin < prev_dmin {
@@ -300,6 +308,9 @@ impl Abd {
         for p in &self.pairs {
             let shape = barrier::PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x };
             let xs = assemble::stencil(&self.x, &p.verts);
+            if !barrier::may_be_within(shape, &xs, dh2) {
+                continue;
+            }
             let (_, d) = barrier::classify(shape, &xs);
             if d < dh2 {
                 st.contacts += 1;
