@@ -217,6 +217,7 @@ impl Abd {
         let mut last_move = 0.0;
         // after an accepted line search, the pairs swept along its segment cover every pair within d̂ at the new q
         let mut swept = false;
+        let mut e_at_q: Option<f64> = None;
         for _ in 0..self.params.max_iterations {
             // Newton direction
             self.surfaces.positions(&q, &mut self.x);
@@ -252,27 +253,34 @@ impl Abd {
             lap(&mut st, 0);
             let alpha_ccd = self.ccd_bound();
             lap(&mut st, 1);
-            // backtracking on the energy (the pair set covers every pair within d̂ anywhere on the segment)
-            let (e0, _) = self.energy(&q, &qtilde, h, &mut x);
+            // backtracking on the energy (the pair set covers every pair within d̂ anywhere on the segment); the
+            // energy at q is the one the previous line search accepted (any pair set that covers d̂ at q gives it)
+            let e0 = match e_at_q {
+                Some(e) => e,
+                None => self.energy(&q, &qtilde, h, &mut x).0,
+            };
             let mut alpha = alpha_ccd;
             let mut accepted = None;
             for _ in 0..40 {
                 let trial: Vec<f64> = q.iter().zip(&dir).map(|(a, d)| a + alpha * d).collect();
                 let (e1, dmin) = self.energy(&trial, &qtilde, h, &mut x);
                 if e1 <= e0 && dmin > 0.0 {
-                    accepted = Some((trial, dmin));
+                    accepted = Some((trial, dmin, e1));
                     break;
                 }
                 alpha *= 0.5;
             }
             lap(&mut st, 4);
-            let Some((trial, dmin)) = accepted else { break };
+            let Some((trial, dmin, e1)) = accepted else { break };
             q = trial;
+            e_at_q = Some(e1);
             swept = true;
             // adaptive barrier stiffness
             let dh2 = self.dhat * self.dhat;
-            if dmin < 1e-2 * dh2 && dmin < prev_dmin {
+            if dmin < 1e-2 * dh2 && dmin < prev_dmin && self.kappa < self.kappa_max {
                 self.kappa = (2.0 * self.kappa).min(self.kappa_max);
+                // the energy changed with κ
+                e_at_q = None;
             }
             prev_dmin = dmin;
         }
