@@ -10,8 +10,18 @@ use crate::methods::abd::{affine, ccd, eigen, local};
 use crate::world::World;
 
 /// Experiment names, in table order.
-pub const EXPERIMENTS: [&str; 9] =
-    ["abd_derivatives", "abd_ccd", "abd_orthogonality", "abd_resting", "abd_ramp", "abd_plate", "abd_pendulum", "abd_house", "abd_scenes"];
+pub const EXPERIMENTS: [&str; 10] = [
+    "abd_derivatives",
+    "abd_ccd",
+    "abd_orthogonality",
+    "abd_resting",
+    "abd_ramp",
+    "abd_plate",
+    "abd_pendulum",
+    "abd_house",
+    "abd_gears",
+    "abd_scenes",
+];
 
 /// The bundled scenes of the method, each run for `steps` steps (at least), with the intersection check on.
 pub const SCENES: [(&str, usize); 8] = [
@@ -35,6 +45,7 @@ pub(super) fn run(name: &str, method: &Overrides) -> Vec<Row> {
         "abd_plate" => plate(method),
         "abd_pendulum" => pendulum(method),
         "abd_house" => house(method),
+        "abd_gears" => gears(method),
         "abd_scenes" => scenes(method),
         other => Err(anyhow::anyhow!("unknown experiment `{other}`")),
     };
@@ -516,6 +527,33 @@ fn pendulum(method: &Overrides) -> anyhow::Result<Vec<Row>> {
         format!("{worst:.2e} m"),
         "1e-4",
         worst < 1e-4,
+    )])
+}
+
+fn gears(method: &Overrides) -> anyhow::Result<Vec<Row>> {
+    // a 12-tooth gear drives an 18-tooth one through tooth contact: averaged over more than a tooth pitch, the
+    // driven gear turns at −12/18 of the driver's angle
+    let mut w = bundled("gears", method, &[])?;
+    let idx = |name: &str| w.model.bodies.iter().position(|b| b.name == name).ok_or_else(|| anyhow::anyhow!("no body `{name}`"));
+    let (a, b) = (idx("driver")?, idx("driven")?);
+    let (start, end) = ((0.5 / w.model.dt).round() as usize, (1.5 / w.model.dt).round() as usize);
+    let (mut ta, mut tb) = (0.0, 0.0);
+    for k in 0..end {
+        w.step()?;
+        if k >= start {
+            ta += w.state.bodies[a].w.z * w.model.dt;
+            tb += w.state.bodies[b].w.z * w.model.dt;
+        }
+    }
+    let want = -12.0 / 18.0;
+    let ratio = tb / ta;
+    let pitch = std::f64::consts::TAU / 12.0;
+    Ok(vec![row(
+        "gears 12:18, 0.5–1.5 s: driven / driver angle (driver turns > 1 tooth pitch)",
+        &format!("{want:.4} (pitch 30°)"),
+        format!("{ratio:.4} (driver {:.1}°)", ta.to_degrees()),
+        "5%",
+        ta > pitch && rel(ratio, want) < 0.05,
     )])
 }
 
