@@ -140,8 +140,8 @@ fn real_main() -> Result<()> {
                 if scene.is_empty() { cairn::bench::STANDARD_SCENES.iter().map(|s| s.to_string()).collect() } else { scene };
             if !json {
                 println!(
-                    "{:<12} {:<8} {:>6} {:>6} {:>10} {:>7} {:>9} {:>12} {:>11}  stages (ms)",
-                    "scene", "method", "bodies", "steps", "ms/step", "it/step", "contacts", "max pen (mm)", "drift (mm)"
+                    "{:<12} {:<8} {:>6} {:>6} {:>10} {:>10} {:>7} {:>9} {:>12} {:>11}  stages (ms)",
+                    "scene", "method", "bodies", "steps", "ms/step", "mean ms", "it/step", "contacts", "max pen (mm)", "drift (mm)"
                 );
             }
             for n in &names {
@@ -150,7 +150,7 @@ fn real_main() -> Result<()> {
                     println!(
                         "{}",
                         serde_json::json!({"scene": r.scene, "method": r.method, "bodies": r.bodies, "steps": r.steps, "ms_per_step": r.ms_per_step,
-                            "iterations": r.iterations, "contacts": r.contacts, "max_penetration": r.max_penetration, "max_drift": r.max_drift,
+                            "mean_ms_per_step": r.mean_ms_per_step, "iterations": r.iterations, "contacts": r.contacts, "max_penetration": r.max_penetration, "max_drift": r.max_drift,
                             "stage_ms": r.stage_ms.iter().map(|(k, v)| (k.clone(), serde_json::json!(v))).collect::<serde_json::Map<_, _>>(),
                             "unresolved": r.unresolved, "us_per_resolution": r.us_per_resolution,
                             "peak_rss_mb": r.peak_rss_mb})
@@ -158,12 +158,13 @@ fn real_main() -> Result<()> {
                 } else {
                     let stages: Vec<String> = r.stage_ms.iter().map(|(k, v)| format!("{k} {v:.3}")).collect();
                     println!(
-                        "{:<12} {:<8} {:>6} {:>6} {:>10.3} {:>7.2} {:>9.1} {:>12.3} {:>11.3}  {}",
+                        "{:<12} {:<8} {:>6} {:>6} {:>10.3} {:>10.3} {:>7.2} {:>9.1} {:>12.3} {:>11.3}  {}",
                         r.scene,
                         r.method,
                         r.bodies,
                         r.steps,
                         r.ms_per_step,
+                        r.mean_ms_per_step,
                         r.iterations,
                         r.contacts,
                         r.max_penetration * 1e3,
