@@ -43,26 +43,24 @@ pub struct PairShape {
     pub eps_x: f64,
 }
 
-/// False when the two primitives' bounding boxes are at least √`dh` apart, so that the pair's squared distance
-/// is certainly ≥ `dh` (a cheap rejection before [`classify`]).
-pub fn may_be_within(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> bool {
+/// Squared distance between the bounding boxes of a pair's two primitives: a lower bound on the pair's squared
+/// distance, for cheap rejections.
+pub fn box_gap2(shape: PairShape, x: &[[f64; 3]; 4]) -> f64 {
     let split = if shape.edge_edge { 2 } else { 1 };
     let mut gap2 = 0.0;
     for r in 0..3 {
-        let (mut alo, mut ahi) = (f64::INFINITY, f64::NEG_INFINITY);
-        for p in &x[..split] {
-            alo = alo.min(p[r]);
-            ahi = ahi.max(p[r]);
-        }
-        let (mut blo, mut bhi) = (f64::INFINITY, f64::NEG_INFINITY);
-        for p in &x[split..] {
-            blo = blo.min(p[r]);
-            bhi = bhi.max(p[r]);
-        }
+        let span = |ps: &[[f64; 3]]| ps.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), p| (l.min(p[r]), h.max(p[r])));
+        let ((alo, ahi), (blo, bhi)) = (span(&x[..split]), span(&x[split..]));
         let g = (blo - ahi).max(alo - bhi).max(0.0);
         gap2 += g * g;
     }
-    gap2 < dh
+    gap2
+}
+
+/// False when the pair's squared distance is certainly ≥ `dh` (its primitives' boxes are that far apart): a
+/// cheap rejection before [`classify`].
+pub fn may_be_within(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> bool {
+    box_gap2(shape, x) < dh
 }
 
 /// The case and squared distance of a pair.

@@ -5,7 +5,7 @@
 //! It advances by safe lower bounds t_l = s·(d² − ξ²)/((d + ξ)·l_p), where l_p bounds how fast the distance
 //! can shrink, and stops once the gap has closed to (1 − s) of its start. s = 0.9 is the conservative rescaling.
 
-use super::barrier::{classify, PairShape};
+use super::barrier::{box_gap2, classify, PairShape};
 
 /// The conservative rescaling s of the source's reference implementation.
 pub const RESCALING: f64 = 0.9;
@@ -28,6 +28,11 @@ pub fn toi(shape: PairShape, x: &[[f64; 3]; 4], dx: &[[f64; 3]; 4], thickness: f
     let n: [f64; 4] = std::array::from_fn(|k| norm(&dx[k]));
     let lp = if shape.edge_edge { n[0].max(n[1]) + n[2].max(n[3]) } else { n[0] + n[1].max(n[2]).max(n[3]) };
     if lp == 0.0 {
+        return None;
+    }
+    // the first advance is at least s(g − ξ)/l_p for the gap g between the primitives' boxes (g ≤ d): when that
+    // passes t_max, so does the loop below, without a distance computed
+    if RESCALING * (box_gap2(shape, x).sqrt() - thickness) > t_max * lp {
         return None;
     }
     let xi2 = thickness * thickness;
