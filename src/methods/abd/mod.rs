@@ -12,14 +12,17 @@
 //! - the incremental potential E(q) = ½‖q − q̃‖²_M + h²(V⊥ + κ_c B + D) + joints (eq. 9) → `Abd::energy`,
 //!   q̃ = q^t + h q̇^t + h² M⁻¹ f_ext → `qtilde`.
 //! - B = Σ b(d²) over point–triangle and edge–edge pairs of different bodies (eqs. 10–11) → barrier.rs with
-//!   distance.rs; κ_c → `kappa` (adaptive); d̂ → `dhat`.
+//!   distance.rs; κ_c → `kappa` (adaptive); d̂ → `dhat`. Per pair, ∇ and the PSD-projected ∇² are closed forms in
+//!   the pair's own difference vectors (local.rs, projection in eigen.rs); dual.rs evaluates the same formulas
+//!   on dual numbers as the reference the tests compare against.
 //! - D = Σ μ λ f0(|u|) (eq. 12), λ and the tangent bases lagged at the start of the step → friction.rs.
 //! - ACCD (§4.1) → ccd.rs; i-AABB culling (§4.2) → culling.rs; contact-aware assembly (§4.3) → assemble.rs
 //!   and system.rs; joints (§5.3) → joints.rs; the no-intersection check → check.rs.
 //!
-//! One step: predict q̃; lag friction; Newton iterations, each: cull pairs within d̂ → gradient and
-//! PSD-projected Hessian → sparse Cholesky solve → CCD along the Newton direction bounds the step → backtrack
-//! on the energy → adapt κ; stop when the largest vertex move of the Newton step is below tolerance·l·h.
+//! One step: predict q̃; lag friction; Newton iterations, each: cull pairs within d̂ (after the first iteration,
+//! the pairs swept by the previous line search) → gradient and PSD-projected Hessian → sparse Cholesky solve →
+//! CCD along the Newton direction bounds the step → backtrack on the energy → adapt κ; stop when the largest
+//! vertex move of the Newton step is below tolerance·l·h.
 
 pub mod affine;
 pub mod assemble;
