@@ -269,10 +269,8 @@ pub fn barrier(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option<Local> {
     let (dj, t) = distance(kind, x);
     let eps = shape.eps_x;
     let ll = rows(Kind::LineLine).0;
-    let u = apply(&ll[1], x);
-    let v = apply(&ll[2], x);
-    let xm = if shape.edge_edge { dot(&cross(&u, &v), &cross(&u, &v)) } else { f64::INFINITY };
-    if xm >= eps {
+    let (u, v) = (apply(&ll[1], x), apply(&ll[2], x));
+    if !shape.edge_edge || dot(&cross(&u, &v), &cross(&u, &v)) >= eps {
         let jet = dj.chain(b(dj.v, dh), b1(dj.v, dh), b2(dj.v, dh));
         return Some(Local { rows: t, jet });
     }
