@@ -74,15 +74,7 @@ pub fn candidates(
         })
         .collect();
     let nb = s.body_vertices.len();
-    let bbox: Vec<Aabb> = (0..nb)
-        .map(|b| {
-            let mut bx = Aabb::EMPTY;
-            for v in s.body_vertices[b].clone() {
-                bx.grow(&vbox[v]);
-            }
-            bx
-        })
-        .collect();
+    let bbox = body_boxes(s, &vbox);
     // body pairs by a sweep along x
     let mut order: Vec<usize> = (0..nb).filter(|&b| !s.body_vertices[b].is_empty()).collect();
     order.sort_by(|&a, &b| bbox[a].lo[0].total_cmp(&bbox[b].lo[0]).then(a.cmp(&b)));
@@ -108,6 +100,20 @@ pub fn candidates(
         pairs.extend(list);
         groups.push(Group { bodies: [bp[0] as u32, bp[1] as u32], range: start..pairs.len() });
     }
+}
+
+/// Each body's box: the union of its vertices' boxes.
+fn body_boxes(s: &Surfaces, vbox: &[Aabb]) -> Vec<Aabb> {
+    s.body_vertices
+        .iter()
+        .map(|range| {
+            let mut bx = Aabb::EMPTY;
+            for v in range.clone() {
+                bx.grow(&vbox[v]);
+            }
+            bx
+        })
+        .collect()
 }
 
 fn prim_box(vbox: &[Aabb], verts: &[u32]) -> Aabb {
@@ -182,15 +188,7 @@ fn body_pair(s: &Surfaces, vbox: &[Aabb], ibox: &Aabb, a: usize, b: usize) -> Ve
 pub fn triangle_pairs(s: &Surfaces, x: &[[f64; 3]]) -> Vec<(u32, u32)> {
     let vbox: Vec<Aabb> = x.iter().map(|p| Aabb { lo: *p, hi: *p }.dilate(1e-12)).collect();
     let nb = s.body_vertices.len();
-    let bbox: Vec<Aabb> = (0..nb)
-        .map(|b| {
-            let mut bx = Aabb::EMPTY;
-            for v in s.body_vertices[b].clone() {
-                bx.grow(&vbox[v]);
-            }
-            bx.dilate(1e-12)
-        })
-        .collect();
+    let bbox: Vec<Aabb> = body_boxes(s, &vbox).into_iter().map(|b| b.dilate(1e-12)).collect();
     let mut out = Vec::new();
     for a in 0..nb {
         for b in a + 1..nb {
