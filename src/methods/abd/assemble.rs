@@ -8,7 +8,7 @@
 use super::barrier::{self, PairShape};
 use super::culling::{Group, Pair};
 use super::friction::Contact;
-use super::local::{self, Local};
+use super::local::{self, Projected};
 use super::surface::Surfaces;
 use super::system::Block;
 use rayon::prelude::*;
@@ -35,9 +35,10 @@ impl GroupTerms {
 
     /// Adds a pair's terms, given in its difference vectors (`local.rs`), scaled by `scale`. Row k of the local
     /// terms is y_k = Σ_s rows[k][s] x_s, and x_s = (I₃ ⊗ w_sᵀ) q of its body: on side σ, y_k has the 4-vector
-    /// coefficient c_kσ = Σ_{s on σ} rows[k][s] w_s, so ∂y_k,r/∂q_σ[4r + j] = c_kσ[j].
-    pub fn scatter(&mut self, s: &Surfaces, verts: &[u32; 4], local: &Local, scale: f64) {
-        let n = local.n();
+    /// coefficient c_kσ = Σ_{s on σ} rows[k][s] w_s, so ∂y_k,r/∂q_σ[4r + j] = c_kσ[j]. The Hessian Σ_i s_i s_iᵀ
+    /// maps to Σ_i S_σ,i S_σ′,iᵀ with S_σ,i[4r + j] = Σ_k c_kσ[j] s_i[3k + r].
+    pub fn scatter(&mut self, s: &Surfaces, verts: &[u32; 4], local: &Projected, scale: f64) {
+        let n = local.n;
         let mut c = [[[0.0f64; 4]; 2]; 3];
         for k in 0..n {
             for (slot, &v) in verts.iter().enumerate() {
@@ -51,56 +52,46 @@ impl GroupTerms {
                 }
             }
         }
-        let (g, h) = (&local.jet.g, &local.jet.h);
         for side in 0..2 {
             if !self.active[side] {
                 continue;
             }
             for k in 0..n {
                 for r in 0..3 {
-                    let gk = scale * g[3 * k + r];
+                    let gk = scale * local.g[3 * k + r];
                     for j in 0..4 {
                         self.g[side][4 * r + j] += gk * c[k][side][j];
                     }
                 }
             }
         }
-        for (blk, (sa, sb)) in [(0, (0, 0)), (1, (0, 1)), (2, (1, 1))] {
-            if !(self.active[sa] && self.active[sb]) {
-                continue;
-            }
-            // y[k][r][c][m] = Σ_l H[3k + r][3l + c] c_l,sb[m], then blk[4r + j][4c + m] += Σ_k c_k,sa[j] y[k][r][c][m]
-            let mut y = [[[[0.0f64; 4]; 3]; 3]; 3];
-            for k in 0..n {
-                for l in 0..n {
-                    let cl = &c[l][sb];
-                    if cl.iter().all(|&v| v == 0.0) {
-                        continue;
-                    }
+        for col in &local.s[..local.rank] {
+            let mut sv = [[0.0f64; 12]; 2];
+            for side in 0..2 {
+                if !self.active[side] {
+                    continue;
+                }
+                for k in 0..n {
                     for r in 0..3 {
-                        for cc in 0..3 {
-                            let v = scale * h[3 * k + r][3 * l + cc];
-                            for m in 0..4 {
-                                y[k][r][cc][m] += v * cl[m];
-                            }
+                        let v = col[3 * k + r];
+                        for j in 0..4 {
+                            sv[side][4 * r + j] += v * c[k][side][j];
                         }
                     }
                 }
             }
-            let out = &mut self.h[blk];
-            for k in 0..n {
-                let ck = &c[k][sa];
-                for j in 0..4 {
-                    if ck[j] == 0.0 {
+            for (blk, (sa, sb)) in [(0, (0, 0)), (1, (0, 1)), (2, (1, 1))] {
+                if !(self.active[sa] && self.active[sb]) {
+                    continue;
+                }
+                let out = &mut self.h[blk];
+                for x in 0..12 {
+                    let a = scale * sv[sa][x];
+                    if a == 0.0 {
                         continue;
                     }
-                    for r in 0..3 {
-                        let row = &mut out[4 * r + j];
-                        for cc in 0..3 {
-                            for m in 0..4 {
-                                row[4 * cc + m] += ck[j] * y[k][r][cc][m];
-                            }
-                        }
+                    for y in 0..12 {
+                        out[x][y] += a * sv[sb][y];
                     }
                 }
             }
@@ -151,9 +142,7 @@ pub fn barrier_terms(
             for p in &pairs[g.range.clone()] {
                 let xs = stencil(x, &p.verts);
                 let shape = PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x };
-                if let Some(mut l) = local::barrier(shape, &xs, dhat2) {
-                    CNT[l.n() - 1].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    l.project_psd();
+                if let Some(l) = local::barrier_projected(shape, &xs, dhat2) {
                     t.scatter(s, &p.verts, &l, scale);
                 }
             }
@@ -194,11 +183,9 @@ pub fn friction_terms(
         .map(|r| {
             let mut t = GroupTerms::new(pair_of(&contacts[r.start]), dynamic);
             for c in &contacts[r.clone()] {
-                t.scatter(s, &c.verts, &c.local(x, xt, eps), scale);
+                t.scatter(s, &c.verts, &c.local(x, xt, eps).factored(), scale);
             }
             t
         })
         .collect()
 }
-
-pub static CNT: [std::sync::atomic::AtomicUsize; 3] = [const { std::sync::atomic::AtomicUsize::new(0) }; 3];

@@ -41,6 +41,8 @@ pub fn clamp_negative<const M: usize>(a: &mut [[f64; M]; M], d: usize) -> bool {
     }
     match d {
         3 => run!(3),
+        4 => run!(4),
+        5 => run!(5),
         6 => run!(6),
         9 => run!(9),
         12 => run!(12),

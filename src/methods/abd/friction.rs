@@ -86,7 +86,7 @@ impl Contact {
                 jet.h[r][s] = self.mu_lambda * v;
             }
         }
-        Local { rows: [self.c, [0.0; 4], [0.0; 4]], jet }
+        Local { rows: [self.c, [0.0; 4], [0.0; 4]], jet, range: None }
     }
 
     /// Gradient (12: 3 per stencil point) and Hessian (12×12) in the stencil coordinates.

@@ -255,6 +255,45 @@ pub fn distance(kind: Kind, x: &[[f64; 3]; 4]) -> (Jet, [[f64; 4]; 3]) {
 pub struct Local {
     pub rows: [[f64; 4]; 3],
     pub jet: Jet,
+    /// The Hessian's range in closed form, where known (see [`Range`]).
+    pub range: Option<Range>,
+}
+
+/// A Hessian of rank ≤ m written as H = B C Bᵀ with m ≤ 5 known columns B (in the 3n local variables) and a
+/// symmetric m×m C.
+///
+/// Without the mollifier, D is the minimum over the closest-point parameters c of E(c, y) = |δ|², with
+/// δ = Σ_k w_k(c) y_k (point–plane and line–line: δ = r − αu − βv, w = (1, −α, −β); point–line:
+/// δ = (1 − t)u + tv, w = (1 − t, t); point–point: δ = u, w = 1). By the envelope theorem ∇D = 2 (w_k δ)_k and
+/// ∇²D = E_yy − E_yc E_cc⁻¹ E_cy, where E_yy = 2 (w wᵀ ⊗ I₃) and each row of E_cy is −2 times (w ⊗ a) plus δ
+/// in one extra slot (a = u or v for the plane, v − u for the line). So ∇D and ∇²D, and with them the barrier's
+/// ∇² = b″∇D∇Dᵀ + b′∇²D, lie in the span of w ⊗ e_x, w ⊗ e_y, w ⊗ e_z and one unit δ̂ per extra slot: 5
+/// columns for 9 variables, 4 for 6, 3 for 3. The PSD projection is then an m×m eigenproblem.
+#[derive(Clone, Copy, Debug)]
+pub struct Range {
+    pub m: usize,
+    /// Columns of B.
+    pub b: [[f64; 9]; 5],
+    pub c: [[f64; 5]; 5],
+}
+
+/// The barrier energy m·b(D) of a pair (without κ) with its gradient and its Hessian projected as the 12×12
+/// stencil Hessian would be, factored; `None` at or beyond D̂. What Newton's assembly uses: without the
+/// mollifier, the Hessian is never written out in the 3n variables (see [`Range`]).
+pub fn barrier_projected(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option<Projected> {
+    if !may_be_within(shape, x, dh) {
+        return None;
+    }
+    let (kind, d) = classify(shape, x);
+    if d >= dh {
+        return None;
+    }
+    let ll = rows(Kind::LineLine).0;
+    let (u, v) = (apply(&ll[1], x), apply(&ll[2], x));
+    if !shape.edge_edge || dot(&cross(&u, &v), &cross(&u, &v)) >= shape.eps_x {
+        return Some(unmollified(kind, x, d, dh).projected());
+    }
+    barrier(shape, x, dh).map(|l| l.projected())
 }
 
 /// The barrier energy m·b(D) of a pair (without κ) as a [`Local`], unprojected; `None` at or beyond D̂.
@@ -266,14 +305,17 @@ pub fn barrier(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option<Local> {
     if d >= dh {
         return None;
     }
-    let (dj, t) = distance(kind, x);
     let eps = shape.eps_x;
     let ll = rows(Kind::LineLine).0;
     let (u, v) = (apply(&ll[1], x), apply(&ll[2], x));
     if !shape.edge_edge || dot(&cross(&u, &v), &cross(&u, &v)) >= eps {
-        let jet = dj.chain(b(dj.v, dh), b1(dj.v, dh), b2(dj.v, dh));
-        return Some(Local { rows: t, jet });
+        let mut l = unmollified(kind, x, d, dh);
+        if let Some(r) = &l.range {
+            r.write(&mut l.jet.h, 3 * l.jet.n);
+        }
+        return Some(l);
     }
+    let (dj, t) = distance(kind, x);
     // mollified: everything in the edge–edge vectors (r, u, v); a sum-zero slot row c is
     // (c2 + c3) r + c1 u + c3 v
     let c: [[f64; 3]; 3] = std::array::from_fn(|i| [t[i][2] + t[i][3], t[i][1], t[i][3]]);
@@ -282,7 +324,136 @@ pub fn barrier(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option<Local> {
     let xj = cross2(&u, &v).lift(&[[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0; 3]], 3);
     let r = xj.v / eps;
     let m = xj.chain((2.0 - r) * r, (2.0 - 2.0 * r) / eps, -2.0 / (eps * eps));
-    Some(Local { rows: ll, jet: m.mul(&bl) })
+    Some(Local { rows: ll, jet: m.mul(&bl), range: None })
+}
+
+/// The barrier m·b(D) without the mollifier, D = `d` of case `kind`: value, gradient and the Hessian in the range
+/// form only (`jet.h` is left zero).
+fn unmollified(kind: Kind, x: &[[f64; 3]; 4], d: f64, dh: f64) -> Local {
+    let (t, n) = rows(kind);
+    let y: [V3; 3] = std::array::from_fn(|k| if k < n { apply(&t[k], x) } else { [0.0; 3] });
+    // δ, w, and the extra slots' directions a_i with their slot: E_c_i y = −2 (w ⊗ a_i + δ in slot s_i)
+    let mut w = [0.0; 3];
+    let mut extra: [(V3, usize); 2] = [([0.0; 3], 0); 2];
+    let mut gram = [[0.0; 2]; 2];
+    let (delta, ne) = match kind {
+        Kind::PointPoint(..) => {
+            w[0] = 1.0;
+            (y[0], 0)
+        }
+        Kind::PointLine(..) => {
+            let e = sub(&y[1], &y[0]);
+            let ee = dot(&e, &e);
+            let tt = -dot(&y[0], &e) / ee;
+            w[0] = 1.0 - tt;
+            w[1] = tt;
+            // E = |u + t e|²: E_t = 2 δ·(v − u), ∂/∂(u, v) = 2 (w ⊗ e) + 2 (−δ, δ); the sign is immaterial here
+            extra[0] = (e, 1);
+            gram[0][0] = ee;
+            (std::array::from_fn(|a| y[0][a] + tt * e[a]), 1)
+        }
+        Kind::PointPlane | Kind::LineLine => {
+            let (r, u, v) = (&y[0], &y[1], &y[2]);
+            let (uu, uv, vv) = (dot(u, u), dot(u, v), dot(v, v));
+            let (ur, vr) = (dot(u, r), dot(v, r));
+            let det = uu * vv - uv * uv;
+            let al = (vv * ur - uv * vr) / det;
+            let be = (uu * vr - uv * ur) / det;
+            w = [1.0, -al, -be];
+            extra = [(*u, 1), (*v, 2)];
+            gram = [[uu, uv], [uv, vv]];
+            (std::array::from_fn(|a| r[a] - al * u[a] - be * v[a]), 2)
+        }
+    };
+    let dn = dot(&delta, &delta).sqrt();
+    let dhat_dir: V3 = std::array::from_fn(|a| delta[a] / dn);
+    let m = 3 + ne;
+    // columns: w ⊗ e_a, then δ̂ in the extra slot (the PL slot pair (−δ̂, δ̂) is −δ̂ in slot 0 plus δ̂ in slot 1)
+    let mut bm = [[0.0; 9]; 5];
+    for a in 0..3 {
+        for k in 0..n {
+            bm[a][3 * k + a] = w[k];
+        }
+    }
+    for (i, (_, slot)) in extra.iter().enumerate().take(ne) {
+        for a in 0..3 {
+            bm[3 + i][3 * slot + a] = dhat_dir[a];
+            if n == 2 {
+                bm[3 + i][a] = -dhat_dir[a];
+            }
+        }
+    }
+    // ∇²D = B [2 diag(1, 1, 1, 0, 0) − 2 Z G⁻¹ Zᵀ] Bᵀ, Z's column i = (a_i, |δ| e_{3+i}), G the Gram of the a_i
+    let mut cd = [[0.0; 5]; 5];
+    for a in 0..3 {
+        cd[a][a] = 2.0;
+    }
+    if ne > 0 {
+        let z: [[f64; 5]; 2] = std::array::from_fn(|i| {
+            let mut c = [0.0; 5];
+            c[..3].copy_from_slice(&extra[i].0);
+            c[3 + i] = dn;
+            c
+        });
+        let gi = if ne == 1 {
+            [[1.0 / gram[0][0], 0.0], [0.0, 0.0]]
+        } else {
+            let det = gram[0][0] * gram[1][1] - gram[0][1] * gram[0][1];
+            [[gram[1][1] / det, -gram[0][1] / det], [-gram[0][1] / det, gram[0][0] / det]]
+        };
+        for i in 0..m {
+            for j in 0..m {
+                let mut s = 0.0;
+                for p in 0..ne {
+                    for q in 0..ne {
+                        s += z[p][i] * gi[p][q] * z[q][j];
+                    }
+                }
+                cd[i][j] -= 2.0 * s;
+            }
+        }
+    }
+    // barrier: ∇ = b′ B γ, ∇² = B (b″ γγᵀ + b′ C_D) Bᵀ, γ = (2δ, 0, 0)
+    let (bv, b1v, b2v) = (b(d, dh), b1(d, dh), b2(d, dh));
+    let mut c = [[0.0; 5]; 5];
+    for i in 0..m {
+        for j in 0..m {
+            let gg = if i < 3 && j < 3 { 4.0 * delta[i] * delta[j] } else { 0.0 };
+            c[i][j] = b2v * gg + b1v * cd[i][j];
+        }
+    }
+    let mut jet = Jet::zero(n);
+    jet.v = bv;
+    for k in 0..n {
+        for a in 0..3 {
+            jet.g[3 * k + a] = 2.0 * b1v * w[k] * delta[a];
+        }
+    }
+    Local { rows: t, jet, range: Some(Range { m, b: bm, c }) }
+}
+
+impl Range {
+    /// h = B C Bᵀ over the first `dim` variables.
+    fn write(&self, h: &mut [[f64; 9]; 9], dim: usize) {
+        let m = self.m;
+        // BC, column-wise: bc[j][x] = Σ_i B[x][i] C[i][j]
+        let mut bc = [[0.0; 9]; 5];
+        for j in 0..m {
+            for i in 0..m {
+                let cij = self.c[i][j];
+                for x in 0..dim {
+                    bc[j][x] += self.b[i][x] * cij;
+                }
+            }
+        }
+        for x in 0..dim {
+            for y in 0..=x {
+                let v: f64 = (0..m).map(|j| bc[j][x] * self.b[j][y]).sum();
+                h[x][y] = v;
+                h[y][x] = v;
+            }
+        }
+    }
 }
 
 impl Local {
@@ -291,12 +462,15 @@ impl Local {
         self.jet.n
     }
 
-    /// Projects the Hessian to the PSD matrix that the 12×12 stencil Hessian would project to.
-    pub fn project_psd(&mut self) {
+    /// The Hessian projected to the PSD matrix that the 12×12 stencil Hessian would project to, factored.
+    pub fn projected(&self) -> Projected {
         let n = self.n();
         let t = &self.rows;
         // L Lᵀ = T Tᵀ
         let g: [[f64; 3]; 3] = std::array::from_fn(|k| std::array::from_fn(|l| (0..4).map(|s| t[k][s] * t[l][s]).sum()));
+        if let Some(r) = &self.range {
+            return r.projected(&g, n, self.rows, self.jet.g);
+        }
         let mut l = [[0.0; 3]; 3];
         for i in 0..n {
             for j in 0..=i {
@@ -304,22 +478,27 @@ impl Local {
                 l[i][j] = if i == j { s.sqrt() } else { s / l[j][j] };
             }
         }
-        let h = &mut self.jet.h;
+        let mut h = self.jet.h;
         // A = (Lᵀ ⊗ I) H (L ⊗ I)
         let mut a = [[0.0; 9]; 9];
-        congruence(h, &mut a, n, |k, i| l[k][i]);
-        if !super::eigen::clamp_negative(&mut a, 3 * n) {
-            return;
-        }
-        let mut li = [[0.0; 3]; 3];
-        for i in 0..n {
-            li[i][i] = 1.0 / l[i][i];
-            for j in 0..i {
-                li[i][j] = -(j..i).map(|k| l[i][k] * li[k][j]).sum::<f64>() / l[i][i];
+        congruence(&h, &mut a, n, |k, i| l[k][i]);
+        if super::eigen::clamp_negative(&mut a, 3 * n) {
+            let mut li = [[0.0; 3]; 3];
+            for i in 0..n {
+                li[i][i] = 1.0 / l[i][i];
+                for j in 0..i {
+                    li[i][j] = -(j..i).map(|k| l[i][k] * li[k][j]).sum::<f64>() / l[i][i];
+                }
             }
+            // H = (L⁻ᵀ ⊗ I) A (L⁻¹ ⊗ I)
+            congruence(&a, &mut h, n, |k, i| li[k][i]);
         }
-        // H = (L⁻ᵀ ⊗ I) A (L⁻¹ ⊗ I)
-        congruence(&a, h, n, |k, i| li[k][i]);
+        Projected::from_psd(self.rows, n, self.jet.g, &h)
+    }
+
+    /// The Hessian, already positive semi-definite (friction's), factored.
+    pub fn factored(&self) -> Projected {
+        Projected::from_psd(self.rows, self.n(), self.jet.g, &self.jet.h)
     }
 
     /// Gradient in the 12 stencil coordinates.
@@ -337,26 +516,151 @@ impl Local {
 
     /// Hessian in the 12 stencil coordinates, Tᵀ H T.
     pub fn stencil_hessian(&self) -> [[f64; 12]; 12] {
-        let mut h = [[0.0; 12]; 12];
-        let n = self.n();
-        for s in 0..4 {
-            for t in 0..4 {
-                for k in 0..n {
-                    for l in 0..n {
-                        let w = self.rows[k][s] * self.rows[l][t];
-                        if w == 0.0 {
-                            continue;
-                        }
-                        for a in 0..3 {
-                            for e in 0..3 {
-                                h[3 * s + a][3 * t + e] += w * self.jet.h[3 * k + a][3 * l + e];
-                            }
+        stencil_of(&self.rows, self.n(), &self.jet.h)
+    }
+}
+
+/// Tᵀ h T: a Hessian in n difference vectors mapped to the 12 stencil coordinates.
+fn stencil_of(rows: &[[f64; 4]; 3], n: usize, hl: &[[f64; 9]; 9]) -> [[f64; 12]; 12] {
+    let mut h = [[0.0; 12]; 12];
+    for s in 0..4 {
+        for t in 0..4 {
+            for k in 0..n {
+                for l in 0..n {
+                    let w = rows[k][s] * rows[l][t];
+                    if w == 0.0 {
+                        continue;
+                    }
+                    for a in 0..3 {
+                        for e in 0..3 {
+                            h[3 * s + a][3 * t + e] += w * hl[3 * k + a][3 * l + e];
                         }
                     }
                 }
             }
         }
-        h
+    }
+    h
+}
+
+/// A pair's gradient and projected Hessian in n difference vectors, the Hessian as Σ_i s_i s_iᵀ over `rank`
+/// columns s_i (a few for a barrier pair: the projection leaves rank ≤ 3 of the 5 in [`Range`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Projected {
+    pub rows: [[f64; 4]; 3],
+    pub n: usize,
+    pub g: [f64; 9],
+    pub s: [[f64; 9]; 9],
+    pub rank: usize,
+}
+
+impl Projected {
+    /// Factors a positive semi-definite h by Cholesky with diagonal pivoting, dropping a remainder below 1e-14 of
+    /// its largest diagonal entry.
+    fn from_psd(rows: [[f64; 4]; 3], n: usize, g: [f64; 9], h: &[[f64; 9]; 9]) -> Projected {
+        let mut p = Projected { rows, n, g, s: [[0.0; 9]; 9], rank: 0 };
+        p.rank = psd_factor(h, 3 * n, &mut p.s);
+        p
+    }
+
+    /// Hessian in the 12 stencil coordinates.
+    pub fn stencil_hessian(&self) -> [[f64; 12]; 12] {
+        let d = 3 * self.n;
+        let mut h = [[0.0; 9]; 9];
+        for col in &self.s[..self.rank] {
+            for x in 0..d {
+                for y in 0..d {
+                    h[x][y] += col[x] * col[y];
+                }
+            }
+        }
+        stencil_of(&self.rows, self.n, &h)
+    }
+}
+
+/// Columns s_i with Σ s_i s_iᵀ = a for a positive semi-definite d×d `a` (pivoted Cholesky); returns their number.
+fn psd_factor<const M: usize>(a: &[[f64; M]; M], d: usize, out: &mut [[f64; 9]; 9]) -> usize {
+    let mut w = *a;
+    let top = (0..d).fold(0.0f64, |m, i| m.max(w[i][i]));
+    let tol = 1e-14 * top;
+    let mut rank = 0;
+    while rank < d {
+        let (p, piv) = (0..d).map(|i| (i, w[i][i])).fold((0, 0.0), |b, c| if c.1 > b.1 { c } else { b });
+        if piv <= tol || piv <= 0.0 {
+            break;
+        }
+        let inv = 1.0 / piv.sqrt();
+        let col: [f64; M] = std::array::from_fn(|i| if i < d { w[i][p] * inv } else { 0.0 });
+        for i in 0..d {
+            for j in 0..d {
+                w[i][j] -= col[i] * col[j];
+            }
+            out[rank][i] = col[i];
+        }
+        w[p][p] = 0.0;
+        rank += 1;
+    }
+    rank
+}
+
+impl Range {
+    /// The range form of the 12×12 stencil projection, given the Gram T Tᵀ of the rows: with U = (T ⊗ I)ᵀ B
+    /// (12×m, UᵀU = G = Bᵀ (TTᵀ ⊗ I) B = L Lᵀ), H₁₂ = U C Uᵀ = Q (Lᵀ C L) Qᵀ with Q = U L⁻ᵀ orthonormal, so
+    /// PSD(H₁₂) = U L⁻ᵀ PSD(Lᵀ C L) L⁻¹ Uᵀ, i.e. C⁺ = L⁻ᵀ PSD(Lᵀ C L) L⁻¹.
+    /// Returns it factored: C⁺ = F Fᵀ, so H⁺ = Σ (B F)_i (B F)_iᵀ.
+    fn projected(&self, gt: &[[f64; 3]; 3], n: usize, rows: [[f64; 4]; 3], g: [f64; 9]) -> Projected {
+        let m = self.m;
+        let mut gm = [[0.0; 5]; 5];
+        for i in 0..m {
+            for j in 0..=i {
+                let mut s = 0.0;
+                for k in 0..n {
+                    for l in 0..n {
+                        if gt[k][l] == 0.0 {
+                            continue;
+                        }
+                        s += gt[k][l] * (0..3).map(|a| self.b[i][3 * k + a] * self.b[j][3 * l + a]).sum::<f64>();
+                    }
+                }
+                gm[i][j] = s;
+                gm[j][i] = s;
+            }
+        }
+        let mut l = [[0.0; 5]; 5];
+        for i in 0..m {
+            for j in 0..=i {
+                let s = gm[i][j] - (0..j).map(|k| l[i][k] * l[j][k]).sum::<f64>();
+                l[i][j] = if i == j { s.sqrt() } else { s / l[j][j] };
+            }
+        }
+        // N = Lᵀ C L
+        let mut cl = [[0.0; 5]; 5];
+        for i in 0..m {
+            for j in 0..m {
+                cl[i][j] = (j..m).map(|k| self.c[i][k] * l[k][j]).sum();
+            }
+        }
+        let mut nm = [[0.0; 5]; 5];
+        for i in 0..m {
+            for j in 0..m {
+                nm[i][j] = (i..m).map(|k| l[k][i] * cl[k][j]).sum();
+            }
+        }
+        super::eigen::clamp_negative(&mut nm, m);
+        // N⁺ = F₀ F₀ᵀ, F = L⁻ᵀ F₀ (back substitution with Lᵀ), columns B F
+        let mut f0 = [[0.0; 9]; 9];
+        let rank = psd_factor(&nm, m, &mut f0);
+        let mut p = Projected { rows, n, g, s: [[0.0; 9]; 9], rank };
+        for (col, fc) in p.s.iter_mut().zip(&f0).take(rank) {
+            let mut f = [0.0; 5];
+            for i in (0..m).rev() {
+                f[i] = (fc[i] - (i + 1..m).map(|k| l[k][i] * f[k]).sum::<f64>()) / l[i][i];
+            }
+            for x in 0..3 * n {
+                col[x] = (0..m).map(|i| self.b[i][x] * f[i]).sum();
+            }
+        }
+        p
     }
 }
 
@@ -427,7 +731,7 @@ mod tests {
             };
             let shape = PairShape { edge_edge: ee, eps_x };
             let Some(dual) = barrier::energy_dual(shape, &x, dh * dh) else { continue };
-            let mut loc = barrier(shape, &x, dh * dh).expect("same cut-off");
+            let loc = barrier(shape, &x, dh * dh).expect("same cut-off");
             kinds.insert(format!("{ee} {:?}", classify(shape, &x).0));
             if loc.rows == rows(Kind::LineLine).0 && ee && super::super::distance::cross_norm2::<f64>(&x) < eps_x {
                 mollified += 1;
@@ -441,8 +745,12 @@ mod tests {
             assert!(he < 1e-9, "hessian {he:e} at trial {trial}");
             let mut hp = dual.h;
             super::super::eigen::project_psd(&mut hp);
-            loc.project_psd();
-            let pe = rel(&loc.stencil_hessian(), &hp);
+            let pe = rel(&loc.projected().stencil_hessian(), &hp);
+            let fast = barrier_projected(shape, &x, dh * dh).expect("same cut-off");
+            let fe = rel(&fast.stencil_hessian(), &hp);
+            assert!(fe < 1e-8, "projected hessian (assembly's path) {fe:e} at trial {trial}");
+            let fg = fast.g.iter().zip(&loc.jet.g).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max) / gm.max(1e-300);
+            assert!(fg < 1e-12, "gradient (assembly's path) {fg:e} at trial {trial}");
             assert!(pe < 1e-8, "projected hessian {pe:e} at trial {trial}");
         }
         assert_eq!(kinds.len(), 16, "cases seen: {kinds:?}");

@@ -242,9 +242,9 @@ impl Abd {
                 }
             }
             last_move = largest_move(&self.bodies, &dir);
-            if last_move < tol {
-                break;
-            }
+            // a direction below tolerance ends the loop, but is taken first (it is already computed; only the CCD
+            // and one energy evaluation are left), without backtracking
+            let last = last_move < tol;
             st.iterations += 1;
             // CCD along the direction bounds the step
             let qn: Vec<f64> = q.iter().zip(&dir).map(|(a, d)| a + d).collect();
@@ -261,7 +261,7 @@ impl Abd {
             };
             let mut alpha = alpha_ccd;
             let mut accepted = None;
-            for _ in 0..40 {
+            for _ in 0..if last { 1 } else { 40 } {
                 let trial: Vec<f64> = q.iter().zip(&dir).map(|(a, d)| a + alpha * d).collect();
                 let (e1, dmin) = self.energy(&trial, &qtilde, h, &mut x);
                 if e1 <= e0 && dmin > 0.0 {
@@ -271,6 +271,9 @@ impl Abd {
                 alpha *= 0.5;
             }
             lap(&mut st, 4);
+            if last && accepted.is_none() {
+                st.iterations -= 1;
+            }
             let Some((trial, dmin, e1)) = accepted else { break };
             q = trial;
             e_at_q = Some(e1);
@@ -283,6 +286,9 @@ impl Abd {
                 e_at_q = None;
             }
             prev_dmin = dmin;
+            if last {
+                break;
+            }
         }
         st.residual = last_move / (self.scale * h);
 
