@@ -4,7 +4,9 @@
 //! The decomposition is nalgebra's (stack-allocated; Householder tridiagonalisation and implicit QR), checked:
 //! that routine sometimes pairs eigenvalues with the wrong eigenvectors (dimforge/nalgebra#1109), and it did so
 //! here on barrier Hessians with eigenvalues ±λ. Every negative pair must satisfy ‖A v − λ v‖∞ ≤ 1e-9 max|A|;
-//! if one does not, the cyclic Jacobi method, slow but unconditionally accurate, decomposes A instead.
+//! if one does not, the eigenvalues are recomputed as the vectors' Rayleigh quotients (the vectors themselves are
+//! usually right, only paired with the wrong values) and checked again; only if that fails too does the cyclic
+//! Jacobi method, slow but unconditionally accurate, decompose A instead.
 //! (A hand-written alternative that finds only the negative pairs — Sturm bisection on the tridiagonal form and
 //! inverse iteration — was measured slower than nalgebra here: the Sturm recurrence is a chain of dependent
 //! divisions.)
@@ -14,8 +16,9 @@ pub fn project_psd<const N: usize>(h: &mut [[f64; N]; N]) {
     clamp_negative(h, N);
 }
 
-/// Projects the leading d×d block (d = 3, 6, 9 or 12) of a symmetric matrix onto the positive semi-definite
-/// cone. Returns false, leaving the block as it was (symmetrised), when no eigenvalue is negative.
+/// Projects the leading d×d block (d ≤ M; nalgebra's decomposition for d = 3, 4, 5, 6, 9 and 12, Jacobi
+/// otherwise) of a symmetric matrix onto the positive semi-definite cone. Returns false, leaving the block as it
+/// was (symmetrised), when no eigenvalue is below −1e-12 of the largest magnitude.
 pub fn clamp_negative<const M: usize>(a: &mut [[f64; M]; M], d: usize) -> bool {
     assert!(d <= M, "block {d} of a {M}×{M} matrix");
     for i in 0..d {
@@ -48,24 +51,40 @@ pub fn clamp_negative<const M: usize>(a: &mut [[f64; M]; M], d: usize) -> bool {
         12 => run!(12),
         _ => jacobi_eigen(a, d, &mut lam, &mut v),
     }
-    if lam[..d].iter().all(|&l| l >= 0.0) {
+    // negative eigenvalues below 1e-12 of the largest one are round-off and left alone (clamping them would
+    // change A by less than that; checking their vectors, which round-off mixes, would only cost fallbacks)
+    let floor = -1e-12 * lam[..d].iter().fold(0.0f64, |m, l| m.max(l.abs()));
+    if lam[..d].iter().all(|&l| l >= floor) {
         return false;
     }
     // every negative pair must satisfy A v = λ v (a mispaired vector fails this)
     let scale = (0..d).flat_map(|i| (0..d).map(move |j| (i, j))).fold(0.0f64, |m, (i, j)| m.max(a[i][j].abs()));
-    let pairs_ok = (0..d).filter(|&k| lam[k] < 0.0).all(|k| {
-        (0..d).all(|i| {
-            let av: f64 = (0..d).map(|j| a[i][j] * v[j][k]).sum();
-            (av - lam[k] * v[i][k]).abs() <= 1e-9 * scale
+    let pairs_ok = |lam: &[f64; M], v: &[[f64; M]; M], floor: f64| {
+        (0..d).filter(|&k| lam[k] < floor).all(|k| {
+            (0..d).all(|i| {
+                let av: f64 = (0..d).map(|j| a[i][j] * v[j][k]).sum();
+                (av - lam[k] * v[i][k]).abs() <= 1e-9 * scale
+            })
         })
-    });
-    if !pairs_ok {
+    };
+    let mut ok = pairs_ok(&lam, &v, floor);
+    if !ok {
+        // the vectors are still an orthonormal eigenbasis when only the pairing is wrong: their Rayleigh
+        // quotients give each its own eigenvalue
+        for k in 0..d {
+            lam[k] = (0..d).map(|i| v[i][k] * (0..d).map(|j| a[i][j] * v[j][k]).sum::<f64>()).sum();
+        }
+        let floor = -1e-12 * lam[..d].iter().fold(0.0f64, |m, l| m.max(l.abs()));
+        ok = lam[..d].iter().all(|&l| l >= floor) || pairs_ok(&lam, &v, floor);
+    }
+    let floor = -1e-12 * lam[..d].iter().fold(0.0f64, |m, l| m.max(l.abs()));
+    if !ok {
         jacobi_eigen(a, d, &mut lam, &mut v);
-        if lam[..d].iter().all(|&l| l >= 0.0) {
+        if lam[..d].iter().all(|&l| l >= floor) {
             return false;
         }
     }
-    for k in (0..d).filter(|&k| lam[k] < 0.0) {
+    for k in (0..d).filter(|&k| lam[k] < floor) {
         let l = lam[k];
         for i in 0..d {
             let li = l * v[i][k];

@@ -4,6 +4,7 @@ use super::*;
 use crate::dynamics::integrate::external_wrench;
 use crate::math::{quat_exp, Mat3};
 use assemble::GroupTerms;
+use rayon::prelude::*;
 
 /// Largest vertex move of a coordinate change `dq` over the moving bodies.
 fn largest_move(bodies: &[Body], dq: &[f64]) -> f64 {
@@ -67,34 +68,47 @@ impl Abd {
     fn assemble(&mut self, q: &[f64], qtilde: &[f64], h: f64) {
         let n_dyn = self.dyn_index.iter().flatten().count();
         self.system.clear(n_dyn);
-        for (b, body) in self.bodies.iter().enumerate() {
-            let Some(d) = self.dyn_index[b] else { continue };
-            let mut blk: Block = [[0.0; 12]; 12];
-            for r in 0..3 {
-                for j in 0..4 {
-                    let mut g = 0.0;
-                    for l in 0..4 {
-                        g += body.mass[j][l] * (q[12 * b + 4 * r + l] - qtilde[12 * b + 4 * r + l]);
-                        blk[4 * r + j][4 * r + l] = body.mass[j][l];
+        // inertia and orthogonality per body (in parallel, added in body order)
+        let per_body: Vec<(usize, [f64; 12], Block)> = self
+            .bodies
+            .par_iter()
+            .enumerate()
+            .filter_map(|(b, body)| {
+                let d = self.dyn_index[b]?;
+                let mut blk: Block = [[0.0; 12]; 12];
+                let mut grad = [0.0; 12];
+                for r in 0..3 {
+                    for j in 0..4 {
+                        let mut g = 0.0;
+                        for l in 0..4 {
+                            g += body.mass[j][l] * (q[12 * b + 4 * r + l] - qtilde[12 * b + 4 * r + l]);
+                            blk[4 * r + j][4 * r + l] = body.mass[j][l];
+                        }
+                        grad[4 * r + j] = g;
                     }
-                    self.system.grad[12 * d + 4 * r + j] += g;
                 }
-            }
-            let qb = &q[12 * b..12 * b + 12];
-            let mut g = [0.0; 12];
-            affine::ortho_gradient(qb, body.kv, &mut g);
-            let mut ho = affine::ortho_hessian(qb, body.kv);
-            eigen::project_psd(&mut ho);
-            let idx = |k: usize| 4 * (k / 3) + k % 3;
+                let qb = &q[12 * b..12 * b + 12];
+                let mut g = [0.0; 12];
+                affine::ortho_gradient(qb, body.kv, &mut g);
+                let mut ho = affine::ortho_hessian(qb, body.kv);
+                eigen::project_psd(&mut ho);
+                let idx = |k: usize| 4 * (k / 3) + k % 3;
+                for k in 0..12 {
+                    grad[k] += h * h * g[k];
+                }
+                for a in 0..9 {
+                    for c in 0..9 {
+                        blk[idx(a)][idx(c)] += h * h * ho[a][c];
+                    }
+                }
+                Some((d, grad, blk))
+            })
+            .collect();
+        for (d, grad, blk) in &per_body {
             for k in 0..12 {
-                self.system.grad[12 * d + k] += h * h * g[k];
+                self.system.grad[12 * d + k] += grad[k];
             }
-            for a in 0..9 {
-                for c in 0..9 {
-                    blk[idx(a)][idx(c)] += h * h * ho[a][c];
-                }
-            }
-            self.system.add_block(d, d, &blk);
+            self.system.add_block(*d, *d, blk);
         }
         self.surfaces.positions(q, &mut self.x);
         let dh2 = self.dhat * self.dhat;

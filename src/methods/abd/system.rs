@@ -17,8 +17,10 @@ pub type Block = [[f64; 12]; 12];
 #[derive(Default)]
 pub struct System {
     pub diag: Vec<Block>,
-    /// Upper blocks (i < j) → H_ij.
-    pub off: BTreeMap<(usize, usize), Block>,
+    /// Upper blocks (i < j) → index of H_ij in `off_blocks` (the blocks live in a Vec: a map holding 1 KB values
+    /// moves them around on every insertion).
+    off: BTreeMap<(usize, usize), usize>,
+    off_blocks: Vec<Block>,
     pub grad: Vec<f64>,
     pattern: Vec<(usize, usize)>,
     col_ptr: Vec<usize>,
@@ -35,6 +37,7 @@ impl System {
         self.diag.clear();
         self.diag.resize(n, [[0.0; 12]; 12]);
         self.off.clear();
+        self.off_blocks.clear();
         self.grad.clear();
         self.grad.resize(12 * n, 0.0);
     }
@@ -48,21 +51,23 @@ impl System {
                     d[r][c] += h[r][c];
                 }
             }
-        } else if i < j {
-            let b = self.off.entry((i, j)).or_insert([[0.0; 12]; 12]);
-            for r in 0..12 {
-                for c in 0..12 {
-                    b[r][c] += h[r][c];
-                }
-            }
         } else {
-            let b = self.off.entry((j, i)).or_insert([[0.0; 12]; 12]);
+            let b = self.off_block(i.min(j), i.max(j));
             for r in 0..12 {
                 for c in 0..12 {
-                    b[r][c] += h[c][r];
+                    b[r][c] += if i < j { h[r][c] } else { h[c][r] };
                 }
             }
         }
+    }
+
+    fn off_block(&mut self, i: usize, j: usize) -> &mut Block {
+        let next = self.off_blocks.len();
+        let k = *self.off.entry((i, j)).or_insert(next);
+        if k == next {
+            self.off_blocks.push([[0.0; 12]; 12]);
+        }
+        &mut self.off_blocks[k]
     }
 
     fn build_csc(&mut self) {
@@ -91,8 +96,8 @@ impl System {
         }
         self.values.clear();
         let mut above: Vec<Vec<(usize, &Block)>> = vec![Vec::new(); n];
-        for (&(i, j), b) in &self.off {
-            above[j].push((i, b));
+        for (&(i, j), &k) in &self.off {
+            above[j].push((i, &self.off_blocks[k]));
         }
         for (j, rows) in above.iter().enumerate() {
             for cj in 0..12 {
