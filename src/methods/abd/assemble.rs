@@ -33,6 +33,19 @@ impl GroupTerms {
         GroupTerms { bodies, active, g: [[0.0; 12]; 2], h: [[[0.0; 12]; 12]; 3] }
     }
 
+    /// Completes the diagonal blocks from their upper triangles once every pair is in.
+    fn finish(mut self) -> Self {
+        for blk in [0, 2] {
+            let h = &mut self.h[blk];
+            for x in 0..12 {
+                for y in 0..x {
+                    h[x][y] = h[y][x];
+                }
+            }
+        }
+        self
+    }
+
     /// Adds a pair's terms, given in its difference vectors (`local.rs`), scaled by `scale`. Row k of the local
     /// terms is y_k = Σ_s rows[k][s] x_s, and x_s = (I₃ ⊗ w_sᵀ) q of its body: on side σ, y_k has the 4-vector
     /// coefficient c_kσ = Σ_{s on σ} rows[k][s] w_s, so ∂y_k,r/∂q_σ[4r + j] = c_kσ[j]. The Hessian Σ_i s_i s_iᵀ
@@ -84,13 +97,15 @@ impl GroupTerms {
                 if !(self.active[sa] && self.active[sb]) {
                     continue;
                 }
+                // the diagonal blocks only on and above the diagonal (`finish` mirrors them)
                 let out = &mut self.h[blk];
                 for x in 0..12 {
                     let a = scale * sv[sa][x];
                     if a == 0.0 {
                         continue;
                     }
-                    for y in 0..12 {
+                    let from = if sa == sb { x } else { 0 };
+                    for y in from..12 {
                         out[x][y] += a * sv[sb][y];
                     }
                 }
@@ -146,7 +161,7 @@ pub fn barrier_terms(
                     t.scatter(s, &p.verts, &l, scale);
                 }
             }
-            t
+            t.finish()
         })
         .collect()
 }
@@ -185,7 +200,7 @@ pub fn friction_terms(
             for c in &contacts[r.clone()] {
                 t.scatter(s, &c.verts, &c.local(x, xt, eps).factored(), scale);
             }
-            t
+            t.finish()
         })
         .collect()
 }

@@ -610,17 +610,24 @@ impl Range {
     /// Returns it factored: C⁺ = F Fᵀ, so H⁺ = Σ (B F)_i (B F)_iᵀ.
     fn projected(&self, gt: &[[f64; 3]; 3], n: usize, rows: [[f64; 4]; 3], g: [f64; 9]) -> Projected {
         let m = self.m;
+        // (TTᵀ ⊗ I) b_i, then G_ij = b_jᵀ (TTᵀ ⊗ I) b_i
+        let mut mb = [[0.0; 9]; 5];
+        for i in 0..m {
+            for k in 0..n {
+                for l in 0..n {
+                    let w = gt[k][l];
+                    for a in 0..3 {
+                        mb[i][3 * k + a] += w * self.b[i][3 * l + a];
+                    }
+                }
+            }
+        }
         let mut gm = [[0.0; 5]; 5];
         for i in 0..m {
             for j in 0..=i {
                 let mut s = 0.0;
-                for k in 0..n {
-                    for l in 0..n {
-                        if gt[k][l] == 0.0 {
-                            continue;
-                        }
-                        s += gt[k][l] * (0..3).map(|a| self.b[i][3 * k + a] * self.b[j][3 * l + a]).sum::<f64>();
-                    }
+                for x in 0..9 {
+                    s += mb[i][x] * self.b[j][x];
                 }
                 gm[i][j] = s;
                 gm[j][i] = s;

@@ -130,6 +130,8 @@ pub struct Abd {
     qd: Vec<f64>,
     started: bool,
     // workspace
+    /// `pairs` and `groups` hold the candidates within d̂ at `q` (culled at the end of the last step).
+    pairs_at_q: bool,
     system: System,
     pairs: Vec<Pair>,
     groups: Vec<Group>,
@@ -195,6 +197,7 @@ impl Abd {
             q: Vec::new(),
             qd: Vec::new(),
             started: false,
+            pairs_at_q: false,
             system: System::default(),
             pairs: Vec::new(),
             groups: Vec::new(),
@@ -230,6 +233,7 @@ impl Abd {
     fn start(&mut self, model: &Model, state: &State, h: f64) -> Result<(), SimError> {
         self.q.clear();
         self.qd.clear();
+        self.pairs_at_q = false;
         for s in &state.bodies {
             self.q.extend(affine::q_from_rigid(s.x, s.q));
             self.qd.extend(affine::qdot_from_rigid(s.q, s.v, s.w));

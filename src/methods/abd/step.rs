@@ -147,7 +147,10 @@ impl Abd {
     /// Friction contacts lagged at the start of the step: pairs within d̂ with their normal force.
     fn lag_friction(&mut self, model: &Model) {
         self.contacts.clear();
-        culling::candidates(&self.surfaces, &self.xt, None, &self.dynamic, self.dhat, &mut self.pairs, &mut self.groups);
+        // the previous step ended by culling at these same positions
+        if !self.pairs_at_q {
+            culling::candidates(&self.surfaces, &self.xt, None, &self.dynamic, self.dhat, &mut self.pairs, &mut self.groups);
+        }
         let dh2 = self.dhat * self.dhat;
         for p in &self.pairs {
             let xs = assemble::stencil(&self.xt, &p.verts);
@@ -229,8 +232,9 @@ impl Abd {
         let mut prev_dmin = f64::INFINITY;
         let mut x = Vec::new();
         let mut last_move = 0.0;
-        // after an accepted line search, the pairs swept along its segment cover every pair within d̂ at the new q
-        let mut swept = false;
+        // the pairs cover every pair within d̂ at q: at first those friction lagging used (culled at q^t), after
+        // an accepted line search the pairs swept along its segment
+        let mut swept = true;
         let mut e_at_q: Option<f64> = None;
         for _ in 0..self.params.max_iterations {
             // Newton direction
@@ -326,6 +330,7 @@ impl Abd {
             }
         }
         self.q = q;
+        self.pairs_at_q = false;
         state.affine = (0..nb).map(|b| std::array::from_fn(|k| self.q[12 * b + k])).collect();
 
         // what the step ends with: contacts within d̂, the smallest distance, and (optionally) the check
@@ -346,6 +351,7 @@ impl Abd {
             }
             dmin = dmin.min(d);
         }
+        self.pairs_at_q = true;
         st.min_distance = (dmin < dh2).then(|| dmin.max(0.0).sqrt());
         st.islands = self.groups.len();
         st.resolutions = self.contacts.len();
