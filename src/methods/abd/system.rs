@@ -70,13 +70,52 @@ impl System {
         &mut self.off_blocks[k]
     }
 
+    /// The block pattern to factor: the previous one while it covers the current blocks (the missing ones are
+    /// zeros), else the union of both unless that is over a quarter larger than the current one. Contacts come and
+    /// go between Newton iterations; a pattern that covers them keeps the symbolic factorisation.
+    fn choose_pattern(&mut self) -> bool {
+        let cur: Vec<(usize, usize)> = self.off.keys().copied().collect();
+        let n = self.diag.len();
+        if self.col_ptr.len() == 12 * n + 1 && is_subset(&cur, &self.pattern) {
+            return false;
+        }
+        let mut union = Vec::with_capacity(cur.len() + self.pattern.len());
+        let (mut i, mut j) = (0, 0);
+        while i < cur.len() || j < self.pattern.len() {
+            let next = match (cur.get(i), self.pattern.get(j)) {
+                (Some(a), Some(b)) if a == b => {
+                    i += 1;
+                    j += 1;
+                    *a
+                }
+                (Some(a), Some(b)) if a < b => {
+                    i += 1;
+                    *a
+                }
+                (Some(_), Some(b)) | (None, Some(b)) => {
+                    j += 1;
+                    *b
+                }
+                (Some(a), None) => {
+                    i += 1;
+                    *a
+                }
+                (None, None) => unreachable!("loop condition"),
+            };
+            if next.1 < n {
+                union.push(next);
+            }
+        }
+        self.pattern = if 4 * union.len() <= 5 * cur.len() { union } else { cur };
+        true
+    }
+
     fn build_csc(&mut self) {
         let n = self.diag.len();
-        let pattern: Vec<(usize, usize)> = self.off.keys().copied().collect();
-        if pattern != self.pattern || self.col_ptr.len() != 12 * n + 1 {
+        if self.choose_pattern() {
             // column J's block rows: the bodies I < J with a block (I, J), then J itself
             let mut above: Vec<Vec<usize>> = vec![Vec::new(); n];
-            for &(i, j) in &pattern {
+            for &(i, j) in &self.pattern {
                 above[j].push(i);
             }
             self.col_ptr.clear();
@@ -91,17 +130,17 @@ impl System {
                     self.col_ptr.push(self.row_idx.len());
                 }
             }
-            self.pattern = pattern;
             self.symbolic = None;
         }
         self.values.clear();
-        let mut above: Vec<Vec<(usize, &Block)>> = vec![Vec::new(); n];
-        for (&(i, j), &k) in &self.off {
-            above[j].push((i, &self.off_blocks[k]));
+        let zero: Block = [[0.0; 12]; 12];
+        let mut above: Vec<Vec<&Block>> = vec![Vec::new(); n];
+        for key in &self.pattern {
+            above[key.1].push(self.off.get(key).map_or(&zero, |&k| &self.off_blocks[k]));
         }
         for (j, rows) in above.iter().enumerate() {
             for cj in 0..12 {
-                for (_, b) in rows {
+                for b in rows {
                     self.values.extend((0..12).map(|ri| b[ri][cj]));
                 }
                 self.values.extend((0..=cj).map(|ri| self.diag[j][ri][cj]));
@@ -143,6 +182,20 @@ impl System {
     }
 }
 
+/// Whether every element of sorted `a` is in sorted `b`.
+fn is_subset(a: &[(usize, usize)], b: &[(usize, usize)]) -> bool {
+    let mut j = 0;
+    for x in a {
+        while j < b.len() && b[j] < *x {
+            j += 1;
+        }
+        if j == b.len() || b[j] != *x {
+            return false;
+        }
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,5 +232,67 @@ mod tests {
             let v: f64 = (0..24).map(|c| h(r, c) * x[c]).sum::<f64>() + s.grad[r];
             assert!(v.abs() < 1e-12, "row {r}: {v}");
         }
+    }
+}
+
+#[cfg(test)]
+mod pattern_tests {
+    use super::*;
+
+    /// A chain of bodies whose coupling blocks come and go keeps its symbolic factorisation while the pattern
+    /// covers them, and solves exactly with the missing blocks as zeros.
+    #[test]
+    fn a_covering_pattern_is_reused_and_solves_exactly() {
+        let n = 4;
+        let run = |s: &mut System, links: &[(usize, usize)]| {
+            s.clear(n);
+            let mut d = [[0.0; 12]; 12];
+            for (k, row) in d.iter_mut().enumerate() {
+                row[k] = 6.0 + k as f64;
+            }
+            for b in 0..n {
+                s.add_block(b, b, &d);
+            }
+            let mut o = [[0.0; 12]; 12];
+            for (k, row) in o.iter_mut().enumerate() {
+                row[(k + 5) % 12] = 0.5;
+            }
+            for &(i, j) in links {
+                s.add_block(i, j, &o);
+            }
+            for (k, g) in s.grad.iter_mut().enumerate() {
+                *g = (0.3 * k as f64).cos();
+            }
+            let x = s.solve().unwrap();
+            // residual against the blocks added
+            for r in 0..12 * n {
+                let (bi, ri) = (r / 12, r % 12);
+                let mut v = s.grad[r] + d[ri][ri] * x[r];
+                for &(i, j) in links {
+                    if bi == i {
+                        v += (0..12).map(|c| o[ri][c] * x[12 * j + c]).sum::<f64>();
+                    }
+                    if bi == j {
+                        v += (0..12).map(|c| o[c][ri] * x[12 * i + c]).sum::<f64>();
+                    }
+                }
+                assert!(v.abs() < 1e-12, "links {links:?}, row {r}: {v}");
+            }
+        };
+        let mut s = System::default();
+        run(&mut s, &[(0, 1), (1, 2), (2, 3)]);
+        assert_eq!(s.symbolic_count, 1);
+        run(&mut s, &[(0, 1), (2, 3)]);
+        run(&mut s, &[(1, 2)]);
+        assert_eq!(s.symbolic_count, 1, "a covered pattern is reused");
+        run(&mut s, &[(0, 1), (1, 2), (0, 2), (2, 3)]);
+        assert_eq!(s.symbolic_count, 2, "a new block needs a new factorisation");
+        run(&mut s, &[(0, 1), (1, 2), (1, 3), (2, 3)]);
+        assert_eq!(s.symbolic_count, 3);
+        assert_eq!(s.pattern.len(), 5, "the union (5 blocks for 4 now) is kept while it is at most 5/4 of them");
+        run(&mut s, &[(0, 2), (1, 3)]);
+        assert_eq!(s.symbolic_count, 3);
+        run(&mut s, &[(0, 3)]);
+        assert_eq!(s.pattern, vec![(0, 3)], "a union over 5/4 of the current blocks is dropped");
     }
 }
