@@ -10,12 +10,13 @@ use crate::methods::abd::{affine, ccd, eigen, local};
 use crate::world::World;
 
 /// Experiment names, in table order.
-pub const EXPERIMENTS: [&str; 10] = [
+pub const EXPERIMENTS: [&str; 11] = [
     "abd_derivatives",
     "abd_ccd",
     "abd_orthogonality",
     "abd_resting",
     "abd_ramp",
+    "abd_static_ramp",
     "abd_plate",
     "abd_pendulum",
     "abd_house",
@@ -42,6 +43,7 @@ pub(super) fn run(name: &str, method: &Overrides) -> Vec<Row> {
         "abd_orthogonality" => orthogonality(method),
         "abd_resting" => resting(method),
         "abd_ramp" => ramp(method),
+        "abd_static_ramp" => static_ramp(method),
         "abd_plate" => plate(method),
         "abd_pendulum" => pendulum(method),
         "abd_house" => house(method),
@@ -238,12 +240,12 @@ fn derivatives() -> Vec<Row> {
         "1e-8",
         proj.0 >= 60 && proj.1 < 1e-8,
     ));
-    // friction: both regimes of f0 (slip below and above ε)
+    // friction: every region of Φ (slip below ε/2, up to ε, beyond), with μ_s above, below and equal to μ_k
     let mut fw = (0.0f64, 0.0f64);
     for trial in 0..200 {
         let xt = rng.stencil();
         let mut x = xt;
-        let amp = if trial % 2 == 0 { 1e-3 } else { 0.3 };
+        let amp = [1e-3, 4e-3, 0.3][(trial / 3) % 3];
         for p in x.iter_mut() {
             for v in p.iter_mut() {
                 *v += amp * rng.next();
@@ -251,7 +253,9 @@ fn derivatives() -> Vec<Row> {
         }
         let n = crate::math::Vec3::new(rng.next(), rng.next(), rng.next() + 2.0).normalize();
         let (t1, t2) = crate::math::tangent_basis(n);
-        let c = Contact { verts: [0, 1, 2, 3], c: [1.0, -0.2, -0.3, -0.5], t: [t1.to_array(), t2.to_array()], mu_lambda: 0.7 };
+        // static above sliding, below, and equal
+        let (mu_s, mu_k) = [(0.9, 0.6), (0.4, 0.7), (0.7, 0.7)][trial % 3];
+        let c = Contact { verts: [0, 1, 2, 3], c: [1.0, -0.2, -0.3, -0.5], t: [t1.to_array(), t2.to_array()], lambda: 1.3, mu_s, mu_k };
         let eps = 0.01;
         let xt_v = xt.to_vec();
         let e = |v: &[f64; 12]| c.energy(&unflat(v), &xt_v, eps);
@@ -259,14 +263,14 @@ fn derivatives() -> Vec<Row> {
         let (_, h) = c.derivatives(&x, &xt_v, eps);
         let slip = c.slip(&x, &xt_v);
         let y = (slip[0] * slip[0] + slip[1] * slip[1]).sqrt();
-        if (y - eps).abs() < 1e-3 * eps {
+        if (y - eps).abs() < 1e-3 * eps || (y - 2.0 * eps).abs() < 1e-3 * eps {
             continue;
         }
         let (ge, he) = fd_errors(&flat(&x), e, g, &h, 1e-7);
         fw = (fw.0.max(ge), fw.1.max(he));
     }
     rows.push(row(
-        "friction f0(|u|), slip below and above ε: ∇, ∇² vs FD",
+        "friction λΦ(|u|), μ_s→μ_k, slip in each region: ∇, ∇² vs FD",
         "< 1e-6",
         format!("∇ {:.1e}, ∇² {:.1e}", fw.0, fw.1),
         "1e-6",
@@ -482,6 +486,66 @@ fn ramp(method: &Overrides) -> anyhow::Result<Vec<Row>> {
         }
     }
     Ok(rows)
+}
+
+fn static_ramp(method: &Overrides) -> anyhow::Result<Vec<Row>> {
+    // μ_s = 0.7 ≥ tan 30° > μ_k = 0.4 (cube materials μ², the ramp's 1): a cube set down at rest stays put; one
+    // launched down the slope at 1 m/s never slows below ε_v and slides at g(sin − μ_k cos)
+    let th = 30f64.to_radians();
+    let (c, s) = (th.cos(), th.sin());
+    let (mu_s, mu_k) = (0.7f64, 0.4f64);
+    let text = format!(
+        "format = 1\n[world]\ndt = 0.01\n[solver.abd]\ndhat = 0.001\nfriction_velocity = 0.001\n\
+[[material]]\nname = \"ramp\"\nfriction = 1.0\n[[material]]\nname = \"cube\"\nfriction = {fk}\nstatic_friction = {fs}\n\
+[[body]]\nname = \"ramp\"\nkind = \"static\"\nmaterial = \"ramp\"\nshape = {{ type = \"box\", size = [12.0, 6.0, 0.5] }}\n\
+rotation_deg = [0.0, 30.0, 0.0]\nposition = [{rx}, 0.0, {rz}]\n\
+[[body]]\nname = \"resting\"\nmaterial = \"cube\"\nshape = {{ type = \"box\", size = [0.5, 0.5, 0.5] }}\n\
+rotation_deg = [0.0, 30.0, 0.0]\nposition = [{cx}, -1.5, {cz}]\n\
+[[body]]\nname = \"launched\"\nmaterial = \"cube\"\nshape = {{ type = \"box\", size = [0.5, 0.5, 0.5] }}\n\
+rotation_deg = [0.0, 30.0, 0.0]\nposition = [{cx}, 1.5, {cz}]\nvelocity = [{vx}, 0.0, {vz}]\n",
+        fk = mu_k * mu_k,
+        fs = mu_s * mu_s,
+        // the ramp's top face through the origin, the cubes' centres 0.25 m + 0.5 mm above it
+        rx = -0.25 * s,
+        rz = -0.25 * c,
+        cx = 0.2505 * s,
+        cz = 0.2505 * c,
+        vx = c,
+        vz = -s,
+    );
+    let mut w = from_text(&text, method)?;
+    let down = crate::math::Vec3::new(c, 0.0, -s);
+    let x0 = [w.state.bodies[1].x, w.state.bodies[2].x];
+    let (mut ts, mut rest, mut slide) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..100 {
+        w.step()?;
+        if w.state.time > 0.3 {
+            ts.push(w.state.time);
+            rest.push((w.state.bodies[1].x - x0[0]).dot(down));
+            slide.push((w.state.bodies[2].x - x0[1]).dot(down));
+        }
+    }
+    let eps_v = w.model.solver.abd.friction_velocity.unwrap_or(0.0);
+    let t = ts.last().copied().unwrap_or(0.0) - ts.first().copied().unwrap_or(0.0);
+    let creep = rest.last().copied().unwrap_or(0.0) - rest.first().copied().unwrap_or(0.0);
+    let expect = 9.81 * (s - mu_k * c);
+    let a = fit_acceleration(&ts, &slide);
+    Ok(vec![
+        row(
+            "ramp 30°, μ_s 0.7 ≥ tan 30° > μ_k 0.4: cube at rest holds, 0.3–1 s",
+            format!("creep ≤ ε_v t = {:.2} mm", eps_v * t * 1e3),
+            format!("{:.3} mm", creep * 1e3),
+            "ε_v·t",
+            creep.abs() <= eps_v * t,
+        ),
+        row(
+            "ramp 30°, μ_s 0.7, μ_k 0.4: cube launched at 1 m/s slides at g(sin − μ_k cos)",
+            format!("{expect:.4} m/s²"),
+            format!("{a:.4} m/s²"),
+            "3%",
+            rel(a, expect) <= 0.03,
+        ),
+    ])
 }
 
 fn plate(method: &Overrides) -> anyhow::Result<Vec<Row>> {

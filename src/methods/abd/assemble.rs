@@ -166,7 +166,7 @@ pub fn barrier_terms(
         .collect()
 }
 
-/// Friction energy Σ μλ f0(|u|) (without h²).
+/// Friction energy Σ λΦ(|u|) (without h²).
 pub fn friction_energy(x: &[[f64; 3]], xt: &[[f64; 3]], contacts: &[Contact], eps: f64) -> f64 {
     contacts.iter().map(|c| c.energy(x, xt, eps)).sum()
 }

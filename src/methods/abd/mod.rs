@@ -15,7 +15,8 @@
 //!   distance.rs; κ_c → `kappa` (adaptive); d̂ → `dhat`. Per pair, ∇ and the PSD-projected ∇² are closed forms in
 //!   the pair's own difference vectors (local.rs, projection in eigen.rs); dual.rs evaluates the same formulas
 //!   on dual numbers as the reference the tests compare against.
-//! - D = Σ μ λ f0(|u|) (eq. 12), λ and the tangent bases lagged at the start of the step → friction.rs.
+//! - D = Σ μ λ f0(|u|) (eq. 12), λ and the tangent bases lagged at the start of the step → friction.rs; with a
+//!   static coefficient above the sliding one, the force law eases from μ_s to μ_k between slips ε_v h and 2ε_v h.
 //! - ACCD (§4.1) → ccd.rs; i-AABB culling (§4.2) → culling.rs; contact-aware assembly (§4.3) → assemble.rs
 //!   and system.rs; joints (§5.3) → joints.rs; the no-intersection check → check.rs.
 //!

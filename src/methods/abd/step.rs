@@ -164,9 +164,9 @@ impl Abd {
             }
             let b0 = self.surfaces.vertex_body[p.verts[0] as usize] as usize;
             let b1 = self.surfaces.vertex_body[p.verts[3] as usize] as usize;
-            let mu = model.pair_material(b0, b1).0;
+            let (mu_k, mu_s, _) = model.pair_material(b0, b1);
             let lambda = barrier::force_magnitude(shape, &xs, d, dh2, self.kappa);
-            if mu * lambda <= 0.0 {
+            if mu_s.max(mu_k) * lambda <= 0.0 {
                 continue;
             }
             let c = distance::closest_weights(kind, &xs, p.edge_edge);
@@ -176,7 +176,7 @@ impl Abd {
                 continue;
             }
             let (t1, t2) = crate::math::tangent_basis(n.normalize());
-            self.contacts.push(Contact { verts: p.verts, c, t: [t1.to_array(), t2.to_array()], mu_lambda: mu * lambda });
+            self.contacts.push(Contact { verts: p.verts, c, t: [t1.to_array(), t2.to_array()], lambda, mu_s, mu_k });
         }
     }
 
