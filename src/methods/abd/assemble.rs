@@ -19,7 +19,7 @@ pub fn stencil(x: &[[f64; 3]], verts: &[u32; 4]) -> [[f64; 3]; 4] {
 }
 
 /// Contributions of one body pair: gradient per side and the Hessian blocks (0,0), (0,1), (1,1), where side 0 is
-/// `bodies[0]` (the smaller index). Sides that are not `active` (static or kinematic bodies) get nothing.
+/// `bodies[0]` (the smaller index). Sides that are not `active` (static bodies) get nothing.
 pub struct GroupTerms {
     pub bodies: [u32; 2],
     pub active: [bool; 2],
@@ -28,8 +28,8 @@ pub struct GroupTerms {
 }
 
 impl GroupTerms {
-    fn new(bodies: [u32; 2], dynamic: &[bool]) -> Self {
-        let active = bodies.map(|b| dynamic[b as usize]);
+    fn new(bodies: [u32; 2], moving: &[bool]) -> Self {
+        let active = bodies.map(|b| moving[b as usize]);
         GroupTerms { bodies, active, g: [[0.0; 12]; 2], h: [[[0.0; 12]; 12]; 3] }
     }
 
@@ -146,14 +146,14 @@ pub fn barrier_terms(
     x: &[[f64; 3]],
     pairs: &[Pair],
     groups: &[Group],
-    dynamic: &[bool],
+    moving: &[bool],
     dhat2: f64,
     scale: f64,
 ) -> Vec<GroupTerms> {
     groups
         .par_iter()
         .map(|g| {
-            let mut t = GroupTerms::new(g.bodies, dynamic);
+            let mut t = GroupTerms::new(g.bodies, moving);
             for p in &pairs[g.range.clone()] {
                 let xs = stencil(x, &p.verts);
                 let shape = PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x };
@@ -178,7 +178,7 @@ pub fn friction_terms(
     x: &[[f64; 3]],
     xt: &[[f64; 3]],
     contacts: &[Contact],
-    dynamic: &[bool],
+    moving: &[bool],
     eps: f64,
     scale: f64,
 ) -> Vec<GroupTerms> {
@@ -196,7 +196,7 @@ pub fn friction_terms(
     }
     runs.par_iter()
         .map(|r| {
-            let mut t = GroupTerms::new(pair_of(&contacts[r.start]), dynamic);
+            let mut t = GroupTerms::new(pair_of(&contacts[r.start]), moving);
             for c in &contacts[r.clone()] {
                 t.scatter(s, &c.verts, &c.local(x, xt, eps).factored(), scale);
             }

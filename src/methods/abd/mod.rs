@@ -20,6 +20,14 @@
 //! - ACCD (§4.1) → ccd.rs; i-AABB culling (§4.2) → culling.rs; contact-aware assembly (§4.3) → assemble.rs
 //!   and system.rs; joints (§5.3) → joints.rs; the no-intersection check → check.rs.
 //!
+//! - static and kinematic bodies (§3: "fixed or prescribed coordinates"): static ones are not unknowns; a
+//!   kinematic body's coordinates are unknowns held to their prescribed values q_k* by a stiff potential
+//!   ½ w ‖q_k − q_k*‖²_M (w = `KINEMATIC_WEIGHT`, M its mass block), as IPC holds Dirichlet vertices by a
+//!   penalty. Its push on dynamic bodies is then part of each Newton direction (H_dk couples them), and the
+//!   line search's energy stays a potential: with the prescribed motion applied outside the solve, a kinematic
+//!   body driving into a dynamic one raised the energy, every line search failed and it stalled (measured).
+//!   When a pushed body is blocked, the kinematic body lags its prescription rather than let anything intersect.
+//!
 //! One step: predict q̃; lag friction; Newton iterations, each: cull pairs within d̂ (after the first iteration,
 //! the pairs swept by the previous line search) → gradient and PSD-projected Hessian → sparse Cholesky solve →
 //! CCD along the Newton direction bounds the step → backtrack on the energy → adapt κ; stop when the largest
@@ -115,9 +123,12 @@ struct Body {
 pub struct Abd {
     params: AbdParams,
     bodies: Vec<Body>,
-    /// Index in the Newton system of each dynamic body.
+    /// Index in the Newton system of each dynamic or kinematic body.
     dyn_index: Vec<Option<usize>>,
+    /// Dynamic bodies (contact pairs need one).
     dynamic: Vec<bool>,
+    /// Bodies with unknowns in the Newton system: dynamic and kinematic ones.
+    moving: Vec<bool>,
     surfaces: Surfaces,
     pins: Vec<joints::Pin>,
     /// l, dhat, ε_v.
@@ -142,6 +153,10 @@ pub struct Abd {
     x1: Vec<[f64; 3]>,
 }
 
+/// w of the potential that holds kinematic bodies to their prescribed coordinates: the body weighs w times its
+/// own mass for how far it may be pushed off its prescription.
+pub const KINEMATIC_WEIGHT: f64 = 1e6;
+
 const STAGES: [&str; 7] = ["culling", "ccd", "assembly", "solve", "line search", "friction", "check"];
 
 impl Abd {
@@ -165,29 +180,33 @@ impl Abd {
                 kv: params.orthogonality * density_volume,
                 radius,
             });
-            if body.kind == BodyKind::Dynamic {
+            if body.kind != BodyKind::Static {
                 dyn_index.push(Some(n_dyn));
                 n_dyn += 1;
+            } else {
+                dyn_index.push(None);
+            }
+            if body.kind == BodyKind::Dynamic {
                 for v in surfaces.body_vertices[b].clone() {
                     let r = surfaces.rest[v];
                     let x = body.position + body.rotation * (body.com + Vec3::new(r[0], r[1], r[2]));
                     lo = lo.min(x);
                     hi = hi.max(x);
                 }
-            } else {
-                dyn_index.push(None);
             }
         }
-        let scale = if n_dyn > 0 { (hi - lo).length().max(1e-6) } else { 1.0 };
+        let scale = if hi.x >= lo.x { (hi - lo).length().max(1e-6) } else { 1.0 };
         let dhat = params.dhat.unwrap_or(1e-3 * scale);
         let eps_v = params.friction_velocity.unwrap_or(1e-3 * scale);
         let pins = joints::pins(model, params.joint_stiffness);
         let dynamic = model.bodies.iter().map(|b| b.kind == BodyKind::Dynamic).collect();
+        let moving = model.bodies.iter().map(|b| b.kind != BodyKind::Static).collect();
         Abd {
             params,
             bodies,
             dyn_index,
             dynamic,
+            moving,
             surfaces,
             pins,
             scale,

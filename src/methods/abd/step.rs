@@ -6,6 +6,16 @@ use crate::math::{quat_exp, Mat3};
 use assemble::GroupTerms;
 use rayon::prelude::*;
 
+/// The weight of a body's ½‖q − q̃‖²_M: 1 for dynamic bodies, the holding weight for kinematic ones (q̃ is
+/// then the prescription).
+fn inertia_weight(kind: BodyKind) -> f64 {
+    if kind == BodyKind::Kinematic {
+        KINEMATIC_WEIGHT
+    } else {
+        1.0
+    }
+}
+
 /// Largest vertex move of a coordinate change `dq` over the moving bodies.
 fn largest_move(bodies: &[Body], dq: &[f64]) -> f64 {
     let mut m = 0.0f64;
@@ -23,21 +33,25 @@ fn largest_move(bodies: &[Body], dq: &[f64]) -> f64 {
 
 impl Abd {
     /// The incremental potential at `q` over the candidate pairs, and the smallest squared distance among them.
+    /// `qtilde` holds the prediction of dynamic bodies and the prescription of kinematic ones.
     fn energy(&self, q: &[f64], qtilde: &[f64], h: f64, x: &mut Vec<[f64; 3]>) -> (f64, f64) {
         let mut e = 0.0;
         for (b, body) in self.bodies.iter().enumerate() {
-            if body.kind != BodyKind::Dynamic {
+            if body.kind == BodyKind::Static {
                 continue;
             }
+            let w = inertia_weight(body.kind);
             for r in 0..3 {
                 let d: [f64; 4] = std::array::from_fn(|j| q[12 * b + 4 * r + j] - qtilde[12 * b + 4 * r + j]);
                 for j in 0..4 {
                     for l in 0..4 {
-                        e += 0.5 * d[j] * body.mass[j][l] * d[l];
+                        e += 0.5 * w * d[j] * body.mass[j][l] * d[l];
                     }
                 }
             }
-            e += h * h * affine::ortho_energy(&q[12 * b..12 * b + 12], body.kv);
+            if body.kind == BodyKind::Dynamic {
+                e += h * h * affine::ortho_energy(&q[12 * b..12 * b + 12], body.kv);
+            }
         }
         self.surfaces.positions(q, x);
         let (eb, dmin) = assemble::barrier_energy(x, &self.pairs, &self.groups, self.dhat * self.dhat);
@@ -77,15 +91,19 @@ impl Abd {
                 let d = self.dyn_index[b]?;
                 let mut blk: Block = [[0.0; 12]; 12];
                 let mut grad = [0.0; 12];
+                let w = inertia_weight(body.kind);
                 for r in 0..3 {
                     for j in 0..4 {
                         let mut g = 0.0;
                         for l in 0..4 {
-                            g += body.mass[j][l] * (q[12 * b + 4 * r + l] - qtilde[12 * b + 4 * r + l]);
-                            blk[4 * r + j][4 * r + l] = body.mass[j][l];
+                            g += w * body.mass[j][l] * (q[12 * b + 4 * r + l] - qtilde[12 * b + 4 * r + l]);
+                            blk[4 * r + j][4 * r + l] = w * body.mass[j][l];
                         }
                         grad[4 * r + j] = g;
                     }
+                }
+                if body.kind == BodyKind::Kinematic {
+                    return Some((d, grad, blk));
                 }
                 let qb = &q[12 * b..12 * b + 12];
                 let mut g = [0.0; 12];
@@ -112,9 +130,9 @@ impl Abd {
         }
         self.surfaces.positions(q, &mut self.x);
         let dh2 = self.dhat * self.dhat;
-        let terms = assemble::barrier_terms(&self.surfaces, &self.x, &self.pairs, &self.groups, &self.dynamic, dh2, h * h * self.kappa);
+        let terms = assemble::barrier_terms(&self.surfaces, &self.x, &self.pairs, &self.groups, &self.moving, dh2, h * h * self.kappa);
         self.add_terms(&terms);
-        let terms = assemble::friction_terms(&self.surfaces, &self.x, &self.xt, &self.contacts, &self.dynamic, self.eps_v * h, h * h);
+        let terms = assemble::friction_terms(&self.surfaces, &self.x, &self.xt, &self.contacts, &self.moving, self.eps_v * h, h * h);
         self.add_terms(&terms);
         // joints: ½K|C|², C = J(w_a) q_a − J(w_b) q_b
         for p in 0..self.pins.len() {
@@ -192,7 +210,6 @@ impl Abd {
         let nb = self.bodies.len();
         let qt = self.q.clone();
         let mut qtilde = qt.clone();
-        let mut target = qt.clone();
         for b in 0..nb {
             match self.bodies[b].kind {
                 BodyKind::Dynamic => {
@@ -218,7 +235,7 @@ impl Abd {
                     let s = &mut state.bodies[b];
                     s.x += s.v * h;
                     s.q = (quat_exp(s.w * h) * s.q).normalize();
-                    target[12 * b..12 * b + 12].copy_from_slice(&affine::q_from_rigid(s.x, s.q));
+                    qtilde[12 * b..12 * b + 12].copy_from_slice(&affine::q_from_rigid(s.x, s.q));
                 }
                 BodyKind::Static => {}
             }
@@ -249,14 +266,8 @@ impl Abd {
             lap(&mut st, 3);
             let mut dir = vec![0.0; 12 * nb];
             for b in 0..nb {
-                match (self.bodies[b].kind, self.dyn_index[b]) {
-                    (BodyKind::Dynamic, Some(d)) => dir[12 * b..12 * b + 12].copy_from_slice(&p_dyn[12 * d..12 * d + 12]),
-                    (BodyKind::Kinematic, _) => {
-                        for k in 0..12 {
-                            dir[12 * b + k] = target[12 * b + k] - q[12 * b + k];
-                        }
-                    }
-                    _ => {}
+                if let Some(d) = self.dyn_index[b] {
+                    dir[12 * b..12 * b + 12].copy_from_slice(&p_dyn[12 * d..12 * d + 12]);
                 }
             }
             last_move = largest_move(&self.bodies, &dir);

@@ -1,5 +1,5 @@
-//! The Newton system, assembled contact-aware (source §4.3): one 12×12 block per dynamic body on the diagonal and
-//! one per pair of dynamic bodies in contact or joined, never one per primitive pair. Solved by faer's sparse
+//! The Newton system, assembled contact-aware (source §4.3): one 12×12 block per dynamic or kinematic body on the
+//! diagonal and one per pair of them in contact or joined, never one per primitive pair. Solved by faer's sparse
 //! Cholesky (LLᵀ, AMD ordering), sequentially so that results do not depend on the thread count; the symbolic
 //! factorisation is kept and reused while the block pattern repeats.
 
