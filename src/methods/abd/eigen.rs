@@ -74,8 +74,8 @@ pub fn clamp_negative<const M: usize>(a: &mut [[f64; M]; M], d: usize) -> bool {
         for k in 0..d {
             lam[k] = (0..d).map(|i| v[i][k] * (0..d).map(|j| a[i][j] * v[j][k]).sum::<f64>()).sum();
         }
-        let floor = -1e-12 * lam[..d].iter().fold(0.0f64, |m, l| m.max(l.abs()));
-        ok = lam[..d].iter().all(|&l| l >= floor) || pairs_ok(&lam, &v, floor);
+        // and every pair must now hold, or a negative one could hide behind a wrong vector
+        ok = pairs_ok(&lam, &v, f64::INFINITY);
     }
     let floor = -1e-12 * lam[..d].iter().fold(0.0f64, |m, l| m.max(l.abs()));
     if !ok {

@@ -242,6 +242,8 @@ impl Abd {
         }
         self.surfaces.positions(&qt, &mut self.xt);
         self.lag_friction(model);
+        // Newton re-culls from here on
+        self.pairs_at_q = false;
         lap(&mut st, 5);
 
         let tol = self.params.tolerance * self.scale * h;
@@ -341,7 +343,6 @@ impl Abd {
             }
         }
         self.q = q;
-        self.pairs_at_q = false;
         state.affine = (0..nb).map(|b| std::array::from_fn(|k| self.q[12 * b + k])).collect();
 
         // what the step ends with: contacts within d̂, the smallest distance, and (optionally) the check
