@@ -275,6 +275,10 @@ pub struct Range {
     /// Columns of B.
     pub b: [[f64; 9]; 5],
     pub c: [[f64; 5]; 5],
+    /// Point–point pairs with b′ ≤ 0 (always, inside d̂): δ̂ and the eigenvalue 4b″D + 2b′ along it. C is
+    /// then (4b″D + 2b′) δ̂δ̂ᵀ + 2b′ (I − δ̂δ̂ᵀ) in the pair's one vector (B = I), so the projection keeps
+    /// max(0, 4b″D + 2b′) δ̂δ̂ᵀ: no eigen-decomposition.
+    pub pp: Option<([f64; 3], f64)>,
 }
 
 /// The barrier energy m·b(D) of a pair (without κ) with its gradient and its Hessian projected as the 12×12
@@ -291,7 +295,8 @@ pub fn barrier_projected(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option
     let ll = rows(Kind::LineLine).0;
     let (u, v) = (apply(&ll[1], x), apply(&ll[2], x));
     if !shape.edge_edge || dot(&cross(&u, &v), &cross(&u, &v)) >= shape.eps_x {
-        return Some(unmollified(kind, x, d, dh).projected());
+        let (rows, n, g, range) = unmollified(kind, x, d, dh);
+        return Some(range.projected(rows, n, g));
     }
     barrier(shape, x, dh).map(|l| l.projected())
 }
@@ -309,11 +314,12 @@ pub fn barrier(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option<Local> {
     let ll = rows(Kind::LineLine).0;
     let (u, v) = (apply(&ll[1], x), apply(&ll[2], x));
     if !shape.edge_edge || dot(&cross(&u, &v), &cross(&u, &v)) >= eps {
-        let mut l = unmollified(kind, x, d, dh);
-        if let Some(r) = &l.range {
-            r.write(&mut l.jet.h, 3 * l.jet.n);
-        }
-        return Some(l);
+        let (rows, n, g, range) = unmollified(kind, x, d, dh);
+        let mut jet = Jet::zero(n);
+        jet.v = b(d, dh);
+        jet.g = g;
+        range.write(&mut jet.h, 3 * n);
+        return Some(Local { rows, jet, range: Some(range) });
     }
     let (dj, t) = distance(kind, x);
     // mollified: everything in the edge–edge vectors (r, u, v); a sum-zero slot row c is
@@ -327,9 +333,9 @@ pub fn barrier(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option<Local> {
     Some(Local { rows: ll, jet: m.mul(&bl), range: None })
 }
 
-/// The barrier m·b(D) without the mollifier, D = `d` of case `kind`: value, gradient and the Hessian in the range
-/// form only (`jet.h` is left zero).
-fn unmollified(kind: Kind, x: &[[f64; 3]; 4], d: f64, dh: f64) -> Local {
+/// The barrier b(D) without the mollifier, D = `d` of case `kind`: the case's rows and their number, the gradient,
+/// and the Hessian in the range form.
+fn unmollified(kind: Kind, x: &[[f64; 3]; 4], d: f64, dh: f64) -> ([[f64; 4]; 3], usize, [f64; 9], Range) {
     let (t, n) = rows(kind);
     let y: [V3; 3] = std::array::from_fn(|k| if k < n { apply(&t[k], x) } else { [0.0; 3] });
     // δ, w, and the extra slots' directions a_i with their slot: E_c_i y = −2 (w ⊗ a_i + δ in slot s_i)
@@ -414,7 +420,7 @@ fn unmollified(kind: Kind, x: &[[f64; 3]; 4], d: f64, dh: f64) -> Local {
         }
     }
     // barrier: ∇ = b′ B γ, ∇² = B (b″ γγᵀ + b′ C_D) Bᵀ, γ = (2δ, 0, 0)
-    let (bv, b1v, b2v) = (b(d, dh), b1(d, dh), b2(d, dh));
+    let (b1v, b2v) = (b1(d, dh), b2(d, dh));
     let mut c = [[0.0; 5]; 5];
     for i in 0..m {
         for j in 0..m {
@@ -422,14 +428,17 @@ fn unmollified(kind: Kind, x: &[[f64; 3]; 4], d: f64, dh: f64) -> Local {
             c[i][j] = b2v * gg + b1v * cd[i][j];
         }
     }
-    let mut jet = Jet::zero(n);
-    jet.v = bv;
+    let mut g = [0.0; 9];
     for k in 0..n {
         for a in 0..3 {
-            jet.g[3 * k + a] = 2.0 * b1v * w[k] * delta[a];
+            g[3 * k + a] = 2.0 * b1v * w[k] * delta[a];
         }
     }
-    Local { rows: t, jet, range: Some(Range { m, b: bm, c }) }
+    (t, n, g, Range { m, b: bm, c, pp: (kind_is_pp(kind) && b1v <= 0.0).then_some((dhat_dir, 4.0 * b2v * d + 2.0 * b1v)) })
+}
+
+fn kind_is_pp(kind: Kind) -> bool {
+    matches!(kind, Kind::PointPoint(..))
 }
 
 impl Range {
@@ -469,7 +478,7 @@ impl Local {
         // L Lᵀ = T Tᵀ
         let g: [[f64; 3]; 3] = std::array::from_fn(|k| std::array::from_fn(|l| (0..4).map(|s| t[k][s] * t[l][s]).sum()));
         if let Some(r) = &self.range {
-            return r.projected(&g, n, self.rows, self.jet.g);
+            return r.projected(self.rows, n, self.jet.g);
         }
         let mut l = [[0.0; 3]; 3];
         for i in 0..n {
@@ -608,7 +617,16 @@ impl Range {
     /// (12×m, UᵀU = G = Bᵀ (TTᵀ ⊗ I) B = L Lᵀ), H₁₂ = U C Uᵀ = Q (Lᵀ C L) Qᵀ with Q = U L⁻ᵀ orthonormal, so
     /// PSD(H₁₂) = U L⁻ᵀ PSD(Lᵀ C L) L⁻¹ Uᵀ, i.e. C⁺ = L⁻ᵀ PSD(Lᵀ C L) L⁻¹.
     /// Returns it factored: C⁺ = F Fᵀ, so H⁺ = Σ (B F)_i (B F)_iᵀ.
-    fn projected(&self, gt: &[[f64; 3]; 3], n: usize, rows: [[f64; 4]; 3], g: [f64; 9]) -> Projected {
+    fn projected(&self, rows: [[f64; 4]; 3], n: usize, g: [f64; 9]) -> Projected {
+        if let Some((dir, lam)) = self.pp {
+            let mut p = Projected { rows, n, g, s: [[0.0; 9]; 9], rank: usize::from(lam > 0.0) };
+            let r = lam.max(0.0).sqrt();
+            for a in 0..3 {
+                p.s[0][a] = r * dir[a];
+            }
+            return p;
+        }
+        let gt: [[f64; 3]; 3] = std::array::from_fn(|k| std::array::from_fn(|l| (0..4).map(|s| rows[k][s] * rows[l][s]).sum()));
         let m = self.m;
         // (TTᵀ ⊗ I) b_i, then G_ij = b_jᵀ (TTᵀ ⊗ I) b_i
         let mut mb = [[0.0; 9]; 5];
