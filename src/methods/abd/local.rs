@@ -356,7 +356,9 @@ fn unmollified(kind: Kind, x: &[[f64; 3]; 4], d: f64, dh: f64) -> ([[f64; 4]; 3]
             // E = |u + t e|²: E_t = 2 δ·(v − u), ∂/∂(u, v) = 2 (w ⊗ e) + 2 (−δ, δ); the sign is immaterial here
             extra[0] = (e, 1);
             gram[0][0] = ee;
-            (std::array::from_fn(|a| y[0][a] + tt * e[a]), 1)
+            // δ = u + t e, u's component across e, as e × (u × e)/|e|² (no cancellation when δ ≪ u)
+            let c = cross(&e, &cross(&y[0], &e));
+            (std::array::from_fn(|a| c[a] / ee), 1)
         }
         Kind::PointPlane | Kind::LineLine => {
             let (r, u, v) = (&y[0], &y[1], &y[2]);
@@ -368,7 +370,10 @@ fn unmollified(kind: Kind, x: &[[f64; 3]; 4], d: f64, dh: f64) -> ([[f64; 4]; 3]
             w = [1.0, -al, -be];
             extra = [(*u, 1), (*v, 2)];
             gram = [[uu, uv], [uv, vv]];
-            (std::array::from_fn(|a| r[a] - al * u[a] - be * v[a]), 2)
+            // δ = r − αu − βv is r's component along n = u × v; through n it suffers no cancellation when δ ≪ r
+            let n = cross(u, v);
+            let k = dot(r, &n) / dot(&n, &n);
+            (std::array::from_fn(|a| k * n[a]), 2)
         }
     };
     let dn = dot(&delta, &delta).sqrt();
