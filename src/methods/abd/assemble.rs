@@ -25,12 +25,16 @@ pub struct GroupTerms {
     pub active: [bool; 2],
     pub g: [[f64; 12]; 2],
     pub h: [Block; 3],
+    /// The barrier terms' energy Σ m·b(D) (unscaled; ∞ when a pair touches) and smallest squared distance, as
+    /// [`barrier_energy`] sums them.
+    pub energy: f64,
+    pub dmin: f64,
 }
 
 impl GroupTerms {
     fn new(bodies: [u32; 2], moving: &[bool]) -> Self {
         let active = bodies.map(|b| moving[b as usize]);
-        GroupTerms { bodies, active, g: [[0.0; 12]; 2], h: [[[0.0; 12]; 12]; 3] }
+        GroupTerms { bodies, active, g: [[0.0; 12]; 2], h: [[[0.0; 12]; 12]; 3], energy: 0.0, dmin: f64::INFINITY }
     }
 
     /// Completes the diagonal blocks from their upper triangles once every pair is in.
@@ -131,16 +135,23 @@ pub fn barrier_energy(x: &[[f64; 3]], pairs: &[Pair], groups: &[Group], dhat2: f
                 let (_, d) = barrier::classify(shape, &xs);
                 dmin = dmin.min(d);
                 if d < dhat2 {
-                    e += barrier::energy(shape, &xs, dhat2);
+                    e += if d <= 0.0 { f64::INFINITY } else { barrier::energy_at(shape, &xs, d, dhat2) };
                 }
             }
             (e, dmin)
         })
         .collect();
-    per.iter().fold((0.0, f64::INFINITY), |(e, d), &(pe, pd)| (e + pe, d.min(pd)))
+    sum_groups(per.into_iter())
 }
 
-/// Barrier gradient and PSD-projected Hessian per body pair, scaled by `scale` (h²κ).
+/// Group energies and smallest distances folded in group order (energy and assembly fold them alike, so both
+/// give the same bits).
+pub fn sum_groups(per: impl Iterator<Item = (f64, f64)>) -> (f64, f64) {
+    per.fold((0.0, f64::INFINITY), |(e, d), (pe, pd)| (e + pe, d.min(pd)))
+}
+
+/// Barrier gradient and PSD-projected Hessian per body pair, scaled by `scale` (h²κ), with the barrier energy
+/// and smallest squared distance per body pair (unscaled, as [`barrier_energy`] gives them).
 pub fn barrier_terms(
     s: &Surfaces,
     x: &[[f64; 3]],
@@ -157,9 +168,21 @@ pub fn barrier_terms(
             for p in &pairs[g.range.clone()] {
                 let xs = stencil(x, &p.verts);
                 let shape = PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x };
-                if let Some(l) = local::barrier_projected(shape, &xs, dhat2) {
-                    t.scatter(s, &p.verts, &l, scale);
+                if !barrier::may_be_within(shape, &xs, dhat2) {
+                    continue;
                 }
+                let (kind, d) = barrier::classify(shape, &xs);
+                t.dmin = t.dmin.min(d);
+                if d >= dhat2 {
+                    continue;
+                }
+                if d <= 0.0 {
+                    // touching: the energy is infinite and this point is rejected; no derivatives
+                    t.energy = f64::INFINITY;
+                    continue;
+                }
+                t.energy += barrier::energy_at(shape, &xs, d, dhat2);
+                t.scatter(s, &p.verts, &local::barrier_projected_at(shape, &xs, kind, d, dhat2), scale);
             }
             t.finish()
         })

@@ -79,7 +79,11 @@ fn mollified(shape: PairShape, x: &[[f64; 3]; 4]) -> bool {
 
 /// The pair's barrier energy m·b(D) (without κ), on f64.
 pub fn energy(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> f64 {
-    let (_, d) = classify(shape, x);
+    energy_at(shape, x, classify(shape, x).1, dh)
+}
+
+/// The pair's barrier energy m·b(D) at the squared distance `d` that [`classify`] gave.
+pub fn energy_at(shape: PairShape, x: &[[f64; 3]; 4], d: f64, dh: f64) -> f64 {
     if d >= dh {
         return 0.0;
     }

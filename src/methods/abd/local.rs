@@ -292,13 +292,18 @@ pub fn barrier_projected(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option
     if d >= dh {
         return None;
     }
+    Some(barrier_projected_at(shape, x, kind, d, dh))
+}
+
+/// [`barrier_projected`] for a pair already classified, with 0 < `d` < `dh`.
+pub fn barrier_projected_at(shape: PairShape, x: &[[f64; 3]; 4], kind: Kind, d: f64, dh: f64) -> Projected {
     let ll = rows(Kind::LineLine).0;
     let (u, v) = (apply(&ll[1], x), apply(&ll[2], x));
     if !shape.edge_edge || dot(&cross(&u, &v), &cross(&u, &v)) >= shape.eps_x {
         let (rows, n, g, range) = unmollified(kind, x, d, dh);
-        return Some(range.projected(rows, n, g));
+        return range.projected(rows, n, g);
     }
-    barrier(shape, x, dh).map(|l| l.projected())
+    barrier(shape, x, dh).expect("0 < d < d̂").projected()
 }
 
 /// The barrier energy m·b(D) of a pair (without κ) as a [`Local`], unprojected; `None` at or beyond D̂.

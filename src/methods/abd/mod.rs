@@ -30,7 +30,8 @@
 //!
 //! One step: predict q̃; lag friction; Newton iterations, each: cull pairs within d̂ (after the first iteration,
 //! the pairs swept by the previous line search) → gradient and PSD-projected Hessian → sparse Cholesky solve →
-//! CCD along the Newton direction bounds the step → backtrack on the energy → adapt κ; stop when the largest
+//! CCD along the Newton direction bounds the step → backtrack on the energy (the first trial assembled, its
+//! energy from the assembly) → adapt κ; stop when the largest
 //! vertex move of the Newton step is below tolerance·l·h, after taking that last step too (CCD-bounded, no
 //! backtracking).
 

@@ -35,6 +35,14 @@ impl Abd {
     /// The incremental potential at `q` over the candidate pairs, and the smallest squared distance among them.
     /// `qtilde` holds the prediction of dynamic bodies and the prescription of kinematic ones.
     fn energy(&self, q: &[f64], qtilde: &[f64], h: f64, x: &mut Vec<[f64; 3]>) -> (f64, f64) {
+        self.surfaces.positions(q, x);
+        let (eb, dmin) = assemble::barrier_energy(x, &self.pairs, &self.groups, self.dhat * self.dhat);
+        (self.total_energy(q, qtilde, h, x, eb), dmin)
+    }
+
+    /// The incremental potential from its barrier part `eb` (Σ m·b, as `assemble::barrier_energy` sums it) and
+    /// the positions `x` at `q`: one formula for the line search and the assembly, so both give the same bits.
+    fn total_energy(&self, q: &[f64], qtilde: &[f64], h: f64, x: &[[f64; 3]], eb: f64) -> f64 {
         let mut e = 0.0;
         for (b, body) in self.bodies.iter().enumerate() {
             if body.kind == BodyKind::Static {
@@ -53,12 +61,10 @@ impl Abd {
                 e += h * h * affine::ortho_energy(&q[12 * b..12 * b + 12], body.kv);
             }
         }
-        self.surfaces.positions(q, x);
-        let (eb, dmin) = assemble::barrier_energy(x, &self.pairs, &self.groups, self.dhat * self.dhat);
         e += h * h * self.kappa * eb;
         e += h * h * assemble::friction_energy(x, &self.xt, &self.contacts, self.eps_v * h);
         e += self.pins.iter().map(|p| p.energy(q)).sum::<f64>();
-        (e, dmin)
+        e
     }
 
     fn add_terms(&mut self, terms: &[GroupTerms]) {
@@ -78,8 +84,9 @@ impl Abd {
         }
     }
 
-    /// Gradient and Hessian of the incremental potential at `q` into the system.
-    fn assemble(&mut self, q: &[f64], qtilde: &[f64], h: f64) {
+    /// Gradient and Hessian of the incremental potential at `q` into the system; returns the potential and the
+    /// smallest squared distance, as [`Abd::energy`] gives them.
+    fn assemble(&mut self, q: &[f64], qtilde: &[f64], h: f64) -> (f64, f64) {
         let n_dyn = self.dyn_index.iter().flatten().count();
         self.system.clear(n_dyn);
         // inertia and orthogonality per body (in parallel, added in body order)
@@ -132,6 +139,7 @@ impl Abd {
         let dh2 = self.dhat * self.dhat;
         let terms = assemble::barrier_terms(&self.surfaces, &self.x, &self.pairs, &self.groups, &self.moving, dh2, h * h * self.kappa);
         self.add_terms(&terms);
+        let (eb, dmin) = assemble::sum_groups(terms.iter().map(|t| (t.energy, t.dmin)));
         let terms = assemble::friction_terms(&self.surfaces, &self.x, &self.xt, &self.contacts, &self.moving, self.eps_v * h, h * h);
         self.add_terms(&terms);
         // joints: ½K|C|², C = J(w_a) q_a − J(w_b) q_b
@@ -160,6 +168,7 @@ impl Abd {
                 }
             }
         }
+        (self.total_energy(q, qtilde, h, &self.x, eb), dmin)
     }
 
     /// Friction contacts lagged at the start of the step: pairs within d̂ with their normal force.
@@ -255,15 +264,20 @@ impl Abd {
         // an accepted line search the pairs swept along its segment
         let mut swept = true;
         let mut e_at_q: Option<f64> = None;
+        // the system holds the assembly at q (done with the line search's first trial when it is accepted)
+        let mut assembled = false;
         for _ in 0..self.params.max_iterations {
             // Newton direction
-            self.surfaces.positions(&q, &mut self.x);
-            if !swept {
-                culling::candidates(&self.surfaces, &self.x, None, &self.dynamic, self.dhat, &mut self.pairs, &mut self.groups);
+            if !assembled {
+                self.surfaces.positions(&q, &mut self.x);
+                if !swept {
+                    culling::candidates(&self.surfaces, &self.x, None, &self.dynamic, self.dhat, &mut self.pairs, &mut self.groups);
+                }
+                lap(&mut st, 0);
+                self.assemble(&q, &qtilde, h);
+                lap(&mut st, 2);
             }
-            lap(&mut st, 0);
-            self.assemble(&q, &qtilde, h);
-            lap(&mut st, 2);
+            // (either way `self.x` now holds the positions at q)
             let p_dyn = self.system.solve().map_err(|message| SimError::Solver { step: state.step, stage: "solve", message })?;
             lap(&mut st, 3);
             let mut dir = vec![0.0; 12 * nb];
@@ -292,10 +306,21 @@ impl Abd {
             };
             let mut alpha = alpha_ccd;
             let mut accepted = None;
-            for _ in 0..if last { 1 } else { 40 } {
+            assembled = false;
+            for trial_no in 0..if last { 1 } else { 40 } {
                 let trial: Vec<f64> = q.iter().zip(&dir).map(|(a, d)| a + alpha * d).collect();
-                let (e1, dmin) = self.energy(&trial, &qtilde, h, &mut x);
+                // the first trial, usually accepted, is evaluated by the next iteration's assembly, which gives
+                // its energy too (the same bits as `energy`)
+                let (e1, dmin) = if trial_no == 0 && !last {
+                    lap(&mut st, 4);
+                    let r = self.assemble(&trial, &qtilde, h);
+                    lap(&mut st, 2);
+                    r
+                } else {
+                    self.energy(&trial, &qtilde, h, &mut x)
+                };
                 if e1 <= e0 && dmin > 0.0 {
+                    assembled = trial_no == 0 && !last;
                     accepted = Some((trial, dmin, e1));
                     break;
                 }
@@ -313,8 +338,9 @@ impl Abd {
             let dh2 = self.dhat * self.dhat;
             if dmin < 1e-2 * dh2 && dmin < prev_dmin && self.kappa < self.kappa_max {
                 self.kappa = (2.0 * self.kappa).min(self.kappa_max);
-                // the energy changed with κ
+                // the energy and the assembly changed with κ
                 e_at_q = None;
+                assembled = false;
             }
             prev_dmin = dmin;
             if last {
@@ -388,5 +414,43 @@ impl Abd {
                 ccd::toi(barrier::PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x }, &xs, &dx, 0.0, 1.0).unwrap_or(1.0)
             })
             .reduce(|| 1.0, f64::min)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::methods::Method;
+
+    /// The assembly returns the same potential and smallest distance as `energy`, to the bit, at a point with
+    /// barrier, friction and joint terms in play: the line search takes an accepted first trial's energy from
+    /// the assembly, and its decisions must not depend on which of the two computed it.
+    #[test]
+    fn assembly_energy_is_the_line_search_energy_bit_for_bit() {
+        let text = "format = 1\n[world]\nmethod = \"abd\"\ndt = 0.01\n[solver.abd]\ndhat = 0.002\n\
+[[body]]\nname = \"ground\"\nkind = \"static\"\nshape = { type = \"box\", size = [4.0, 4.0, 0.2] }\nposition = [0.0, 0.0, -0.1]\n\
+[[body]]\nname = \"a\"\nshape = { type = \"box\", size = [0.3, 0.3, 0.3] }\nposition = [0.0, 0.0, 0.1505]\nvelocity = [0.3, 0.0, 0.0]\n\
+[[body]]\nname = \"b\"\nshape = { type = \"box\", size = [0.2, 0.2, 0.2] }\nposition = [0.02, 0.01, 0.4015]\nrotation_deg = [0.0, 0.0, 10.0]\n\
+[[body]]\nname = \"c\"\nshape = { type = \"sphere\", radius = 0.1 }\nposition = [0.5, 0.0, 0.6]\n\
+[[joint]]\ntype = \"ball\"\nbody1 = \"c\"\nanchor = [0.5, 0.0, 0.75]\n";
+        let model = crate::scene::load_str(text, "t", "t", std::path::Path::new("."), &[]).unwrap();
+        let mut state = State::from_model(&model);
+        let mut abd = Abd::new(model.solver.abd.clone(), &model);
+        for _ in 0..15 {
+            abd.step(&model, &mut state, model.dt).unwrap();
+        }
+        let h = model.dt;
+        let q = abd.q.clone();
+        // a target off q, so that every term has a gradient
+        let qtilde: Vec<f64> = q.iter().enumerate().map(|(k, v)| v + 1e-4 * ((k % 7) as f64 - 3.0)).collect();
+        abd.surfaces.positions(&q, &mut abd.xt);
+        abd.lag_friction(&model);
+        assert!(!abd.contacts.is_empty() && !abd.pins.is_empty(), "friction and joint terms in play");
+        let mut x = Vec::new();
+        let (e, d) = abd.energy(&q, &qtilde, h, &mut x);
+        let (ea, da) = abd.assemble(&q, &qtilde, h);
+        assert!(d < abd.dhat * abd.dhat, "pairs within d̂");
+        assert_eq!(e.to_bits(), ea.to_bits(), "{e} vs {ea}");
+        assert_eq!(d.to_bits(), da.to_bits());
     }
 }
