@@ -303,7 +303,7 @@ pub fn barrier_projected_at(shape: PairShape, x: &[[f64; 3]; 4], kind: Kind, d: 
         let (rows, n, g, range) = unmollified(kind, x, d, dh);
         return range.projected(rows, n, g);
     }
-    barrier(shape, x, dh).expect("0 < d < d̂").projected()
+    barrier_at(shape, x, kind, d, dh).projected()
 }
 
 /// The barrier energy m·b(D) of a pair (without κ) as a [`Local`], unprojected; `None` at or beyond D̂.
@@ -315,6 +315,11 @@ pub fn barrier(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option<Local> {
     if d >= dh {
         return None;
     }
+    Some(barrier_at(shape, x, kind, d, dh))
+}
+
+/// [`barrier`] for a pair already classified, with 0 < `d` < `dh`.
+fn barrier_at(shape: PairShape, x: &[[f64; 3]; 4], kind: Kind, d: f64, dh: f64) -> Local {
     let eps = shape.eps_x;
     let ll = rows(Kind::LineLine).0;
     let (u, v) = (apply(&ll[1], x), apply(&ll[2], x));
@@ -324,7 +329,7 @@ pub fn barrier(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option<Local> {
         jet.v = b(d, dh);
         jet.g = g;
         range.write(&mut jet.h, 3 * n);
-        return Some(Local { rows, jet, range: Some(range) });
+        return Local { rows, jet, range: Some(range) };
     }
     let (dj, t) = distance(kind, x);
     // mollified: everything in the edge–edge vectors (r, u, v); a sum-zero slot row c is
@@ -335,7 +340,7 @@ pub fn barrier(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option<Local> {
     let xj = cross2(&u, &v).lift(&[[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0; 3]], 3);
     let r = xj.v / eps;
     let m = xj.chain((2.0 - r) * r, (2.0 - 2.0 * r) / eps, -2.0 / (eps * eps));
-    Some(Local { rows: ll, jet: m.mul(&bl), range: None })
+    Local { rows: ll, jet: m.mul(&bl), range: None }
 }
 
 /// The barrier b(D) without the mollifier, D = `d` of case `kind`: the case's rows and their number, the gradient,
