@@ -7,6 +7,7 @@
 
 use super::barrier::{self, PairShape};
 use super::culling::{Group, Pair};
+use super::distance::Kind;
 use super::friction::Contact;
 use super::local::{self, Projected};
 use super::surface::Surfaces;
@@ -118,6 +119,18 @@ impl GroupTerms {
     }
 }
 
+/// A candidate pair's stencil, shape, case and squared distance; `None` when its primitives' boxes are D̂ or
+/// more apart (energy and assembly skip such pairs alike).
+fn classified(x: &[[f64; 3]], p: &Pair, dhat2: f64) -> Option<([[f64; 3]; 4], PairShape, Kind, f64)> {
+    let xs = stencil(x, &p.verts);
+    let shape = PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x };
+    if !barrier::may_be_within(shape, &xs, dhat2) {
+        return None;
+    }
+    let (kind, d) = barrier::classify(shape, &xs);
+    Some((xs, shape, kind, d))
+}
+
 /// Barrier energy Σ m·b(D) over the pairs (without κ) and the smallest squared distance among the pairs within
 /// D̂ (∞ when none is).
 pub fn barrier_energy(x: &[[f64; 3]], pairs: &[Pair], groups: &[Group], dhat2: f64) -> (f64, f64) {
@@ -127,12 +140,7 @@ pub fn barrier_energy(x: &[[f64; 3]], pairs: &[Pair], groups: &[Group], dhat2: f
             let mut e = 0.0;
             let mut dmin = f64::INFINITY;
             for p in &pairs[g.range.clone()] {
-                let xs = stencil(x, &p.verts);
-                let shape = PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x };
-                if !barrier::may_be_within(shape, &xs, dhat2) {
-                    continue;
-                }
-                let (_, d) = barrier::classify(shape, &xs);
+                let Some((xs, shape, _, d)) = classified(x, p, dhat2) else { continue };
                 dmin = dmin.min(d);
                 if d < dhat2 {
                     e += if d <= 0.0 { f64::INFINITY } else { barrier::energy_at(shape, &xs, d, dhat2) };
@@ -166,12 +174,7 @@ pub fn barrier_terms(
         .map(|g| {
             let mut t = GroupTerms::new(g.bodies, moving);
             for p in &pairs[g.range.clone()] {
-                let xs = stencil(x, &p.verts);
-                let shape = PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x };
-                if !barrier::may_be_within(shape, &xs, dhat2) {
-                    continue;
-                }
-                let (kind, d) = barrier::classify(shape, &xs);
+                let Some((xs, shape, kind, d)) = classified(x, p, dhat2) else { continue };
                 t.dmin = t.dmin.min(d);
                 if d >= dhat2 {
                     continue;

@@ -285,14 +285,16 @@ pub struct Range {
 /// stencil Hessian would be, factored; `None` at or beyond D̂. What Newton's assembly uses: without the
 /// mollifier, the Hessian is never written out in the 3n variables (see [`Range`]).
 pub fn barrier_projected(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option<Projected> {
+    within(shape, x, dh).map(|(kind, d)| barrier_projected_at(shape, x, kind, d, dh))
+}
+
+/// The case and squared distance of a pair closer than D̂.
+fn within(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option<(Kind, f64)> {
     if !may_be_within(shape, x, dh) {
         return None;
     }
     let (kind, d) = classify(shape, x);
-    if d >= dh {
-        return None;
-    }
-    Some(barrier_projected_at(shape, x, kind, d, dh))
+    (d < dh).then_some((kind, d))
 }
 
 /// [`barrier_projected`] for a pair already classified, with 0 < `d` < `dh`.
@@ -308,14 +310,7 @@ pub fn barrier_projected_at(shape: PairShape, x: &[[f64; 3]; 4], kind: Kind, d: 
 
 /// The barrier energy m·b(D) of a pair (without κ) as a [`Local`], unprojected; `None` at or beyond D̂.
 pub fn barrier(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option<Local> {
-    if !may_be_within(shape, x, dh) {
-        return None;
-    }
-    let (kind, d) = classify(shape, x);
-    if d >= dh {
-        return None;
-    }
-    Some(barrier_at(shape, x, kind, d, dh))
+    within(shape, x, dh).map(|(kind, d)| barrier_at(shape, x, kind, d, dh))
 }
 
 /// [`barrier`] for a pair already classified, with 0 < `d` < `dh`.
