@@ -72,6 +72,11 @@ fn unflat(v: &[f64; 12]) -> [[f64; 3]; 4] {
     std::array::from_fn(|k| std::array::from_fn(|r| v[3 * k + r]))
 }
 
+/// A finite-difference row: the worst relative gradient and Hessian errors against 1e-6 (and `enough` cases).
+fn fd_row(label: &str, worst: (f64, f64), enough: bool) -> Row {
+    row(label, "< 1e-6", format!("∇ {:.1e}, ∇² {:.1e}", worst.0, worst.1), "1e-6", enough && worst.0 < 1e-6 && worst.1 < 1e-6)
+}
+
 /// Relative errors of an analytic gradient and Hessian against central differences (of the value for the
 /// gradient, of the analytic gradient for the Hessian). `None` when the perturbation changes the case.
 pub fn fd_errors<const N: usize>(
@@ -225,13 +230,7 @@ fn derivatives() -> Vec<Row> {
     for (k, label) in
         ["barrier, point–triangle pairs", "barrier, edge–edge pairs", "barrier × mollifier, nearly parallel edges"].iter().enumerate()
     {
-        rows.push(row(
-            &format!("{label} ({} within d̂): ∇, ∇² vs FD", count[k]),
-            "< 1e-6",
-            format!("∇ {:.1e}, ∇² {:.1e}", worst[k].0, worst[k].1),
-            "1e-6",
-            count[k] >= 20 && worst[k].0 < 1e-6 && worst[k].1 < 1e-6,
-        ));
+        rows.push(fd_row(&format!("{label} ({} within d̂): ∇, ∇² vs FD", count[k]), worst[k], count[k] >= 20));
     }
     rows.push(row(
         &format!("PSD projection in the pair's vectors vs 12×12 stencil projection ({} pairs)", proj.0),
@@ -269,13 +268,7 @@ fn derivatives() -> Vec<Row> {
         let (ge, he) = fd_errors(&flat(&x), e, g, &h, 1e-7);
         fw = (fw.0.max(ge), fw.1.max(he));
     }
-    rows.push(row(
-        "friction λΦ(|u|), μ_s→μ_k, slip in each region: ∇, ∇² vs FD",
-        "< 1e-6",
-        format!("∇ {:.1e}, ∇² {:.1e}", fw.0, fw.1),
-        "1e-6",
-        fw.0 < 1e-6 && fw.1 < 1e-6,
-    ));
+    rows.push(fd_row("friction λΦ(|u|), μ_s→μ_k, slip in each region: ∇, ∇² vs FD", fw, true));
     // orthogonality potential
     let mut ow = (0.0f64, 0.0f64);
     for _ in 0..50 {
@@ -304,13 +297,7 @@ fn derivatives() -> Vec<Row> {
         );
         ow = (ow.0.max(ge), ow.1.max(he));
     }
-    rows.push(row(
-        "orthogonality κv̄‖AAᵀ − I‖²: ∇, ∇² vs FD",
-        "< 1e-6",
-        format!("∇ {:.1e}, ∇² {:.1e}", ow.0, ow.1),
-        "1e-6",
-        ow.0 < 1e-6 && ow.1 < 1e-6,
-    ));
+    rows.push(fd_row("orthogonality κv̄‖AAᵀ − I‖²: ∇, ∇² vs FD", ow, true));
     rows
 }
 

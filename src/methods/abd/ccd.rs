@@ -79,20 +79,22 @@ pub fn toi(shape: PairShape, x: &[[f64; 3]; 4], dx: &[[f64; 3]; 4], thickness: f
 mod tests {
     use super::*;
 
-    #[test]
-    fn head_on_point_triangle_is_045() {
-        // a point 1 above a triangle, point moving down 1, triangle moving up 1
+    /// A point 1 above a triangle, the point moving down 1 and the triangle up 1, with thickness ξ.
+    fn head_on(xi: f64) -> f64 {
         let x = [[0.2, 0.2, 1.0], [0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
         let dx = [[0.0, 0.0, -1.0], [0.0, 0.0, 1.0], [0.0, 0.0, 1.0], [0.0, 0.0, 1.0]];
-        let t = toi(PairShape { edge_edge: false, eps_x: 0.0 }, &x, &dx, 0.0, 1.0).unwrap();
+        toi(PairShape { edge_edge: false, eps_x: 0.0 }, &x, &dx, xi, 1.0).unwrap()
+    }
+
+    #[test]
+    fn head_on_point_triangle_is_045() {
+        let t = head_on(0.0);
         assert!((t - 0.45).abs() < 1e-12, "{t}");
     }
 
     #[test]
     fn with_thickness_01_it_is_0405() {
-        let x = [[0.2, 0.2, 1.0], [0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
-        let dx = [[0.0, 0.0, -1.0], [0.0, 0.0, 1.0], [0.0, 0.0, 1.0], [0.0, 0.0, 1.0]];
-        let t = toi(PairShape { edge_edge: false, eps_x: 0.0 }, &x, &dx, 0.1, 1.0).unwrap();
+        let t = head_on(0.1);
         assert!((t - 0.405).abs() < 1e-12, "{t}");
     }
 
