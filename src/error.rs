@@ -25,3 +25,13 @@ pub enum SimError {
     #[error("solver failure at step {step}, stage `{stage}`: {message}")]
     Solver { step: u64, stage: &'static str, message: String },
 }
+
+/// A failure of a whole run (`crate::run`): a step failed, or an output file could not be written.
+#[derive(Debug, Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Sim(#[from] SimError),
+    /// Writing `path` failed.
+    #[error("cannot write {path}: {source}")]
+    Io { path: String, source: std::io::Error },
+}

@@ -2,11 +2,11 @@
 //! shared/reference/methods.md §B "Validation experiments").
 
 use super::{bundled, fit_acceleration, from_text, rel, row, Overrides, Row};
-use crate::collision::intersect::{intersect, Intersection, PolyView, Workspace};
-use crate::geometry::polytope::{Plane, Polytope};
-use crate::math::{Mat3, Pose, Quat, Vec3};
-use crate::methods::volumetric::penalty::{integrate, triangle_integrals, Patch};
-use crate::world::World;
+use cairn::collision::intersect::{intersect, Intersection, PolyView, Workspace};
+use cairn::geometry::polytope::{Plane, Polytope};
+use cairn::math::{Mat3, Pose, Quat, Vec3};
+use cairn::methods::volumetric::penalty::{integrate, triangle_integrals, Patch};
+use cairn::world::World;
 
 /// Experiment names, in table order.
 pub const EXPERIMENTS: [&str; 7] = ["vp_intersection", "vp_integrals", "vp_resting", "vp_cubedrop", "vp_incline", "vp_blocks4", "vp_proxy"];
@@ -81,7 +81,7 @@ fn integrals() -> Vec<Row> {
     };
     for _ in 0..50 {
         let n = Vec3::new(next(), next(), next()).normalize();
-        let (u, w) = crate::math::tangent_basis(n);
+        let (u, w) = cairn::math::tangent_basis(n);
         let p = [0, 1, 2].map(|_| u * next() + w * next());
         let f = [next(), next(), next()].map(|x| 1.0 + x);
         let (fe, me) = triangle_integrals(p, f);
@@ -128,9 +128,9 @@ fn quadrature(p: [Vec3; 3], f: [f64; 3], m: usize) -> (Vec3, Vec3) {
 
 /// The patch between the floor (body 0) and a box body `i` at the current state.
 fn floor_patch(w: &World, i: usize, k: f64) -> Option<Patch> {
-    let pose = |b: usize| crate::collision::narrow::body_pose(&w.model, &w.state, b);
+    let pose = |b: usize| cairn::collision::narrow::body_pose(&w.model, &w.state, b);
     let half = |b: usize| match w.model.bodies[b].geometry.desc {
-        crate::geometry::ShapeDesc::Box { size } => Some(size / 2.0),
+        cairn::geometry::ShapeDesc::Box { size } => Some(size / 2.0),
         _ => None,
     };
     let floor = placed(half(0)?, &pose(0));

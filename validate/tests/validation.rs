@@ -6,7 +6,7 @@ fn check(experiment: &str) {
 }
 
 fn check_method(experiment: &str, method: &str) {
-    let rows = cairn::validate::run_experiment(experiment, method, &[]);
+    let rows = cairn_validate::run_experiment(experiment, method, &[]);
     assert!(!rows.is_empty());
     for r in &rows {
         assert!(r.pass, "{}: expected {}, measured {} (tolerance {})", r.experiment, r.expected, r.measured, r.tolerance);
@@ -56,14 +56,14 @@ fn deterministic() {
 
 #[test]
 fn unknown_experiment_is_a_failing_row() {
-    let rows = cairn::validate::run_experiment("nonsense", "lcp", &[]);
+    let rows = cairn_validate::run_experiment("nonsense", "lcp", &[]);
     assert_eq!(rows.len(), 1);
     assert!(!rows[0].pass);
 }
 
 #[test]
 fn unimplemented_method_fails_validation_clearly() {
-    let rows = cairn::validate::run_experiment("free_fall", "implicit-penalty", &[]);
+    let rows = cairn_validate::run_experiment("free_fall", "implicit-penalty", &[]);
     assert!(!rows[0].pass && rows[0].measured.contains("not implemented yet"), "{:?}", rows[0]);
 }
 
@@ -117,7 +117,7 @@ fn a_kinematic_platform_carries_a_box_by_friction_and_loads_push() {
 /// Every row of `cairn validate --method impulse`: the shared experiments and the source's own.
 #[test]
 fn impulse_shared_rows() {
-    for e in cairn::validate::EXPERIMENTS {
+    for e in cairn_validate::EXPERIMENTS {
         check_method(e, "impulse");
     }
 }
@@ -150,13 +150,13 @@ fn impulse_torus_threads_onto_a_peg() {
 /// Every row of `cairn validate --method volumetric-penalty`, one test per experiment.
 #[test]
 fn volumetric_every_row() {
-    for e in cairn::validate::experiments("volumetric-penalty") {
+    for e in cairn_validate::experiments("volumetric-penalty") {
         check_method(e, "volumetric-penalty");
     }
 }
 #[test]
 fn volumetric_cube_drop_plot_data_has_both_curves() {
-    let [vol, point] = cairn::validate::volumetric::cubedrop_curves(&[]).unwrap();
+    let [vol, point] = cairn_validate::volumetric::cubedrop_curves(&[]).unwrap();
     assert_eq!(vol.len(), 300);
     assert_eq!(point.len(), 300);
 }
@@ -164,7 +164,7 @@ fn volumetric_cube_drop_plot_data_has_both_curves() {
 /// Every row of `cairn validate --method abd`, one test per experiment.
 #[test]
 fn abd_every_row() {
-    for e in cairn::validate::experiments("abd") {
+    for e in cairn_validate::experiments("abd") {
         check_method(e, "abd");
     }
 }

@@ -1,12 +1,13 @@
 //! The `cairn` command line: run, validate, bench, scenes.
 
+mod bench;
+mod plot;
+
 use anyhow::{bail, Context, Result};
-use cairn::record::{summary_json, Recorder, Tracker};
 use cairn::world::World;
 use clap::{Parser, Subcommand};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 #[derive(Parser)]
 #[command(name = "cairn", version, about = "Rigid bodies in contact: five contact methods, one world, one scene format")]
@@ -92,10 +93,10 @@ fn real_main() -> Result<()> {
         Command::Validate { method, only, sets, plots } => {
             let sets = parse_sets(&sets)?;
             let names: Vec<String> =
-                if only.is_empty() { cairn::validate::experiments(&method).iter().map(|s| s.to_string()).collect() } else { only.clone() };
+                if only.is_empty() { cairn_validate::experiments(&method).iter().map(|s| s.to_string()).collect() } else { only.clone() };
             let mut rows = Vec::new();
             for n in &names {
-                rows.extend(cairn::validate::run_experiment(n, &method, &sets));
+                rows.extend(cairn_validate::run_experiment(n, &method, &sets));
             }
             let w = [
                 rows.iter().map(|r| r.experiment.chars().count()).max().unwrap_or(10).max(10),
@@ -137,7 +138,7 @@ fn real_main() -> Result<()> {
             let sets = parse_sets(&sets)?;
             let tables = scene.is_empty() && method.as_deref() == Some("impulse");
             let names: Vec<String> =
-                if scene.is_empty() { cairn::bench::STANDARD_SCENES.iter().map(|s| s.to_string()).collect() } else { scene };
+                if scene.is_empty() { crate::bench::STANDARD_SCENES.iter().map(|s| s.to_string()).collect() } else { scene };
             if !json {
                 println!(
                     "{:<12} {:<8} {:>6} {:>6} {:>10} {:>10} {:>7} {:>9} {:>12} {:>11}  stages (ms)",
@@ -145,7 +146,7 @@ fn real_main() -> Result<()> {
                 );
             }
             for n in &names {
-                let r = cairn::bench::bench_scene(&scene_path(n)?, method.as_deref(), steps, &sets)?;
+                let r = crate::bench::bench_scene(&scene_path(n)?, method.as_deref(), steps, &sets)?;
                 if json {
                     println!(
                         "{}",
@@ -177,7 +178,7 @@ fn real_main() -> Result<()> {
                 source_tables(json)?;
             }
             if !json {
-                println!("peak resident memory: {:.1} MB", cairn::bench::peak_rss_mb());
+                println!("peak resident memory: {:.1} MB", crate::bench::peak_rss_mb());
             }
             Ok(())
         }
@@ -195,7 +196,7 @@ fn real_main() -> Result<()> {
 
 /// The pulsk report's two tables, reproduced (`cairn bench --method impulse` without `--scene`).
 fn source_tables(json: bool) -> Result<()> {
-    let (models, ordering) = cairn::bench::source_tables(None, &|n: &str| scene_path(n))?;
+    let (models, ordering) = crate::bench::source_tables(None, &|n: &str| scene_path(n))?;
     if json {
         for r in models.iter().chain(&ordering) {
             println!("{}", serde_json::json!({"table": if r.iterations == 30 { "ordering" } else { "friction_model" }, "row": r}));
@@ -252,19 +253,8 @@ fn run(
     for note in &model.notes {
         eprintln!("note: {}: {note}", path.display());
     }
-    let steps = (model.duration / model.dt).round() as u64;
-    let frame_every = frame_every.unwrap_or(((1.0 / 60.0) / model.dt).round().max(1.0) as u64);
     let mut world = World::new(model)?;
-    let stages = world.stage_names();
-    let mut recorder = match &out {
-        Some(dir) => {
-            Some(Recorder::create(dir, &world.model, stages, frame_every).with_context(|| format!("cannot write to {}", dir.display()))?)
-        }
-        None => None,
-    };
-    if let Some(r) = recorder.as_mut() {
-        r.frame(&world.model, &world.state)?;
-    }
+    let steps = cairn::run::default_steps(&world);
     let bar = if std::io::stderr().is_terminal() {
         let b = indicatif::ProgressBar::new(steps);
         b.set_style(
@@ -275,28 +265,18 @@ fn run(
     } else {
         indicatif::ProgressBar::hidden()
     };
-    let mut tracker = Tracker::new(&world.state);
-    let t0 = Instant::now();
-    for _ in 0..steps {
-        let stats = world.step()?;
-        tracker.update(&world.state, &stats);
-        if let Some(r) = recorder.as_mut() {
-            r.metrics(&world.model, &world.state, &stats, stages.len())?;
-            r.frame(&world.model, &world.state)?;
-        }
+    let options = cairn::run::RunOptions { steps: Some(steps), out: out.clone(), frame_every };
+    let report = cairn::run::run(&mut world, &options, &mut |w, stats| {
         bar.inc(1);
-        if world.state.step % 16 == 0 {
+        if w.state.step % 16 == 0 {
             bar.set_message(format!("{} contacts", stats.contacts));
         }
-    }
+    })?;
     bar.finish_and_clear();
-    let wall = t0.elapsed().as_secs_f64();
-    let summary = summary_json(&world.model, &world.state, &tracker, wall);
-    if let (Some(r), Some(dir)) = (recorder, &out) {
-        r.finish()?;
-        std::fs::write(dir.join("summary.json"), serde_json::to_string_pretty(&summary)?)?;
+    if let Some(dir) = &out {
         println!("wrote {}/{{trajectory.npy, metrics.csv, summary.json}}", dir.display());
     }
+    let (wall, tracker) = (report.wall_seconds, report.tracker);
     let m = &world.model;
     println!(
         "{}: method {}, {} bodies, {} steps of {:.4} s in {:.2} s wall ({:.3} ms/step)",
@@ -320,15 +300,15 @@ fn run(
 /// Writes the cube drop's angular momentum about the tilt axis, volumetric and single-point (Hasegawa et al.,
 /// Fig. 9), as an SVG plot and a CSV table.
 fn cubedrop_plot(dir: &Path, sets: &[(String, String)]) -> Result<()> {
-    let [vol, point] = cairn::validate::volumetric::cubedrop_curves(sets)?;
+    let [vol, point] = cairn_validate::volumetric::cubedrop_curves(sets)?;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let svg = dir.join("cubedrop_angular_momentum.svg");
-    cairn::plot::lines(
+    crate::plot::lines(
         &svg,
         "Cube drop (Hasegawa et al. Fig. 9): angular momentum about the tilt axis",
         "step (dt = 10 ms)",
         "L_x (kg m²/s)",
-        &[cairn::plot::Series { name: "volumetric penalty", points: &vol }, cairn::plot::Series { name: "single point", points: &point }],
+        &[crate::plot::Series { name: "volumetric penalty", points: &vol }, crate::plot::Series { name: "single point", points: &point }],
     )
     .map_err(|e| anyhow::anyhow!(e))?;
     let mut csv = String::from("step,volumetric,single_point\n");

@@ -2,11 +2,11 @@
 //! of shared/reference/methods.md §C "Validation experiments").
 
 use super::{bundled, failed, from_text, rel, row, Overrides, Row};
-use crate::collision::narrow::Collision;
-use crate::math::{Mat3, Vec3};
-use crate::methods::impulse::law::{mirtich, moore, Coefficients};
-use crate::model::BodyKind;
-use crate::world::World;
+use cairn::collision::narrow::Collision;
+use cairn::math::{Mat3, Vec3};
+use cairn::methods::impulse::law::{mirtich, moore, Coefficients};
+use cairn::model::BodyKind;
+use cairn::world::World;
 
 /// Names of the experiments, in table order.
 pub const EXPERIMENTS: [&str; 7] = ["bounces", "impulse_cases", "cradle", "spinning_ball", "stack60", "slope", "torus_peg"];
@@ -248,7 +248,7 @@ fn peg_length(w: &World) -> f64 {
         .iter()
         .find(|b| b.name == "peg")
         .map(|b| match b.geometry.desc {
-            crate::geometry::ShapeDesc::Cylinder { length, .. } => length,
+            cairn::geometry::ShapeDesc::Cylinder { length, .. } => length,
             _ => 0.0,
         })
         .unwrap_or(0.0)

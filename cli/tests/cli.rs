@@ -4,7 +4,7 @@ use std::process::Command;
 
 fn cairn() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_cairn"));
-    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     c
 }
 

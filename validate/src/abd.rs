@@ -3,11 +3,11 @@
 //! plate at 100 m/s, and no intersection in any bundled scene.
 
 use super::{bundled, fit_acceleration, from_text, rel, row, Overrides, Row};
-use crate::methods::abd::barrier::{self, PairShape};
-use crate::methods::abd::distance::{self, Kind};
-use crate::methods::abd::friction::Contact;
-use crate::methods::abd::{affine, ccd, eigen, local};
-use crate::world::World;
+use cairn::methods::abd::barrier::{self, PairShape};
+use cairn::methods::abd::distance::{self, Kind};
+use cairn::methods::abd::friction::Contact;
+use cairn::methods::abd::{affine, ccd, eigen, local};
+use cairn::world::World;
 
 /// Experiment names, in table order.
 pub const EXPERIMENTS: [&str; 11] = [
@@ -250,8 +250,8 @@ fn derivatives() -> Vec<Row> {
                 *v += amp * rng.next();
             }
         }
-        let n = crate::math::Vec3::new(rng.next(), rng.next(), rng.next() + 2.0).normalize();
-        let (t1, t2) = crate::math::tangent_basis(n);
+        let n = cairn::math::Vec3::new(rng.next(), rng.next(), rng.next() + 2.0).normalize();
+        let (t1, t2) = cairn::math::tangent_basis(n);
         // static above sliding, below, and equal
         let (mu_s, mu_k) = [(0.9, 0.6), (0.4, 0.7), (0.7, 0.7)][trial % 3];
         let c = Contact { verts: [0, 1, 2, 3], c: [1.0, -0.2, -0.3, -0.5], t: [t1.to_array(), t2.to_array()], lambda: 1.3, mu_s, mu_k };
@@ -377,8 +377,8 @@ fn orthogonality(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     let mut rng = Rng(3);
     let mut worst = 0.0f64;
     for _ in 0..20 {
-        let axis = crate::math::Vec3::new(rng.next(), rng.next(), rng.next()).normalize();
-        let q = affine::q_from_rigid(crate::math::Vec3::ZERO, crate::math::Quat::from_axis_angle(axis, 3.0 * rng.next()));
+        let axis = cairn::math::Vec3::new(rng.next(), rng.next(), rng.next()).normalize();
+        let q = affine::q_from_rigid(cairn::math::Vec3::ZERO, cairn::math::Quat::from_axis_angle(axis, 3.0 * rng.next()));
         worst = worst.max(affine::ortho_energy(&q, 1.0));
     }
     // a free body spinning fast about a non-principal axis, κ = 100 MPa
@@ -423,7 +423,7 @@ fn ramp(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     // the cube's material μ², combined by the geometric mean)
     let mut w = bundled("abd_ramp", method, &[])?;
     let th = 30f64.to_radians();
-    let down = crate::math::Vec3::new(th.cos(), 0.0, -th.sin());
+    let down = cairn::math::Vec3::new(th.cos(), 0.0, -th.sin());
     let cubes: Vec<(usize, f64)> = w
         .model
         .bodies
@@ -501,7 +501,7 @@ rotation_deg = [0.0, 30.0, 0.0]\nposition = [{cx}, 1.5, {cz}]\nvelocity = [{vx},
         vz = -s,
     );
     let mut w = from_text(&text, method)?;
-    let down = crate::math::Vec3::new(c, 0.0, -s);
+    let down = cairn::math::Vec3::new(c, 0.0, -s);
     let x0 = [w.state.bodies[1].x, w.state.bodies[2].x];
     let (mut ts, mut rest, mut slide) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..100 {
@@ -565,7 +565,7 @@ fn pendulum(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     for _ in 0..steps {
         w.step()?;
         let q: Vec<f64> = coords(&w).into_iter().flatten().collect();
-        for p in crate::methods::abd::joints::pins(&w.model, 1.0) {
+        for p in cairn::methods::abd::joints::pins(&w.model, 1.0) {
             let c = p.violation(&q);
             worst = worst.max((c[0] * c[0] + c[1] * c[1] + c[2] * c[2]).sqrt());
         }

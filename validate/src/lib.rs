@@ -1,10 +1,10 @@
 //! Validation experiments with analytic answers and the sources' own experiments, shared by `cairn validate`
 //! and the test suite. Every row has a tolerance that can fail.
 
-use crate::math::{Mat3, Vec3};
-use crate::model::Model;
-use crate::record::Tracker;
-use crate::world::World;
+use cairn::math::{Mat3, Vec3};
+use cairn::model::Model;
+use cairn::record::Tracker;
+use cairn::world::World;
 use std::path::Path;
 
 /// One line of the validation table.
@@ -100,15 +100,15 @@ fn method_set(method: &str) -> Vec<(String, String)> {
 }
 
 fn from_text(text: &str, method: &Overrides) -> anyhow::Result<World> {
-    let model = crate::scene::load_str(text, "<validation scene>", "validation", Path::new("."), &method.0)?;
+    let model = cairn::scene::load_str(text, "<validation scene>", "validation", Path::new("."), &method.0)?;
     Ok(World::new(model)?)
 }
 
 fn bundled(name: &str, method: &Overrides, extra: &[(&str, &str)]) -> anyhow::Result<World> {
-    let path = crate::scene::find_scene(name).ok_or_else(|| anyhow::anyhow!("bundled scene `{name}` not found"))?;
+    let path = cairn::scene::find_scene(name).ok_or_else(|| anyhow::anyhow!("bundled scene `{name}` not found"))?;
     let mut sets = method.0.clone();
     sets.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-    Ok(World::new(crate::scene::load(&path, &sets)?)?)
+    Ok(World::new(cairn::scene::load(&path, &sets)?)?)
 }
 
 fn rel(a: f64, b: f64) -> f64 {
@@ -277,7 +277,7 @@ fn resting_box(method: &Overrides) -> anyhow::Result<Vec<Row>> {
 fn stack10(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     let mut w = bundled("stack10", method, &[])?;
     let n = (10.0 / w.model.dt).round() as usize;
-    let cubes: Vec<usize> = (0..w.model.bodies.len()).filter(|&i| w.model.bodies[i].kind == crate::model::BodyKind::Dynamic).collect();
+    let cubes: Vec<usize> = (0..w.model.bodies.len()).filter(|&i| w.model.bodies[i].kind == cairn::model::BodyKind::Dynamic).collect();
     let top = *cubes.last().ok_or_else(|| anyhow::anyhow!("no cubes"))?;
     let x0: Vec<Vec3> = w.state.bodies.iter().map(|b| b.x).collect();
     let mut tracker = Tracker::new(&w.state);
@@ -311,7 +311,7 @@ fn pyramid20(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     // 0.25 + 0.5·r, or rising above the start.
     let mut w = bundled("pyramid20", method, &[])?;
     let n = (5.0 / w.model.dt).round() as usize;
-    let cubes: Vec<usize> = (0..w.model.bodies.len()).filter(|&i| w.model.bodies[i].kind == crate::model::BodyKind::Dynamic).collect();
+    let cubes: Vec<usize> = (0..w.model.bodies.len()).filter(|&i| w.model.bodies[i].kind == cairn::model::BodyKind::Dynamic).collect();
     let start: Vec<Vec3> = w.state.bodies.iter().map(|b| b.x).collect();
     let rest_z: Vec<f64> = start.iter().map(|x| 0.25 + 0.5 * ((x.z - 0.251) / 0.501).round()).collect();
     let mut tracker = Tracker::new(&w.state);
@@ -372,7 +372,7 @@ fn cubedrop(method: &Overrides) -> anyhow::Result<Vec<Row>> {
 }
 
 fn determinism(method: &Overrides) -> anyhow::Result<Vec<Row>> {
-    let run = || -> anyhow::Result<Vec<crate::state::BodyState>> {
+    let run = || -> anyhow::Result<Vec<cairn::state::BodyState>> {
         let mut w = bundled("pyramid20", method, &[])?;
         let mut all = Vec::new();
         for _ in 0..120 {

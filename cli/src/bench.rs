@@ -1,8 +1,8 @@
 //! `cairn bench`: time per step (median after a warm-up), contacts, penetration and drift per scene.
 
-use crate::error::InputError;
-use crate::record::Tracker;
-use crate::world::World;
+use cairn::error::InputError;
+use cairn::record::Tracker;
+use cairn::world::World;
 use std::path::Path;
 use std::time::Instant;
 
@@ -59,7 +59,7 @@ pub fn bench_scene(
         sets.push(("world.method".to_string(), format!("\"{m}\"")));
     }
     sets.extend_from_slice(extra);
-    let model = crate::scene::load(path, &sets)?;
+    let model = cairn::scene::load(path, &sets)?;
     let n = steps.unwrap_or((model.duration / model.dt).round() as u64).max(1);
     let mut world = World::new(model).map_err(|e: InputError| anyhow::anyhow!(e))?;
     let stages: Vec<String> = world.stage_names().iter().map(|s| s.to_string()).collect();
@@ -145,7 +145,7 @@ pub fn source_tables(
             objects,
             friction_model: model.into(),
             ordering,
-            iterations: iterations.unwrap_or(crate::methods::impulse::ImpulseParams::default().contact_iterations),
+            iterations: iterations.unwrap_or(cairn::methods::impulse::ImpulseParams::default().contact_iterations),
             unresolved_per_step: r.unresolved,
             us_per_resolution: r.us_per_resolution,
             ms_per_step: r.ms_per_step,
