@@ -5,7 +5,7 @@
 
 use crate::geometry::Geometry;
 use crate::math::{Mat3, Quat, Vec3};
-use crate::methods::lcp::LcpParams;
+use std::collections::BTreeMap;
 
 /// How a body moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,16 +90,43 @@ pub struct Motor {
     pub damping: f64,
 }
 
+/// One side of a joint in its body's reference frame (in the world for the world side): the anchor, the unit
+/// axis, and a unit reference direction perpendicular to the axis (the zero of a hinge's angle). Converted
+/// once at load from the scene's world values at the initial pose, so every method reads the same joint.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JointFrame {
+    pub anchor: Vec3,
+    pub axis: Vec3,
+    pub reference: Vec3,
+}
+
 /// A joint between two bodies (`body2 = None` is the world).
 #[derive(Debug, Clone)]
 pub struct Joint {
     pub kind: JointType,
     pub body1: usize,
     pub body2: Option<usize>,
+    /// The joint on body1 and on body2 (or the world), each in its own frame.
+    pub frames: [JointFrame; 2],
+    /// The scene's anchor and unit axis, in the world at the initial pose (what `frames` were computed from).
     pub anchor: Vec3,
     pub axis: Vec3,
     pub limits: Option<[f64; 2]>,
     pub motor: Option<Motor>,
+}
+
+impl JointFrame {
+    /// The frame of world anchor `anchor`, unit axis `axis` and reference `reference` seen from a body at
+    /// initial pose (`position`, `rotation`) of its reference frame, or from the world when `pose` is `None`.
+    pub fn from_world(anchor: Vec3, axis: Vec3, reference: Vec3, pose: Option<(Vec3, Quat)>) -> Self {
+        match pose {
+            None => JointFrame { anchor, axis, reference },
+            Some((p, r)) => {
+                let inv = r.inverse();
+                JointFrame { anchor: inv * (anchor - p), axis: inv * axis, reference: inv * reference }
+            }
+        }
+    }
 }
 
 /// An external force and torque on a body over the time window [start, end).
@@ -112,13 +139,53 @@ pub struct Load {
     pub end: f64,
 }
 
-/// Solver parameters of every method (only the table of the chosen method is used).
-#[derive(Debug, Clone, Default)]
-pub struct SolverParams {
-    pub lcp: LcpParams,
-    pub impulse: crate::methods::impulse::ImpulseParams,
-    pub volumetric: crate::methods::volumetric::VolumetricParams,
-    pub abd: crate::methods::abd::AbdParams,
+/// The contact methods of the scene format (`world.method`), as a typed key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum MethodKey {
+    Lcp,
+    Impulse,
+    VolumetricPenalty,
+    ImplicitPenalty,
+    Abd,
+}
+
+impl MethodKey {
+    /// Every key, in the scene format's order.
+    pub const ALL: [MethodKey; 5] =
+        [MethodKey::Lcp, MethodKey::Impulse, MethodKey::VolumetricPenalty, MethodKey::ImplicitPenalty, MethodKey::Abd];
+
+    /// The key as the scene format writes it (`"volumetric-penalty"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MethodKey::Lcp => "lcp",
+            MethodKey::Impulse => "impulse",
+            MethodKey::VolumetricPenalty => "volumetric-penalty",
+            MethodKey::ImplicitPenalty => "implicit-penalty",
+            MethodKey::Abd => "abd",
+        }
+    }
+
+    /// The key named `s`; the error lists the allowed keys.
+    pub fn parse(s: &str) -> Result<MethodKey, String> {
+        MethodKey::ALL.into_iter().find(|k| k.as_str() == s).ok_or_else(|| {
+            format!(
+                "unknown method `{s}`: allowed are {}",
+                MethodKey::ALL.iter().map(|k| format!("`{}`", k.as_str())).collect::<Vec<_>>().join(", ")
+            )
+        })
+    }
+}
+
+impl std::fmt::Display for MethodKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for MethodKey {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
 }
 
 /// A validated scene.
@@ -129,8 +196,10 @@ pub struct Model {
     pub gravity: Vec3,
     pub dt: f64,
     pub duration: f64,
-    pub method: String,
-    pub solver: SolverParams,
+    pub method: MethodKey,
+    /// The scene's `[solver.<key>]` tables, as written (each already checked by its method at load); the
+    /// method parses its own table when the world is created, so a scene keeps every method's parameters.
+    pub solver: BTreeMap<MethodKey, toml::Table>,
     /// What the loader accepted but cairn cannot use (e.g. a `.scn` file's camera and colours), one note each.
     pub notes: Vec<String>,
     pub materials: Vec<Material>,

@@ -203,7 +203,7 @@ pub fn summary_json(model: &Model, state: &State, tracker: &Tracker, wall_second
         .collect();
     serde_json::json!({
         "scene": model.name,
-        "method": model.method,
+        "method": model.method.as_str(),
         "dt": model.dt,
         "steps": tracker.steps,
         "time": state.time,

@@ -91,7 +91,7 @@ pub fn bench_scene(
     let measured = times.len() as f64;
     Ok(BenchResult {
         scene: world.model.name.clone(),
-        method: world.model.method.clone(),
+        method: world.model.method.as_str().to_string(),
         bodies: world.model.bodies.len(),
         steps: n,
         ms_per_step: median * 1e3,

@@ -52,7 +52,7 @@ pub fn integrate_pose(model: &Model, i: usize, s: &mut BodyState, h: f64) {
 mod tests {
     use super::*;
     use crate::geometry::{build, ShapeDesc};
-    use crate::model::{Body, Material, SolverParams};
+    use crate::model::{Body, Material, MethodKey};
 
     fn one_box(size: Vec3, w: Vec3) -> Model {
         let g = build(ShapeDesc::Box { size }, true).unwrap();
@@ -63,8 +63,8 @@ mod tests {
             gravity: Vec3::ZERO,
             dt: 0.01,
             duration: 1.0,
-            method: "lcp".into(),
-            solver: SolverParams::default(),
+            method: MethodKey::Lcp,
+            solver: Default::default(),
             notes: vec![],
             proxies: vec![],
             materials: vec![Material::default_material()],

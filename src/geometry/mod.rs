@@ -121,21 +121,21 @@ pub fn build(desc: ShapeDesc, needs_volume: bool) -> Result<Geometry, String> {
             }
             (hull.clone(), vec![(Pose::IDENTITY, hull)], um)
         }
-        ShapeDesc::Mesh { mesh, .. } => {
-            let closed = mesh.check_closed();
+        ShapeDesc::Mesh { mesh, source } => {
+            let closed = mesh.check_closed().map_err(|e| format!("mesh file {source}: {e}"));
             let um = mass::mesh(&mesh.vertices, &mesh.triangles);
             if needs_volume {
                 if let Err(e) = closed {
                     return Err(format!("a dynamic body needs a closed, consistently oriented mesh: {e}"));
                 }
                 if um.volume <= 0.0 {
-                    return Err("the mesh is inverted (its triangles face inward: negative volume)".into());
+                    return Err(format!("mesh file {source}: the mesh is inverted (its triangles face inward: negative volume)"));
                 }
             }
             if closed.is_err() || um.volume <= 0.0 {
                 // open surface on a static body: collide against the triangles themselves
                 let s = SharedShape::trimesh(mesh.vertices.clone(), mesh.triangles.clone())
-                    .map_err(|e| format!("invalid triangle mesh: {e:?}"))?;
+                    .map_err(|e| format!("mesh file {source}: invalid triangle mesh: {e:?}"))?;
                 (s, vec![], um)
             } else {
                 let hull = SharedShape::convex_hull(&mesh.vertices).ok_or("the mesh has no 3-D convex hull")?;
@@ -152,7 +152,7 @@ pub fn build(desc: ShapeDesc, needs_volume: bool) -> Result<Geometry, String> {
                     // the decomposition's hulls only approximate the surface: a face counts as real within 2% of
                     // the body's size
                     let surface = parry3d_f64::shape::TriMesh::new(mesh.vertices.clone(), mesh.triangles.clone())
-                        .map_err(|e| format!("invalid triangle mesh: {e:?}"))?;
+                        .map_err(|e| format!("mesh file {source}: invalid triangle mesh: {e:?}"))?;
                     let size = compound.compute_local_bounding_sphere().radius;
                     piece_faces = faces::classify(&parts, &surface, 0.02 * size);
                     (compound, parts, um)

@@ -24,15 +24,19 @@
 use crate::collision::narrow::{Collision, Contact, ContactData};
 use crate::dynamics::graph::{islands, stack_analysis};
 use crate::dynamics::integrate::{external_wrench, integrate_pose, inv_inertia_world};
+use crate::error::InputError;
 use crate::error::SimError;
 use crate::math::{quat_exp, tangent_basis, Mat3, Vec3};
+use crate::methods::registry::{self, param, Params};
 use crate::methods::{check_finite, Method, StepStats};
+use crate::model::MethodKey;
 use crate::model::{BodyKind, Model};
 use crate::state::State;
 use std::time::Instant;
 
 /// Parameters of `[solver.lcp]`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct LcpParams {
     /// PGS sweeps of the dynamics pass over all contacts. Default 20.
     pub iterations: usize,
@@ -84,6 +88,40 @@ impl Default for LcpParams {
             warm_start: true,
         }
     }
+}
+
+impl Params for LcpParams {
+    const KEY: MethodKey = MethodKey::Lcp;
+    fn validate(&self) -> Result<(), String> {
+        let f = self.shock_fraction;
+        if !(0.0..=1.0).contains(&f) {
+            return Err(format!("solver.lcp.shock_fraction must be in [0, 1], got {f}"));
+        }
+        for (v, k) in [
+            (self.correction_tolerance, "correction_tolerance"),
+            (self.margin, "margin"),
+            (self.restitution_threshold, "restitution_threshold"),
+            (self.static_speed, "static_speed"),
+        ] {
+            param::non_negative(Self::KEY, k, v)?;
+        }
+        if self.iterations == 0 {
+            return Err("solver.lcp.iterations must be >= 1".into());
+        }
+        Ok(())
+    }
+}
+
+/// `lcp` runs no joints or proxies yet.
+pub fn supports(model: &Model) -> Result<(), String> {
+    registry::no_proxies(model)?;
+    registry::no_joints(model)
+}
+
+/// The registry's constructor.
+pub fn create(model: &Model) -> Result<Box<dyn Method + Send>, InputError> {
+    let params = LcpParams::from_model(model).map_err(|e| InputError::at(&model.name, e))?;
+    Ok(Box::new(Lcp::new(params)))
 }
 
 /// Solver body: inverse mass and world inverse inertia.
@@ -690,10 +728,10 @@ mod tests {
 [[body]]\nname = \"c\"\nshape = { type = \"box\", size = [1.0, 1.0, 1.0] }\nposition = [0.0, 0.0, 0.5]\nrepeat = { count = [1, 1, 5], step = [0.0, 0.0, 1.0] }\n";
         let mut thetas = Vec::new();
         for it in [1usize, 4, 16, 64] {
-            let mut m = crate::scene::load_str(text, "t", "t", Path::new("."), &[]).unwrap();
-            m.solver.lcp =
+            let m = crate::scene::load_str(text, "t", "t", Path::new("."), &[]).unwrap();
+            let params =
                 LcpParams { iterations: it, normal_sweeps: 0, warm_start: false, shock_propagation: false, ..LcpParams::default() };
-            let mut lcp = Lcp::new(m.solver.lcp.clone());
+            let mut lcp = Lcp::new(params);
             let mut s = State::from_model(&m);
             thetas.push(lcp.step(&m, &mut s, 0.01).unwrap().residual);
         }

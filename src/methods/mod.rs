@@ -3,15 +3,12 @@
 pub mod abd;
 pub mod impulse;
 pub mod lcp;
+pub mod registry;
 pub mod volumetric;
 
-use crate::error::{InputError, SimError};
+use crate::error::SimError;
 use crate::model::Model;
 use crate::state::State;
-
-/// All method keys of the scene format, with whether this build implements them.
-pub const METHODS: [(&str, bool); 5] =
-    [("lcp", true), ("impulse", true), ("volumetric-penalty", true), ("implicit-penalty", false), ("abd", true)];
 
 /// At most this many stages are timed per step.
 pub const MAX_STAGES: usize = 8;
@@ -60,72 +57,7 @@ pub trait Method {
     fn step(&mut self, model: &Model, state: &mut State, dt: f64) -> Result<StepStats, SimError>;
 }
 
-/// Checks that the method exists and is implemented, and that the model uses nothing it cannot run.
-pub fn check_supported(model: &Model) -> Result<(), String> {
-    match METHODS.iter().find(|(k, _)| *k == model.method) {
-        None => Err(format!(
-            "unknown method `{}`: allowed are {}",
-            model.method,
-            METHODS.iter().map(|(k, _)| format!("`{k}`")).collect::<Vec<_>>().join(", ")
-        )),
-        Some((_, false)) => Err(format!(
-            "method `{}` is not implemented yet in this build (implemented: lcp, impulse, volumetric-penalty, abd)",
-            model.method
-        )),
-        Some(_) => {
-            if !model.proxies.is_empty() && model.method != "volumetric-penalty" {
-                return Err(format!(
-                    "method `{}` cannot drive haptic proxies yet ({} `[[proxy]]` table(s)): use `volumetric-penalty`",
-                    model.method,
-                    model.proxies.len()
-                ));
-            }
-            if model.method == "abd" {
-                if let Some(j) =
-                    model.joints.iter().find(|j| j.kind == crate::model::JointType::Prismatic || j.limits.is_some() || j.motor.is_some())
-                {
-                    return Err(format!(
-                        "method `abd` runs ball, hinge and fixed joints without limits or motors; the {:?} joint on `{}` has {}",
-                        j.kind,
-                        model.bodies[j.body1].name,
-                        if j.kind == crate::model::JointType::Prismatic {
-                            "a prismatic type"
-                        } else if j.limits.is_some() {
-                            "limits"
-                        } else {
-                            "a motor"
-                        }
-                    ));
-                }
-                return Ok(());
-            }
-            if let Some(j) = model.joints.first() {
-                let b2 = j.body2.map_or("world".to_string(), |b| model.bodies[b].name.clone());
-                return Err(format!(
-                    "method `{}` cannot run joints yet: {} joint(s), the first a {:?} joint between `{}` and `{}`",
-                    model.method,
-                    model.joints.len(),
-                    j.kind,
-                    model.bodies[j.body1].name,
-                    b2
-                ));
-            }
-            Ok(())
-        }
-    }
-}
-
-/// Creates the method the model names.
-pub fn create(model: &Model) -> Result<Box<dyn Method>, InputError> {
-    check_supported(model).map_err(|e| InputError::at(&model.name, e))?;
-    match model.method.as_str() {
-        "lcp" => Ok(Box::new(lcp::Lcp::new(model.solver.lcp.clone()))),
-        "impulse" => Ok(Box::new(impulse::Impulse::new(model.solver.impulse.clone()))),
-        "volumetric-penalty" => Ok(Box::new(volumetric::Volumetric::new(model.solver.volumetric.clone(), model)?)),
-        "abd" => Ok(Box::new(abd::Abd::new(model.solver.abd.clone(), model))),
-        other => Err(InputError::at(&model.name, format!("method `{other}` is not implemented yet"))),
-    }
-}
+pub use registry::{check_supported, create, Params};
 
 /// Stops the run when a body's pose or velocity is not finite, naming the body, the step and the stage.
 pub(crate) fn check_finite(model: &Model, state: &State, stage: &'static str) -> Result<(), SimError> {

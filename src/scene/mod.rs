@@ -11,20 +11,19 @@ pub use files::{find_scene, list_scenes, scenes_dir};
 
 use crate::error::InputError;
 use crate::math::{Mat3, Quat, Vec3};
-use crate::methods::impulse::{FrictionModel, ImpulseParams};
-use crate::methods::lcp::LcpParams;
-use crate::methods::volumetric::{PenaltyModel, VolumetricParams};
-use crate::model::{Body, BodyKind, Joint, JointType, Load, Material, Model, Motor, SolverParams};
+use crate::model::{Body, BodyKind, Joint, JointFrame, JointType, Load, Material, MethodKey, Model, Motor};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+/// A scene file. `S` is how a `[solver.<key>]` table arrives: with its place in the text when read from the
+/// text (`toml::Spanned`), without when `--set` overrides went through a `toml::Value`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct SceneFile {
+struct SceneFile<S> {
     format: Option<i64>,
     world: Option<WorldT>,
-    solver: Option<SolverT>,
+    solver: Option<BTreeMap<String, S>>,
     #[serde(default)]
     material: Vec<MaterialT>,
     #[serde(default)]
@@ -46,76 +45,22 @@ struct WorldT {
     method: Option<String>,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SolverT {
-    lcp: Option<LcpT>,
-    impulse: Option<ImpulseT>,
-    #[serde(rename = "volumetric-penalty")]
-    volumetric_penalty: Option<VolumetricT>,
-    #[serde(rename = "implicit-penalty")]
-    implicit_penalty: Option<toml::Table>,
-    abd: Option<AbdT>,
+/// A `[solver.<key>]` table as it arrives, with the line it starts on when known.
+trait SolverTable {
+    fn into_table(self) -> (toml::Table, Option<usize>);
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct LcpT {
-    iterations: Option<usize>,
-    normal_sweeps: Option<usize>,
-    tolerance: Option<f64>,
-    shock_propagation: Option<bool>,
-    shock_fraction: Option<f64>,
-    layer_iterations: Option<usize>,
-    correction: Option<bool>,
-    correction_iterations: Option<usize>,
-    correction_tolerance: Option<f64>,
-    margin: Option<f64>,
-    restitution_threshold: Option<f64>,
-    static_speed: Option<f64>,
-    warm_start: Option<bool>,
+impl SolverTable for toml::Spanned<toml::Table> {
+    fn into_table(self) -> (toml::Table, Option<usize>) {
+        let start = self.span().start;
+        (self.into_inner(), Some(start))
+    }
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ImpulseT {
-    collision_iterations: Option<usize>,
-    contact_iterations: Option<usize>,
-    shock_propagation: Option<bool>,
-    shock_iterations: Option<usize>,
-    friction_model: Option<String>,
-    ordering: Option<bool>,
-    point_window: Option<f64>,
-    restitution_ramp: Option<bool>,
-    push_out_iterations: Option<usize>,
-    push_out_tolerance: Option<f64>,
-    margin: Option<f64>,
-    resolved_speed: Option<f64>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct VolumetricT {
-    stiffness: Option<f64>,
-    damping: Option<f64>,
-    damping_ratio: Option<f64>,
-    friction_stiffness: Option<f64>,
-    model: Option<String>,
-    tessellation: Option<u32>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AbdT {
-    dhat: Option<f64>,
-    kappa: Option<f64>,
-    orthogonality: Option<f64>,
-    friction_velocity: Option<f64>,
-    tolerance: Option<f64>,
-    max_iterations: Option<usize>,
-    resolution: Option<u32>,
-    joint_stiffness: Option<f64>,
-    check_intersections: Option<bool>,
+impl SolverTable for toml::Table {
+    fn into_table(self) -> (toml::Table, Option<usize>) {
+        (self, None)
+    }
 }
 
 #[derive(Deserialize)]
@@ -233,6 +178,16 @@ fn vec3(a: [f64; 3], what: &str) -> Result<Vec3, String> {
 /// Loads and validates a scene file, with optional `--set` overrides.
 pub fn load(path: &Path, sets: &[(String, String)]) -> Result<Model, InputError> {
     let file = path.display().to_string();
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    if ext != "toml" && ext != "scn" {
+        return Err(InputError::at(
+            &file,
+            format!(
+                "cairn reads scene files of two kinds: `.toml` (scene format 1) and `.scn` (the pulsk format); {}",
+                if ext.is_empty() { "this file has no extension".to_string() } else { format!("`.{ext}` is neither") }
+            ),
+        ));
+    }
     let text = std::fs::read_to_string(path).map_err(|e| InputError::at(&file, format!("cannot read scene file: {e}")))?;
     let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("scene").to_string();
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -249,9 +204,11 @@ pub fn load(path: &Path, sets: &[(String, String)]) -> Result<Model, InputError>
 
 /// Loads a scene from text. `file` names it in messages; `dir` resolves mesh paths.
 pub fn load_str(text: &str, file: &str, name: &str, dir: &Path, sets: &[(String, String)]) -> Result<Model, InputError> {
-    let scene: SceneFile = if sets.is_empty() {
-        toml::from_str(text).map_err(|e| InputError::at(file, e))?
-    } else {
+    if sets.is_empty() {
+        let scene: SceneFile<toml::Spanned<toml::Table>> = toml::from_str(text).map_err(|e| InputError::at(file, e))?;
+        return build(scene, text, name, dir).map_err(|e| InputError::at(file, e));
+    }
+    let scene: SceneFile<toml::Table> = {
         let table: toml::Table = text.parse().map_err(|e| InputError::at(file, e))?;
         let mut value = toml::Value::Table(table);
         if let toml::Value::Table(t) = &mut value {
@@ -259,7 +216,7 @@ pub fn load_str(text: &str, file: &str, name: &str, dir: &Path, sets: &[(String,
         }
         value.try_into().map_err(|e| InputError::at(file, format!("after --set overrides: {e}")))?
     };
-    build(scene, file, name, dir).map_err(|e| InputError::at(file, e))
+    build(scene, text, name, dir).map_err(|e| InputError::at(file, e))
 }
 
 fn apply_set_list(t: &mut toml::Table, sets: &[(String, String)]) -> Result<(), String> {
@@ -313,154 +270,24 @@ fn set_in_value(root: &mut toml::Value, sets: &[(String, String)]) -> Result<(),
     Ok(())
 }
 
-fn lcp_params(t: Option<LcpT>) -> Result<LcpParams, String> {
-    let d = LcpParams::default();
-    let Some(t) = t else { return Ok(d) };
-    let p = LcpParams {
-        iterations: t.iterations.unwrap_or(d.iterations),
-        normal_sweeps: t.normal_sweeps.unwrap_or(d.normal_sweeps),
-        tolerance: t.tolerance.unwrap_or(d.tolerance),
-        shock_propagation: t.shock_propagation.unwrap_or(d.shock_propagation),
-        shock_fraction: t.shock_fraction.unwrap_or(d.shock_fraction),
-        layer_iterations: t.layer_iterations.unwrap_or(d.layer_iterations),
-        correction: t.correction.unwrap_or(d.correction),
-        correction_iterations: t.correction_iterations.unwrap_or(d.correction_iterations),
-        correction_tolerance: t.correction_tolerance.unwrap_or(d.correction_tolerance),
-        margin: t.margin.unwrap_or(d.margin),
-        restitution_threshold: t.restitution_threshold.unwrap_or(d.restitution_threshold),
-        static_speed: t.static_speed.unwrap_or(d.static_speed),
-        warm_start: t.warm_start.unwrap_or(d.warm_start),
-    };
-    let f = finite(p.shock_fraction, "solver.lcp.shock_fraction")?;
-    if !(0.0..=1.0).contains(&f) {
-        return Err(format!("solver.lcp.shock_fraction must be in [0, 1], got {f}"));
+/// Checks each `[solver.<key>]` table with its method's parameters; the message names the table and, when
+/// known, the line it starts on.
+fn solver_tables<S: SolverTable>(solver: Option<BTreeMap<String, S>>, text: &str) -> Result<BTreeMap<MethodKey, toml::Table>, String> {
+    let mut out = BTreeMap::new();
+    for (name, s) in solver.unwrap_or_default() {
+        let (table, start) = s.into_table();
+        let at = match start {
+            Some(b) => format!("line {}, [solver.{name}]", 1 + text[..b.min(text.len())].matches('\n').count()),
+            None => format!("after --set overrides, [solver.{name}]"),
+        };
+        let key = MethodKey::parse(&name).map_err(|e| format!("{at}: {e}"))?;
+        (crate::methods::registry::entry(key).check_params)(&table).map_err(|e| format!("{at}: {e}"))?;
+        out.insert(key, table);
     }
-    for (v, k) in [
-        (p.correction_tolerance, "correction_tolerance"),
-        (p.margin, "margin"),
-        (p.restitution_threshold, "restitution_threshold"),
-        (p.static_speed, "static_speed"),
-    ] {
-        finite(v, &format!("solver.lcp.{k}"))?;
-        if v < 0.0 {
-            return Err(format!("solver.lcp.{k} must be >= 0, got {v}"));
-        }
-    }
-    if p.iterations == 0 {
-        return Err("solver.lcp.iterations must be >= 1".into());
-    }
-    Ok(p)
+    Ok(out)
 }
 
-fn impulse_params(t: Option<ImpulseT>) -> Result<ImpulseParams, String> {
-    let d = ImpulseParams::default();
-    let Some(t) = t else { return Ok(d) };
-    let friction_model = match t.friction_model.as_deref() {
-        None => d.friction_model,
-        Some("mirtich") => FrictionModel::Mirtich,
-        Some("moore") => FrictionModel::Moore,
-        Some(other) => return Err(format!("solver.impulse.friction_model must be `mirtich` or `moore`, got `{other}`")),
-    };
-    let p = ImpulseParams {
-        collision_iterations: t.collision_iterations.unwrap_or(d.collision_iterations),
-        contact_iterations: t.contact_iterations.unwrap_or(d.contact_iterations),
-        shock_propagation: t.shock_propagation.unwrap_or(d.shock_propagation),
-        shock_iterations: t.shock_iterations.unwrap_or(d.shock_iterations),
-        friction_model,
-        ordering: t.ordering.unwrap_or(d.ordering),
-        point_window: t.point_window.unwrap_or(d.point_window),
-        restitution_ramp: t.restitution_ramp.unwrap_or(d.restitution_ramp),
-        push_out_iterations: t.push_out_iterations.unwrap_or(d.push_out_iterations),
-        push_out_tolerance: t.push_out_tolerance.unwrap_or(d.push_out_tolerance),
-        margin: t.margin.unwrap_or(d.margin),
-        resolved_speed: t.resolved_speed.unwrap_or(d.resolved_speed),
-    };
-    for (v, k) in [
-        (p.point_window, "point_window"),
-        (p.margin, "margin"),
-        (p.resolved_speed, "resolved_speed"),
-        (p.push_out_tolerance, "push_out_tolerance"),
-    ] {
-        finite(v, &format!("solver.impulse.{k}"))?;
-        if v < 0.0 {
-            return Err(format!("solver.impulse.{k} must be >= 0, got {v}"));
-        }
-    }
-    Ok(p)
-}
-
-fn volumetric_params(t: Option<VolumetricT>) -> Result<VolumetricParams, String> {
-    let d = VolumetricParams::default();
-    let Some(t) = t else { return Ok(d) };
-    let model = match t.model.as_deref() {
-        None => d.model,
-        Some("volume") => PenaltyModel::Volume,
-        Some("point") => PenaltyModel::Point,
-        Some(other) => return Err(format!("solver.volumetric-penalty.model must be `volume` or `point`, got `{other}`")),
-    };
-    for (v, k) in [
-        (t.stiffness, "stiffness"),
-        (t.damping, "damping"),
-        (t.damping_ratio, "damping_ratio"),
-        (t.friction_stiffness, "friction_stiffness"),
-    ] {
-        if let Some(v) = v {
-            finite(v, &format!("solver.volumetric-penalty.{k}"))?;
-            if v < 0.0 || (k == "stiffness" && v == 0.0) {
-                return Err(format!("solver.volumetric-penalty.{k} must be {}, got {v}", if k == "stiffness" { "> 0" } else { ">= 0" }));
-            }
-        }
-    }
-    let tessellation = t.tessellation.unwrap_or(d.tessellation);
-    if !(4..=256).contains(&tessellation) {
-        return Err(format!("solver.volumetric-penalty.tessellation must be in 4..=256, got {tessellation}"));
-    }
-    Ok(VolumetricParams {
-        stiffness: t.stiffness,
-        damping: t.damping,
-        damping_ratio: t.damping_ratio,
-        friction_stiffness: t.friction_stiffness.unwrap_or(d.friction_stiffness),
-        model,
-        tessellation,
-    })
-}
-
-fn abd_params(t: Option<AbdT>) -> Result<crate::methods::abd::AbdParams, String> {
-    let d = crate::methods::abd::AbdParams::default();
-    let Some(t) = t else { return Ok(d) };
-    let pos = |v: Option<f64>, k: &str| -> Result<Option<f64>, String> { v.map(|v| positive(v, &format!("solver.abd.{k}"))).transpose() };
-    let max_iterations = t.max_iterations.unwrap_or(d.max_iterations);
-    if max_iterations == 0 {
-        return Err("solver.abd.max_iterations must be >= 1, got 0".into());
-    }
-    let resolution = t.resolution.unwrap_or(d.resolution);
-    if !(4..=256).contains(&resolution) {
-        return Err(format!("solver.abd.resolution must be in 4..=256, got {resolution}"));
-    }
-    Ok(crate::methods::abd::AbdParams {
-        dhat: pos(t.dhat, "dhat")?,
-        kappa: pos(t.kappa, "kappa")?,
-        orthogonality: pos(t.orthogonality, "orthogonality")?.unwrap_or(d.orthogonality),
-        friction_velocity: pos(t.friction_velocity, "friction_velocity")?,
-        tolerance: pos(t.tolerance, "tolerance")?.unwrap_or(d.tolerance),
-        max_iterations,
-        resolution,
-        joint_stiffness: pos(t.joint_stiffness, "joint_stiffness")?.unwrap_or(d.joint_stiffness),
-        check_intersections: t.check_intersections.unwrap_or(d.check_intersections),
-    })
-}
-
-fn unknown_method_table(t: &Option<toml::Table>, key: &str) -> Result<(), String> {
-    match t {
-        Some(t) if !t.is_empty() => Err(format!(
-            "[solver.{key}]: unknown key(s) {}: method `{key}` has no parameters in this build",
-            t.keys().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
-        )),
-        _ => Ok(()),
-    }
-}
-
-fn build(s: SceneFile, _file: &str, name: &str, dir: &Path) -> Result<Model, String> {
+fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path) -> Result<Model, String> {
     match s.format {
         None => return Err("missing `format` (write `format = 1` at the top)".into()),
         Some(1) => {}
@@ -473,15 +300,8 @@ fn build(s: SceneFile, _file: &str, name: &str, dir: &Path) -> Result<Model, Str
     if duration < 0.0 {
         return Err(format!("world.duration must be >= 0, got {duration}"));
     }
-    let method = w.method.unwrap_or_else(|| "lcp".into());
-    let mut solver = SolverParams::default();
-    if let Some(st) = s.solver {
-        solver.lcp = lcp_params(st.lcp)?;
-        solver.impulse = impulse_params(st.impulse)?;
-        solver.volumetric = volumetric_params(st.volumetric_penalty)?;
-        unknown_method_table(&st.implicit_penalty, "implicit-penalty")?;
-        solver.abd = abd_params(st.abd)?;
-    }
+    let method = MethodKey::parse(w.method.as_deref().unwrap_or("lcp")).map_err(|e| format!("world.method: {e}"))?;
+    let solver = solver_tables(s.solver, text)?;
 
     // materials
     let mut materials = vec![Material::default_material()];
@@ -639,7 +459,14 @@ fn build(s: SceneFile, _file: &str, name: &str, dir: &Path) -> Result<Model, Str
             }
             None => None,
         };
-        joints.push(Joint { kind, body1, body2, anchor, axis: axis.normalize(), limits: j.limits, motor });
+        let axis = axis.normalize();
+        let reference = crate::math::tangent_basis(axis).0;
+        let pose = |b: Option<usize>| b.map(|b| (bodies[b].position, bodies[b].rotation));
+        let frames = [
+            JointFrame::from_world(anchor, axis, reference, pose(Some(body1))),
+            JointFrame::from_world(anchor, axis, reference, pose(body2)),
+        ];
+        joints.push(Joint { kind, body1, body2, frames, anchor, axis, limits: j.limits, motor });
     }
 
     // loads

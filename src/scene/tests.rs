@@ -1,6 +1,7 @@
 //! A corpus of bad scenes: each must give a clear error (never a panic) naming what is wrong.
 
 use super::load_str;
+use crate::math::Vec3;
 use std::path::Path;
 
 const GROUND: &str =
@@ -119,7 +120,7 @@ fn overrides_change_values_and_report_bad_paths() {
         ("body.1.mass".into(), "7.0".into()),
     ];
     let m = load_str(&text, "s.toml", "s", Path::new("."), &sets).unwrap();
-    assert_eq!(m.solver.lcp.iterations, 50);
+    assert_eq!(<crate::methods::lcp::LcpParams as crate::methods::Params>::from_model(&m).unwrap().iterations, 50);
     assert_eq!(m.dt, 0.005);
     assert_eq!(m.bodies[1].mass, 7.0);
     let bad = load_str(&text, "s.toml", "s", Path::new("."), &[("body.9.mass".into(), "1".into())]).unwrap_err().0;
@@ -170,7 +171,7 @@ fn meshes_load_and_open_meshes_are_rejected_on_dynamic_bodies() {
     assert!((m.bodies[0].mass - 8000.0).abs() < 1e-9);
     assert!((m.bodies[0].com - crate::math::Vec3::splat(1.0)).length() < 1e-12);
     let e = load_str(&scene("open.obj", "dynamic"), "s.toml", "s", &dir, &[]).unwrap_err().0;
-    assert!(e.contains("body `m`") && e.contains("open"), "{e}");
+    assert!(e.contains("body `m`") && e.contains("open") && e.contains("open.obj"), "{e}");
     let e = load_str(&scene("inverted.obj", "dynamic"), "s.toml", "s", &dir, &[]).unwrap_err().0;
     assert!(e.contains("inverted"), "{e}");
     let e = load_str(&scene("empty.obj", "dynamic"), "s.toml", "s", &dir, &[]).unwrap_err().0;
@@ -236,4 +237,39 @@ fn library_proxy_target_rejects_bad_input() {
     let e = w.set_proxy_target(0, Vec3::new(f64::NAN, 0.0, 0.0), Quat::IDENTITY, Vec3::ZERO, Vec3::ZERO).unwrap_err();
     assert!(e.0.contains("finite"), "{e}");
     w.set_proxy_target(0, Vec3::new(1.0, 0.0, 0.0), Quat::IDENTITY, Vec3::ZERO, Vec3::ZERO).unwrap();
+}
+
+#[test]
+fn files_of_other_kinds_are_named_with_the_kinds_cairn_reads() {
+    let dir = std::env::temp_dir().join(format!("cairn-kinds-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in ["robot.urdf", "model.xml", "noext"] {
+        let p = dir.join(name);
+        std::fs::write(&p, "<robot/>").unwrap();
+        let e = super::load(&p, &[]).unwrap_err().0;
+        assert!(e.contains(name) && e.contains("`.toml`") && e.contains("`.scn`"), "{e}");
+    }
+}
+
+#[test]
+fn joints_are_stored_in_each_body_frame() {
+    let m = ok("format = 1\n[world]\nmethod = \"abd\"\n\
+[[body]]\nname = \"a\"\nshape = { type = \"box\", size = [1.0, 0.2, 0.2] }\nposition = [1.0, 2.0, 3.0]\nrotation_deg = [10.0, 20.0, 30.0]\n\
+[[body]]\nname = \"b\"\nshape = { type = \"box\", size = [1.0, 0.2, 0.2] }\nposition = [2.0, 2.0, 3.0]\nrotation_deg = [0.0, 90.0, 0.0]\n\
+[[joint]]\ntype = \"hinge\"\nbody1 = \"a\"\nbody2 = \"b\"\nanchor = [1.5, 2.0, 3.0]\naxis = [0.0, 1.0, 1.0]\n");
+    let j = &m.joints[0];
+    let axis = j.axis;
+    assert!((axis.length() - 1.0).abs() < 1e-15);
+    for (side, body) in [(0, 0), (1, 1)] {
+        let (p, r) = (m.bodies[body].position, m.bodies[body].rotation);
+        let f = j.frames[side];
+        assert!((p + r * f.anchor - Vec3::new(1.5, 2.0, 3.0)).length() < 1e-14, "side {side}");
+        assert!((r * f.axis - axis).length() < 1e-14, "side {side}");
+        assert!((r * f.reference).dot(axis).abs() < 1e-14 && ((r * f.reference).length() - 1.0).abs() < 1e-14);
+    }
+    // a joint to the world keeps world values on the world side
+    let m = ok("format = 1\n[world]\nmethod = \"abd\"\n[[body]]\nname = \"a\"\nshape = { type = \"sphere\", radius = 0.1 }\nposition = [0.0, 0.0, 1.0]\n\
+[[joint]]\ntype = \"ball\"\nbody1 = \"a\"\nanchor = [0.0, 0.0, 2.0]\n");
+    assert_eq!(m.joints[0].frames[1].anchor, Vec3::new(0.0, 0.0, 2.0));
+    assert_eq!(m.joints[0].frames[0].anchor, Vec3::new(0.0, 0.0, 1.0));
 }

@@ -53,9 +53,12 @@ pub mod system;
 mod tests;
 
 use super::{check_finite, Method, StepStats};
+use crate::error::InputError;
 use crate::error::SimError;
 use crate::math::Vec3;
+use crate::methods::registry::{self, param, Params};
 use crate::model::{BodyKind, Model};
+use crate::model::{JointType, MethodKey};
 use crate::state::State;
 use affine::Block4;
 use culling::{Group, Pair};
@@ -66,7 +69,8 @@ use system::{Block, System};
 
 /// Parameters of `[solver.abd]`. Lengths default to fractions of l, the diagonal of the dynamic bodies'
 /// initial bounding box.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct AbdParams {
     /// Barrier activation distance d̂, m. Default 1e-3·l (IPC).
     pub dhat: Option<f64>,
@@ -107,6 +111,50 @@ impl Default for AbdParams {
             check_intersections: false,
         }
     }
+}
+
+impl Params for AbdParams {
+    const KEY: MethodKey = MethodKey::Abd;
+    fn validate(&self) -> Result<(), String> {
+        for (v, k) in [(self.dhat, "dhat"), (self.kappa, "kappa"), (self.friction_velocity, "friction_velocity")] {
+            if let Some(v) = v {
+                param::positive(Self::KEY, k, v)?;
+            }
+        }
+        for (v, k) in [(self.orthogonality, "orthogonality"), (self.tolerance, "tolerance"), (self.joint_stiffness, "joint_stiffness")] {
+            param::positive(Self::KEY, k, v)?;
+        }
+        if self.max_iterations == 0 {
+            return Err("solver.abd.max_iterations must be >= 1, got 0".into());
+        }
+        param::within(Self::KEY, "resolution", self.resolution, 4, 256)
+    }
+}
+
+/// `abd` runs ball, hinge and fixed joints without limits or motors, and no proxies yet.
+pub fn supports(model: &Model) -> Result<(), String> {
+    registry::no_proxies(model)?;
+    if let Some(j) = model.joints.iter().find(|j| j.kind == JointType::Prismatic || j.limits.is_some() || j.motor.is_some()) {
+        return Err(format!(
+            "method `abd` runs ball, hinge and fixed joints without limits or motors; the {:?} joint on `{}` has {}",
+            j.kind,
+            model.bodies[j.body1].name,
+            if j.kind == JointType::Prismatic {
+                "a prismatic type"
+            } else if j.limits.is_some() {
+                "limits"
+            } else {
+                "a motor"
+            }
+        ));
+    }
+    Ok(())
+}
+
+/// The registry's constructor.
+pub fn create(model: &Model) -> Result<Box<dyn Method + Send>, InputError> {
+    let params = AbdParams::from_model(model).map_err(|e| InputError::at(&model.name, e))?;
+    Ok(Box::new(Abd::new(params, model)))
 }
 
 /// What ABD keeps of each body.

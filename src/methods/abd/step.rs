@@ -435,7 +435,7 @@ mod tests {
 [[joint]]\ntype = \"ball\"\nbody1 = \"c\"\nanchor = [0.5, 0.0, 0.75]\n";
         let model = crate::scene::load_str(text, "t", "t", std::path::Path::new("."), &[]).unwrap();
         let mut state = State::from_model(&model);
-        let mut abd = Abd::new(model.solver.abd.clone(), &model);
+        let mut abd = Abd::new(AbdParams::from_model(&model).unwrap(), &model);
         for _ in 0..15 {
             abd.step(&model, &mut state, model.dt).unwrap();
         }

@@ -39,9 +39,12 @@ pub mod law;
 use crate::collision::narrow::Collision;
 use crate::dynamics::graph::{islands, support_levels};
 use crate::dynamics::integrate::{external_wrench, integrate_pose, inv_inertia_world};
+use crate::error::InputError;
 use crate::error::SimError;
 use crate::math::{Mat3, Vec3};
+use crate::methods::registry::{self, param, Params};
 use crate::methods::{check_finite, Method, StepStats};
+use crate::model::MethodKey;
 use crate::model::{BodyKind, Model};
 use crate::state::State;
 use law::Coefficients;
@@ -67,7 +70,8 @@ impl FrictionModel {
 }
 
 /// Parameters of `[solver.impulse]`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct ImpulseParams {
     /// Sweeps of the collision phase. Default 20 (PhysBAM's `collision_pair_iterations`).
     pub collision_iterations: usize,
@@ -118,6 +122,43 @@ impl Default for ImpulseParams {
             resolved_speed: 1e-3,
         }
     }
+}
+
+impl Params for ImpulseParams {
+    const KEY: MethodKey = MethodKey::Impulse;
+    fn validate(&self) -> Result<(), String> {
+        for (v, k) in [
+            (self.point_window, "point_window"),
+            (self.margin, "margin"),
+            (self.resolved_speed, "resolved_speed"),
+            (self.push_out_tolerance, "push_out_tolerance"),
+        ] {
+            param::non_negative(Self::KEY, k, v)?;
+        }
+        Ok(())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for FrictionModel {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match String::deserialize(d)?.as_str() {
+            "mirtich" => Ok(FrictionModel::Mirtich),
+            "moore" => Ok(FrictionModel::Moore),
+            other => Err(serde::de::Error::custom(format!("solver.impulse.friction_model must be `mirtich` or `moore`, got `{other}`"))),
+        }
+    }
+}
+
+/// `impulse` runs no joints or proxies yet.
+pub fn supports(model: &Model) -> Result<(), String> {
+    registry::no_proxies(model)?;
+    registry::no_joints(model)
+}
+
+/// The registry's constructor.
+pub fn create(model: &Model) -> Result<Box<dyn Method + Send>, InputError> {
+    let params = ImpulseParams::from_model(model).map_err(|e| InputError::at(&model.name, e))?;
+    Ok(Box::new(Impulse::new(params)))
 }
 
 /// A candidate point of a piece pair, at the predicted positions.

@@ -33,7 +33,9 @@ use crate::dynamics::proxy::{coupling, Reading};
 use crate::error::{InputError, SimError};
 use crate::geometry::polytope::{Plane, Polytope};
 use crate::math::Vec3;
+use crate::methods::registry::{self, param, Params};
 use crate::methods::{check_finite, Method, StepStats};
+use crate::model::MethodKey;
 use crate::model::{BodyKind, Model};
 use crate::state::State;
 use friction::{Anchor, Gains};
@@ -50,7 +52,8 @@ pub enum PenaltyModel {
 }
 
 /// Parameters of `[solver.volumetric-penalty]`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct VolumetricParams {
     /// Normal spring, N/m on the mean depth. Default: k = π²m/(8h)² from the pair's reduced mass (eq. 8).
     pub stiffness: Option<f64>,
@@ -77,6 +80,44 @@ impl Default for VolumetricParams {
             tessellation: 16,
         }
     }
+}
+
+impl Params for VolumetricParams {
+    const KEY: MethodKey = MethodKey::VolumetricPenalty;
+    fn validate(&self) -> Result<(), String> {
+        if let Some(k) = self.stiffness {
+            param::positive(Self::KEY, "stiffness", k)?;
+        }
+        for (v, k) in
+            [(self.damping, "damping"), (self.damping_ratio, "damping_ratio"), (Some(self.friction_stiffness), "friction_stiffness")]
+        {
+            if let Some(v) = v {
+                param::non_negative(Self::KEY, k, v)?;
+            }
+        }
+        param::within(Self::KEY, "tessellation", self.tessellation, 4, 256)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for PenaltyModel {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match String::deserialize(d)?.as_str() {
+            "volume" => Ok(PenaltyModel::Volume),
+            "point" => Ok(PenaltyModel::Point),
+            other => Err(serde::de::Error::custom(format!("solver.volumetric-penalty.model must be `volume` or `point`, got `{other}`"))),
+        }
+    }
+}
+
+/// `volumetric-penalty` runs haptic proxies, and no joints yet.
+pub fn supports(model: &Model) -> Result<(), String> {
+    registry::no_joints(model)
+}
+
+/// The registry's constructor.
+pub fn create(model: &Model) -> Result<Box<dyn Method + Send>, InputError> {
+    let params = VolumetricParams::from_model(model).map_err(|e| InputError::at(&model.name, e))?;
+    Ok(Box::new(Volumetric::new(params, model)?))
 }
 
 /// Reduced mass of a pair; the finite mass when the other body does not move.
