@@ -4,6 +4,7 @@ pub mod abd;
 pub mod impulse;
 pub mod lcp;
 pub mod registry;
+pub mod stages;
 pub mod volumetric;
 
 use crate::error::SimError;
@@ -43,7 +44,8 @@ pub struct StepStats {
     pub min_distance: Option<f64>,
     /// `abd` with `check_intersections`: intersecting triangle pairs of different bodies after the step.
     pub intersections: Option<usize>,
-    /// Wall time per stage, seconds, in the order of [`Method::stage_names`].
+    /// Wall time per stage, seconds, in the order of [`Method::stage_names`] (the slot of a stage is its
+    /// [`stages::Stage::index`]; methods fill it through a [`stages::StageTimer`]).
     pub stage_seconds: [f64; MAX_STAGES],
 }
 
@@ -51,7 +53,7 @@ pub struct StepStats {
 pub trait Method {
     /// The scene key of the method.
     fn name(&self) -> &'static str;
-    /// Names of the timed stages, in order.
+    /// Names of the timed stages, in order: the method's stage enum's [`stages::Stage::NAMES`].
     fn stage_names(&self) -> &'static [&'static str];
     /// Advances `state` by `dt`.
     fn step(&mut self, model: &Model, state: &mut State, dt: f64) -> Result<StepStats, SimError>;

@@ -52,6 +52,7 @@ pub mod system;
 #[cfg(test)]
 mod tests;
 
+use super::stages::{stage_enum, Stage};
 use super::{check_finite, Method, StepStats};
 use crate::error::InputError;
 use crate::error::SimError;
@@ -63,7 +64,6 @@ use crate::state::State;
 use affine::Block4;
 use culling::{Group, Pair};
 use friction::Contact;
-use std::time::Instant;
 use surface::Surfaces;
 use system::{Block, System};
 
@@ -206,7 +206,26 @@ pub struct Abd {
 /// own mass for how far it may be pushed off its prescription.
 pub const KINEMATIC_WEIGHT: f64 = 1e6;
 
-const STAGES: [&str; 7] = ["culling", "ccd", "assembly", "solve", "line search", "friction", "check"];
+stage_enum! {
+    /// The timed stages of an `abd` step, in the order of their names (metrics.csv's `wall_<name>` columns);
+    /// Newton's method passes through culling, assembly, solve, CCD and line search once per iteration.
+    pub enum AbdStage {
+        /// Culling of the candidate pairs (at q, and along the Newton direction), with the positions it needs.
+        Culling = "culling",
+        /// The CCD bound of the step along the Newton direction.
+        Ccd = "ccd",
+        /// Assembly of the gradient and Hessian (at q, or at the line search's first trial).
+        Assembly = "assembly",
+        /// The linear solve for the Newton direction.
+        Solve = "solve",
+        /// Backtracking on the energy.
+        LineSearch = "line search",
+        /// The prediction q̃ and the friction lagged at the start of the step.
+        Friction = "friction",
+        /// Velocities, the rigid view, the end-of-step contacts and the optional intersection check.
+        Check = "check",
+    }
+}
 
 impl Abd {
     /// Builds the affine bodies and their surfaces from the model.
@@ -362,7 +381,7 @@ impl Method for Abd {
     }
 
     fn stage_names(&self) -> &'static [&'static str] {
-        &STAGES
+        AbdStage::NAMES
     }
 
     fn step(&mut self, model: &Model, state: &mut State, dt: f64) -> Result<StepStats, SimError> {

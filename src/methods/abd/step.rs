@@ -3,6 +3,7 @@
 use super::*;
 use crate::dynamics::integrate::external_wrench;
 use crate::math::{quat_exp, Mat3};
+use crate::methods::stages::StageTimer;
 use assemble::GroupTerms;
 use rayon::prelude::*;
 
@@ -207,18 +208,24 @@ impl Abd {
         }
     }
 
-    /// Advances one step of `h`.
+    /// Advances one step of `h`: the friction stage (prediction and lagged friction), Newton's method (culling,
+    /// assembly, solve, CCD and line search per iteration) and the check stage (velocities, contacts, check).
     pub(super) fn advance(&mut self, model: &Model, state: &mut State, h: f64) -> Result<StepStats, SimError> {
         let mut st = StepStats::default();
-        let mut clock = Instant::now();
-        let mut lap = |st: &mut StepStats, k: usize| {
-            let now = Instant::now();
-            st.stage_seconds[k] += (now - clock).as_secs_f64();
-            clock = now;
-        };
-        let nb = self.bodies.len();
+        let mut t = StageTimer::start();
         let qt = self.q.clone();
-        let mut qtilde = qt.clone();
+        let qtilde = t.time(AbdStage::Friction, || self.friction(model, state, &qt, h));
+        let q = self.newton(state, &qt, &qtilde, h, &mut st, &mut t)?;
+        t.time(AbdStage::Check, || self.finish(state, q, &qt, h, &mut st));
+        t.finish(&mut st);
+        Ok(st)
+    }
+
+    /// The friction stage: the prediction q̃ = q + h q̇ + h² M⁻¹f (kinematic bodies: their prescription), and the
+    /// friction lagged at q^t. Returns q̃.
+    fn friction(&mut self, model: &Model, state: &mut State, qt: &[f64], h: f64) -> Vec<f64> {
+        let nb = self.bodies.len();
+        let mut qtilde = qt.to_vec();
         for b in 0..nb {
             match self.bodies[b].kind {
                 BodyKind::Dynamic => {
@@ -249,14 +256,26 @@ impl Abd {
                 BodyKind::Static => {}
             }
         }
-        self.surfaces.positions(&qt, &mut self.xt);
+        self.surfaces.positions(qt, &mut self.xt);
         self.lag_friction(model);
         // Newton re-culls from here on
         self.pairs_at_q = false;
-        lap(&mut st, 5);
+        qtilde
+    }
 
+    /// Newton's method from q^t on the incremental potential, each iteration timed stage by stage. Returns the
+    /// final q; sets the iterations and the residual of `st`.
+    fn newton(
+        &mut self,
+        state: &State,
+        qt: &[f64],
+        qtilde: &[f64],
+        h: f64,
+        st: &mut StepStats,
+        t: &mut StageTimer<AbdStage>,
+    ) -> Result<Vec<f64>, SimError> {
         let tol = self.params.tolerance * self.scale * h;
-        let mut q = qt.clone();
+        let mut q = qt.to_vec();
         let mut prev_dmin = f64::INFINITY;
         let mut x = Vec::new();
         let mut last_move = 0.0;
@@ -269,64 +288,22 @@ impl Abd {
         for _ in 0..self.params.max_iterations {
             // Newton direction
             if !assembled {
-                self.surfaces.positions(&q, &mut self.x);
-                if !swept {
-                    culling::candidates(&self.surfaces, &self.x, None, &self.dynamic, self.dhat, &mut self.pairs, &mut self.groups);
-                }
-                lap(&mut st, 0);
-                self.assemble(&q, &qtilde, h);
-                lap(&mut st, 2);
+                t.time(AbdStage::Culling, || self.cull(&q, swept));
+                t.time(AbdStage::Assembly, || self.assemble(&q, qtilde, h));
             }
             // (either way `self.x` now holds the positions at q)
-            let p_dyn = self.system.solve().map_err(|message| SimError::Solver { step: state.step, stage: "solve", message })?;
-            lap(&mut st, 3);
-            let mut dir = vec![0.0; 12 * nb];
-            for b in 0..nb {
-                if let Some(d) = self.dyn_index[b] {
-                    dir[12 * b..12 * b + 12].copy_from_slice(&p_dyn[12 * d..12 * d + 12]);
-                }
-            }
+            let p_dyn = t.time(AbdStage::Solve, || self.system.solve());
+            let p_dyn = p_dyn.map_err(|message| SimError::Solver { step: state.step, stage: "solve", message })?;
+            let dir = t.time(AbdStage::Culling, || self.cull_along(&q, &p_dyn));
             last_move = largest_move(&self.bodies, &dir);
             // a direction below tolerance ends the loop, but is taken first (it is already computed; only the CCD
             // and one energy evaluation are left), without backtracking
             let last = last_move < tol;
             st.iterations += 1;
             // CCD along the direction bounds the step
-            let qn: Vec<f64> = q.iter().zip(&dir).map(|(a, d)| a + d).collect();
-            self.surfaces.positions(&qn, &mut self.x1);
-            culling::candidates(&self.surfaces, &self.x, Some(&self.x1), &self.dynamic, self.dhat, &mut self.pairs, &mut self.groups);
-            lap(&mut st, 0);
-            let alpha_ccd = self.ccd_bound();
-            lap(&mut st, 1);
-            // backtracking on the energy (the pair set covers every pair within d̂ anywhere on the segment); the
-            // energy at q is the one the previous line search accepted (any pair set that covers d̂ at q gives it)
-            let e0 = match e_at_q {
-                Some(e) => e,
-                None => self.energy(&q, &qtilde, h, &mut x).0,
-            };
-            let mut alpha = alpha_ccd;
-            let mut accepted = None;
-            assembled = false;
-            for trial_no in 0..if last { 1 } else { 40 } {
-                let trial: Vec<f64> = q.iter().zip(&dir).map(|(a, d)| a + alpha * d).collect();
-                // the first trial, usually accepted, is evaluated by the next iteration's assembly, which gives
-                // its energy too (the same bits as `energy`)
-                let (e1, dmin) = if trial_no == 0 && !last {
-                    lap(&mut st, 4);
-                    let r = self.assemble(&trial, &qtilde, h);
-                    lap(&mut st, 2);
-                    r
-                } else {
-                    self.energy(&trial, &qtilde, h, &mut x)
-                };
-                if e1 <= e0 && dmin > 0.0 {
-                    assembled = trial_no == 0 && !last;
-                    accepted = Some((trial, dmin, e1));
-                    break;
-                }
-                alpha *= 0.5;
-            }
-            lap(&mut st, 4);
+            let alpha_ccd = t.time(AbdStage::Ccd, || self.ccd_bound());
+            let accepted;
+            (accepted, assembled) = self.line_search(&q, &dir, qtilde, h, alpha_ccd, e_at_q, last, &mut x, t);
             if last && accepted.is_none() {
                 st.iterations -= 1;
             }
@@ -348,8 +325,83 @@ impl Abd {
             }
         }
         st.residual = last_move / (self.scale * h);
+        Ok(q)
+    }
 
-        // velocities and the rigid view of the state
+    /// Culling stage before an assembly: the positions at `q`, and the pairs within d̂ there unless the last
+    /// line search's swept pairs (`swept`) already cover them.
+    fn cull(&mut self, q: &[f64], swept: bool) {
+        self.surfaces.positions(q, &mut self.x);
+        if !swept {
+            culling::candidates(&self.surfaces, &self.x, None, &self.dynamic, self.dhat, &mut self.pairs, &mut self.groups);
+        }
+    }
+
+    /// Culling stage along a Newton direction: the direction over all bodies (from the dynamic bodies' `p_dyn`)
+    /// and the pairs within d̂ anywhere on the segment q → q + direction. Returns the direction.
+    fn cull_along(&mut self, q: &[f64], p_dyn: &[f64]) -> Vec<f64> {
+        let nb = self.bodies.len();
+        let mut dir = vec![0.0; 12 * nb];
+        for b in 0..nb {
+            if let Some(d) = self.dyn_index[b] {
+                dir[12 * b..12 * b + 12].copy_from_slice(&p_dyn[12 * d..12 * d + 12]);
+            }
+        }
+        let qn: Vec<f64> = q.iter().zip(&dir).map(|(a, d)| a + d).collect();
+        self.surfaces.positions(&qn, &mut self.x1);
+        culling::candidates(&self.surfaces, &self.x, Some(&self.x1), &self.dynamic, self.dhat, &mut self.pairs, &mut self.groups);
+        dir
+    }
+
+    /// Line search stage: backtracking on the energy from the CCD bound `alpha_ccd` (one trial when `last`).
+    /// The pair set covers every pair within d̂ anywhere on the segment; the energy at q is `e_at_q`, the one the
+    /// previous line search accepted (any pair set that covers d̂ at q gives it), when known. The first trial,
+    /// usually accepted, is evaluated by an assembly (timed as such), which gives its energy too (the same bits
+    /// as `energy`). Returns the accepted (q, smallest squared distance, energy), if any, and whether the
+    /// system holds the assembly at it.
+    #[allow(clippy::too_many_arguments)]
+    fn line_search(
+        &mut self,
+        q: &[f64],
+        dir: &[f64],
+        qtilde: &[f64],
+        h: f64,
+        alpha_ccd: f64,
+        e_at_q: Option<f64>,
+        last: bool,
+        x: &mut Vec<[f64; 3]>,
+        t: &mut StageTimer<AbdStage>,
+    ) -> (Option<(Vec<f64>, f64, f64)>, bool) {
+        let e0 = match e_at_q {
+            Some(e) => e,
+            None => self.energy(q, qtilde, h, x).0,
+        };
+        let mut alpha = alpha_ccd;
+        let mut accepted = None;
+        let mut assembled = false;
+        for trial_no in 0..if last { 1 } else { 40 } {
+            let trial: Vec<f64> = q.iter().zip(dir).map(|(a, d)| a + alpha * d).collect();
+            let (e1, dmin) = if trial_no == 0 && !last {
+                t.lap(AbdStage::LineSearch);
+                t.time(AbdStage::Assembly, || self.assemble(&trial, qtilde, h))
+            } else {
+                self.energy(&trial, qtilde, h, x)
+            };
+            if e1 <= e0 && dmin > 0.0 {
+                assembled = trial_no == 0 && !last;
+                accepted = Some((trial, dmin, e1));
+                break;
+            }
+            alpha *= 0.5;
+        }
+        t.lap(AbdStage::LineSearch);
+        (accepted, assembled)
+    }
+
+    /// Check stage: velocities q̇ = (q − q^t)/h and the rigid view of the state, then what the step ends with:
+    /// contacts within d̂, the smallest distance, and (optionally) the intersection check.
+    fn finish(&mut self, state: &mut State, q: Vec<f64>, qt: &[f64], h: f64, st: &mut StepStats) {
+        let nb = self.bodies.len();
         for b in 0..nb {
             if self.bodies[b].kind == BodyKind::Static {
                 continue;
@@ -371,7 +423,6 @@ impl Abd {
         self.q = q;
         state.affine = (0..nb).map(|b| std::array::from_fn(|k| self.q[12 * b + k])).collect();
 
-        // what the step ends with: contacts within d̂, the smallest distance, and (optionally) the check
         self.surfaces.positions(&self.q, &mut self.x);
         culling::candidates(&self.surfaces, &self.x, None, &self.dynamic, self.dhat, &mut self.pairs, &mut self.groups);
         let dh2 = self.dhat * self.dhat;
@@ -396,8 +447,6 @@ impl Abd {
         if self.params.check_intersections {
             st.intersections = Some(check::intersections(&self.surfaces, &self.x));
         }
-        lap(&mut st, 6);
-        Ok(st)
     }
 
     /// The smallest time of impact over the candidate pairs along x → x1 (1 when none).

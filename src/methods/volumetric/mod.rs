@@ -34,13 +34,13 @@ use crate::error::{InputError, SimError};
 use crate::geometry::polytope::{Plane, Polytope};
 use crate::math::Vec3;
 use crate::methods::registry::{self, param, Params};
+use crate::methods::stages::{stage_enum, Stage, StageTimer};
 use crate::methods::{check_finite, Method, StepStats};
 use crate::model::MethodKey;
 use crate::model::{BodyKind, Model};
 use crate::state::State;
 use friction::{Anchor, Gains};
 use parry3d_f64::bounding_volume::{Aabb, BoundingVolume};
-use std::time::Instant;
 
 /// Where the penalty acts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -296,16 +296,17 @@ impl Volumetric {
         (k, c, Gains { k: kf, c: cf, mu_s, mu_k })
     }
 
-    /// Stages 2–3: intersection, penalty and friction of every overlap into the per-body wrenches. Returns
-    /// (time in intersection, contacts with force, Σ normal force, Σ |friction force|).
-    fn contact_forces(&mut self, model: &Model, state: &State, h: f64) -> (f64, usize, f64, f64) {
+    /// Stages 2–3: intersection, penalty and friction of every overlap into the per-body wrenches, the pair's
+    /// intersection timed as [`VolumetricStage::Intersection`] and the rest as [`VolumetricStage::Penalty`].
+    /// Returns (contacts with force, Σ normal force, Σ |friction force|).
+    fn contact_forces(&mut self, model: &Model, state: &State, h: f64, t: &mut StageTimer<VolumetricStage>) -> (usize, f64, f64) {
         let n = model.bodies.len();
         self.force.clear();
         self.force.resize(n, Vec3::ZERO);
         self.torque.clear();
         self.torque.resize(n, Vec3::ZERO);
         self.next_anchors.clear();
-        let (mut t_isect, mut active, mut sum_n, mut sum_t) = (0.0, 0, 0.0, 0.0);
+        let (mut active, mut sum_n, mut sum_t) = (0, 0.0, 0.0);
         let overlaps = std::mem::take(&mut self.overlaps);
         for o in &overlaps {
             let (a, b) = (o.a, o.b);
@@ -315,7 +316,7 @@ impl Volumetric {
             let k = self.spring(model, a, b, h);
             let mut patch = match self.params.model {
                 PenaltyModel::Volume => {
-                    let clock = Instant::now();
+                    t.lap(VolumetricStage::Penalty);
                     let (pa, pb) =
                         (crate::collision::narrow::body_pose(model, state, a), crate::collision::narrow::body_pose(model, state, b));
                     let (qa, qb) = (&self.polys[a][o.key.2 as usize], &self.polys[b][o.key.3 as usize]);
@@ -327,7 +328,7 @@ impl Volumetric {
                         PolyView { planes: &self.world_b.0, vertices: &self.world_b.1, edges: &qb.edges },
                         &mut self.isect,
                     );
-                    t_isect += clock.elapsed().as_secs_f64();
+                    t.lap(VolumetricStage::Intersection);
                     if !ok {
                         continue; // touching or a sliver: no volume, no force
                     }
@@ -391,7 +392,7 @@ impl Volumetric {
         }
         self.overlaps = overlaps;
         std::mem::swap(&mut self.anchors, &mut self.next_anchors);
-        (t_isect, active, sum_n, sum_t)
+        (active, sum_n, sum_t)
     }
 
     /// Stage 4: symplectic Euler with gravity, loads, proxy couplings and the contact wrenches.
@@ -431,31 +432,35 @@ fn collision_matrix(model: &Model, state: &State, a: usize, b: usize, x: Vec3) -
     k
 }
 
-const STAGES: [&str; 4] = ["collision", "intersection", "penalty", "integrate"];
-
-impl Method for Volumetric {
-    fn name(&self) -> &'static str {
-        "volumetric-penalty"
+stage_enum! {
+    /// The timed stages of a `volumetric-penalty` step, in order (their names are metrics.csv's `wall_<name>`
+    /// columns). Intersection and penalty alternate pair by pair; each pair's time is split between them.
+    pub enum VolumetricStage {
+        /// Bounding boxes and GJK/EPA on the piece pairs.
+        Collision = "collision",
+        /// The common part of two convex pieces.
+        Intersection = "intersection",
+        /// Penalty and friction forces (everything of the contact forces but the intersections).
+        Penalty = "penalty",
+        /// Symplectic Euler.
+        Integrate = "integrate",
     }
+}
 
-    fn stage_names(&self) -> &'static [&'static str] {
-        &STAGES
-    }
-
-    fn step(&mut self, model: &Model, state: &mut State, dt: f64) -> Result<StepStats, SimError> {
-        let mut stats = StepStats::default();
-        check_finite(model, state, "start of step")?;
-        let clock = Instant::now();
-        self.detect(model, state);
-        stats.stage_seconds[0] = clock.elapsed().as_secs_f64();
-
-        let clock = Instant::now();
+impl Volumetric {
+    /// Stages 2–3: the contact forces (intersection and penalty, timed through `t`), their statistics and the
+    /// proxy readings.
+    fn contact(
+        &mut self,
+        model: &Model,
+        state: &State,
+        dt: f64,
+        stats: &mut StepStats,
+        t: &mut StageTimer<VolumetricStage>,
+    ) -> Result<(), SimError> {
         self.max_depth = 0.0;
-        let (t_isect, active, sum_n, sum_t) = self.contact_forces(model, state, dt);
+        let (active, sum_n, sum_t) = self.contact_forces(model, state, dt, t);
         stats.max_penetration = self.max_depth;
-        let total = clock.elapsed().as_secs_f64();
-        stats.stage_seconds[1] = t_isect;
-        stats.stage_seconds[2] = total - t_isect;
         stats.contacts = active;
         stats.normal_impulse = sum_n * dt;
         stats.friction_impulse = sum_t * dt;
@@ -480,11 +485,29 @@ impl Method for Volumetric {
                 }
             })
             .collect();
+        t.lap(VolumetricStage::Penalty);
+        Ok(())
+    }
+}
 
-        let clock = Instant::now();
-        self.integrate(model, state, dt);
-        stats.stage_seconds[3] = clock.elapsed().as_secs_f64();
+impl Method for Volumetric {
+    fn name(&self) -> &'static str {
+        "volumetric-penalty"
+    }
+
+    fn stage_names(&self) -> &'static [&'static str] {
+        VolumetricStage::NAMES
+    }
+
+    fn step(&mut self, model: &Model, state: &mut State, dt: f64) -> Result<StepStats, SimError> {
+        let mut stats = StepStats::default();
+        check_finite(model, state, "start of step")?;
+        let mut t = StageTimer::start();
+        t.time(VolumetricStage::Collision, || self.detect(model, state));
+        self.contact(model, state, dt, &mut stats, &mut t)?;
+        t.time(VolumetricStage::Integrate, || self.integrate(model, state, dt));
         check_finite(model, state, "integrate")?;
+        t.finish(&mut stats);
         Ok(stats)
     }
 }

@@ -1,0 +1,198 @@
+//! The stages of one `impulse` step (see the module documentation for their order and the sources' names), and
+//! the push-out and velocity store they share.
+
+use super::{law, Group, Impulse, SIDEWAYS};
+use crate::dynamics::graph::{islands, support_levels};
+use crate::dynamics::integrate::{external_wrench, integrate_pose, inv_inertia_world};
+use crate::error::SimError;
+use crate::math::Vec3;
+use crate::methods::{check_finite, StepStats};
+use crate::model::{BodyKind, Model};
+use crate::state::State;
+
+/// 2. Velocity update: v += h·F/m, L += h·τ.
+pub(super) fn velocity(model: &Model, state: &mut State, h: f64) {
+    for (i, b) in model.bodies.iter().enumerate() {
+        if b.kind == BodyKind::Dynamic {
+            let (f, tau) = external_wrench(model, i, state.time);
+            let s = &mut state.bodies[i];
+            s.v += f * (h / b.mass);
+            s.w += inv_inertia_world(model, i, s.q) * tau * h;
+        }
+    }
+}
+
+/// 5. Position update.
+pub(super) fn integrate(model: &Model, state: &mut State, h: f64) -> Result<(), SimError> {
+    for i in 0..model.bodies.len() {
+        integrate_pose(model, i, &mut state.bodies[i], h);
+    }
+    check_finite(model, state, "integrate")
+}
+
+impl Impulse {
+    /// 1. Collisions at the positions predicted with the old velocities, restitution ε.
+    pub(super) fn collision(&mut self, model: &Model, state: &mut State, h: f64, stats: &mut StepStats) -> Result<(), SimError> {
+        check_finite(model, state, "collision")?;
+        self.prepare(model, state, h);
+        let order = std::mem::take(&mut self.order);
+        stats.iterations += self.sweeps(&order, h, false, self.params.collision_iterations);
+        self.order = order;
+        stats.unresolved += self.unresolved(h);
+        self.store(model, state);
+        check_finite(model, state, "collision")
+    }
+
+    /// 3. Resting contact at the positions predicted with the new velocities, ε = 0.
+    pub(super) fn contact(&mut self, model: &Model, state: &State, h: f64, stats: &mut StepStats) {
+        self.prepare(model, state, h);
+        let order = std::mem::take(&mut self.order);
+        stats.iterations += self.sweeps(&order, h, true, self.params.contact_iterations);
+        self.order = order;
+        stats.unresolved += self.unresolved(h);
+        stats.contacts = self.points.len();
+    }
+
+    /// 4. Shock propagation: levels bottom-up, the bodies below each level static; then the working velocities
+    ///    go to the state.
+    pub(super) fn shock(&mut self, model: &Model, state: &mut State, h: f64, stats: &mut StepStats) -> Result<(), SimError> {
+        let n = model.bodies.len();
+        let mut fixed = std::mem::take(&mut self.fixed);
+        fixed.clear();
+        fixed.extend(model.bodies.iter().map(|b| b.kind != BodyKind::Dynamic));
+        self.edges.clear();
+        self.edges.extend(self.groups.iter().map(|g| (g.a as usize, g.b as usize)));
+        stats.islands = islands(n, &fixed, &self.edges).1;
+        if self.params.shock_propagation && !self.groups.is_empty() {
+            // the directed support graph: "up" is against the total external force (gravity)
+            let mut force = Vec3::ZERO;
+            for (i, b) in model.bodies.iter().enumerate() {
+                if b.kind == BodyKind::Dynamic {
+                    force += external_wrench(model, i, state.time).0;
+                }
+            }
+            let up = if force.length() > 0.0 { -force.normalize() } else { Vec3::ZERO };
+            self.directed.clear();
+            for g in &self.groups {
+                let n = self.points[g.first as usize].n;
+                let dir = if n.dot(up) > SIDEWAYS {
+                    1
+                } else if n.dot(up) < -SIDEWAYS {
+                    -1
+                } else {
+                    0
+                };
+                self.directed.push((g.a as usize, g.b as usize, dir));
+            }
+            let level = support_levels(n, &fixed, &self.directed);
+            let pair_level = |g: &Group| level[g.a as usize].max(level[g.b as usize]);
+            let mut by_level = std::mem::take(&mut self.by_level);
+            by_level.clone_from(&self.order);
+            by_level.sort_by_key(|&g| pair_level(&self.groups[g as usize])); // stable: keeps the traversal within a level
+            let mut start = 0;
+            while start < by_level.len() {
+                let lv = pair_level(&self.groups[by_level[start] as usize]);
+                let mut end = start;
+                while end < by_level.len() && pair_level(&self.groups[by_level[end] as usize]) == lv {
+                    end += 1;
+                }
+                for (i, f) in self.frozen.iter_mut().enumerate() {
+                    *f = level[i] < lv;
+                }
+                self.sweeps(&by_level[start..end], h, true, self.params.shock_iterations);
+                start = end;
+            }
+            self.by_level = by_level;
+            self.frozen.iter_mut().for_each(|f| *f = false);
+        }
+        self.fixed = fixed;
+        self.store(model, state);
+        stats.max_penetration = self.final_penetration(h);
+        check_finite(model, state, "shock propagation")
+    }
+
+    /// 6. Push-out: positions only, along the contact normals, to the push-out tolerance (off with 0 sweeps).
+    pub(super) fn push_out(&mut self, model: &Model, state: &mut State, h: f64) -> Result<(), SimError> {
+        if self.params.push_out_iterations > 0 {
+            self.push_out_sweeps(model, state, h);
+            check_finite(model, state, "push-out")?;
+        }
+        Ok(())
+    }
+
+    /// Push-out: the contact points' depths after the position update (first order in the step's motion and in
+    /// the push-out displacements) are reduced to `push_out_tolerance` by sequential position corrections at
+    /// the depth-weighted centre of each pair's penetrating points, mass-weighted through the collision matrix.
+    fn push_out_sweeps(&mut self, model: &Model, state: &mut State, h: f64) {
+        let n = model.bodies.len();
+        let tol = self.params.push_out_tolerance;
+        let mut shift = std::mem::take(&mut self.shift);
+        shift.clear();
+        shift.resize(n, (Vec3::ZERO, Vec3::ZERO));
+        let mut moved = false;
+        for _ in 0..self.params.push_out_iterations {
+            let mut any = false;
+            for &gi in &self.order {
+                let g = self.groups[gi as usize];
+                let (a, b) = (g.a as usize, g.b as usize);
+                let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
+                let (mut ra, mut rb, mut wsum, mut deepest, mut normal) = (Vec3::ZERO, Vec3::ZERO, 0.0, 0.0, Vec3::ZERO);
+                for p in &self.points[g.first as usize..(g.first + g.len) as usize] {
+                    let un = ((bb.v + bb.w.cross(p.rb)) - (ba.v + ba.w.cross(p.ra))).dot(p.n);
+                    let (sa, sb) = (shift[a], shift[b]);
+                    let moved_by = (sb.0 + sb.1.cross(p.rb) - sa.0 - sa.1.cross(p.ra)).dot(p.n);
+                    let excess = -(p.d0 + h * (un - p.un0) + moved_by) - tol;
+                    if excess > 0.0 {
+                        ra += excess * p.ra;
+                        rb += excess * p.rb;
+                        wsum += excess;
+                        if excess > deepest {
+                            deepest = excess;
+                            normal = p.n;
+                        }
+                    }
+                }
+                if wsum == 0.0 {
+                    continue;
+                }
+                let (ra, rb) = (ra / wsum, rb / wsum);
+                let kmat = law::collision_matrix(ba.inv_m, &ba.inv_i, ra, bb.inv_m, &bb.inv_i, rb);
+                let kn = normal.dot(kmat * normal);
+                if kn <= 0.0 {
+                    continue;
+                }
+                // the displacement at the weighted centre that removes the deepest excess
+                let pn = normal * (deepest / kn);
+                shift[a].0 -= ba.inv_m * pn;
+                shift[a].1 -= ba.inv_i * ra.cross(pn);
+                shift[b].0 += bb.inv_m * pn;
+                shift[b].1 += bb.inv_i * rb.cross(pn);
+                any = true;
+                moved = true;
+            }
+            if !any {
+                break;
+            }
+        }
+        if moved {
+            for i in 0..n {
+                if model.bodies[i].kind == BodyKind::Dynamic {
+                    let s = &mut state.bodies[i];
+                    s.x += shift[i].0;
+                    s.q = (crate::math::quat_exp(shift[i].1) * s.q).normalize();
+                }
+            }
+        }
+        self.shift = shift;
+    }
+
+    /// Writes the working velocities of the dynamic bodies back to the state.
+    fn store(&self, model: &Model, state: &mut State) {
+        for (i, b) in self.bodies.iter().enumerate() {
+            if model.bodies[i].kind == BodyKind::Dynamic {
+                state.bodies[i].v = b.v;
+                state.bodies[i].w = b.w;
+            }
+        }
+    }
+}

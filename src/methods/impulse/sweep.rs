@@ -1,0 +1,310 @@
+//! The sequential impulses of a sweep: where a pair needs an impulse, the collision law's impulse, static
+//! friction of resolved pairs, and the sweeps of a phase.
+
+use super::{law, FrictionModel, Group, Impulse, Patch, Point, APPROACH};
+use crate::math::{Mat3, Vec3};
+use std::time::Instant;
+
+impl Impulse {
+    /// Where and how group `g` needs an impulse at the current velocities; `None` when no candidate is both
+    /// interfering (d < 0) and approaching (u_n < 0).
+    fn patch(&self, g: &Group, h: f64) -> Option<Patch> {
+        let (ba, bb) = (&self.bodies[g.a as usize], &self.bodies[g.b as usize]);
+        let range = g.first as usize..(g.first + g.len) as usize;
+        let depth = |p: &Point| {
+            let un = ((bb.v + bb.w.cross(p.rb)) - (ba.v + ba.w.cross(p.ra))).dot(p.n);
+            (p.d0 + h * (un - p.un0), un)
+        };
+        let (mut deepest, mut deepest_q) = (f64::INFINITY, f64::INFINITY);
+        let mut normal = Vec3::ZERO;
+        let mut deepest_at = (Vec3::ZERO, Vec3::ZERO, Vec3::ZERO);
+        for p in &self.points[range.clone()] {
+            let (d, un) = depth(p);
+            if d < 0.0 {
+                if d < deepest {
+                    deepest = d;
+                    deepest_at = (p.ra, p.rb, p.n);
+                }
+                if un < -APPROACH && d < deepest_q {
+                    deepest_q = d;
+                    normal = p.n;
+                }
+            }
+        }
+        if !deepest.is_finite() {
+            return None;
+        }
+        let approaching = deepest_q.is_finite();
+        if !approaching {
+            // interfering but resolved: only friction may still act (see `sweep`)
+            deepest_q = deepest;
+            normal = deepest_at.2;
+        }
+        let window = self.params.point_window;
+        // the approaching points, weighted by approach speed; the interfering face (all points near the deepest)
+        let (mut wa, mut wb, mut wk) = (Vec3::ZERO, Vec3::ZERO, 0.0);
+        let (mut ca, mut cb, mut ck) = (Vec3::ZERO, Vec3::ZERO, 0.0);
+        for p in &self.points[range.clone()] {
+            let (d, un) = depth(p);
+            if d < 0.0 && un < -APPROACH && d <= deepest_q + window {
+                wa += -un * p.ra;
+                wb += -un * p.rb;
+                wk += -un;
+            }
+            if d < 0.0 && d <= deepest + window && window > 0.0 {
+                ca += p.ra;
+                cb += p.rb;
+                ck += 1.0;
+            }
+        }
+        let (wa, wb) = if wk > 0.0 { (wa / wk, wb / wk) } else { (deepest_at.0, deepest_at.1) };
+        let mut patch =
+            Patch { approaching, ra: wa, rb: wb, n: normal, axes: [Vec3::ZERO; 3], locked: 0, extent: 0.0, face_ra: wa, face_rb: wb };
+        if ck >= 2.0 {
+            let (ca, cb) = (ca / ck, cb / ck);
+            let (t1, t2) = crate::math::tangent_basis(normal);
+            let (mut sxx, mut sxy, mut syy, mut extent) = (0.0, 0.0, 0.0, 0.0f64);
+            for p in &self.points[range] {
+                let (d, _) = depth(p);
+                if d < 0.0 && d <= deepest + window {
+                    let r = p.ra - ca;
+                    let (x, y) = (r.dot(t1), r.dot(t2));
+                    sxx += x * x / ck;
+                    sxy += x * y / ck;
+                    syy += y * y / ck;
+                    extent = extent.max(x.hypot(y));
+                }
+            }
+            // principal in-plane spreads: a moment about e × n can be carried along a spread direction e
+            let tr = 0.5 * (sxx + syy);
+            let det = sxx * syy - sxy * sxy;
+            let disc = (tr * tr - det).max(0.0).sqrt();
+            let (l1, l2) = (tr + disc, tr - disc);
+            let e1 = if sxy.abs() > 1e-300 {
+                (t1 * (l1 - syy) + t2 * sxy).normalize()
+            } else if sxx >= syy {
+                t1
+            } else {
+                t2
+            };
+            let e2 = normal.cross(e1);
+            let min_spread = (1e-3 * extent).max(1e-9);
+            for (l, e) in [(l1, e1), (l2, e2)] {
+                if l.sqrt() > min_spread {
+                    patch.axes[patch.locked] = e.cross(normal);
+                    patch.locked += 1;
+                }
+            }
+            if patch.locked > 0 {
+                // a segment or an area also resists twisting about the normal (torsional friction)
+                patch.axes[patch.locked] = normal;
+                patch.locked += 1;
+            }
+            patch.extent = extent;
+            patch.face_ra = ca;
+            patch.face_rb = cb;
+        }
+        Some(patch)
+    }
+
+    /// One sweep over `list` (group indices). `restitution`: `None` uses each pair's ε (collisions), `Some(e)`
+    /// uses e for every pair (contact: ε = 0, or the ramp's value). Returns the impulses applied.
+    fn sweep(&mut self, list: &[u32], h: f64, restitution: Option<f64>) -> usize {
+        let mut applied = 0;
+        for &gi in list {
+            let g = self.groups[gi as usize];
+            let Some(patch) = self.patch(&g, h) else { continue };
+            let (a, b) = (g.a as usize, g.b as usize);
+            let (fa, fb) = (self.frozen[a], self.frozen[b]);
+            let (ba, bb) = (self.bodies[a], self.bodies[b]);
+            let (ima, iia) = if fa { (0.0, Mat3::ZERO) } else { (ba.inv_m, ba.inv_i) };
+            let (imb, iib) = if fb { (0.0, Mat3::ZERO) } else { (bb.inv_m, bb.inv_i) };
+            if ima == 0.0 && imb == 0.0 {
+                continue;
+            }
+            let mut c = g.coefficients;
+            if let Some(e) = restitution {
+                c.restitution = e;
+            }
+            // a negative ε of the contact ramp scales the ε = 0 impulse by 1 + ε (an under-relaxed sweep)
+            let relax = 1.0 + c.restitution.min(0.0);
+            c.restitution = c.restitution.max(0.0);
+            let model = self.params.friction_model;
+            let resolve = |k: &Mat3, u: Vec3| match model {
+                FrictionModel::Mirtich => law::mirtich(k, u, patch.n, c),
+                FrictionModel::Moore => law::moore(k, u, patch.n, c),
+            };
+            if !patch.approaching {
+                if self.hold(gi as usize, &patch, c.static_friction) {
+                    applied += 1;
+                }
+                continue;
+            }
+            let clock = Instant::now();
+            // a face: one impulse at its centre, with the moment that keeps it from tipping about the locked axes
+            let mut done = None;
+            if patch.locked > 0 {
+                let (ra, rb) = (patch.face_ra, patch.face_rb);
+                let kmat = law::collision_matrix(ima, &iia, ra, imb, &iib, rb);
+                let u = (bb.v + bb.w.cross(rb)) - (ba.v + ba.w.cross(ra));
+                let face = law::Face::new(&kmat, &iia, ra, &iib, rb, &patch.axes[..patch.locked]);
+                let (k_eff, u_eff) = face.reduced(u, bb.w - ba.w);
+                let j = resolve(&k_eff, u_eff);
+                let jn = j.dot(patch.n);
+                if jn > 0.0 {
+                    let m = face.moment(j, bb.w - ba.w);
+                    // tipping moment: centre of pressure within the face; twisting: Coulomb on the face radius
+                    let twist = m.dot(patch.n);
+                    let mut tip = m - twist * patch.n;
+                    let lever = tip.length() / jn;
+                    if lever > patch.extent {
+                        tip *= patch.extent / lever;
+                    }
+                    let max_twist = c.static_friction * jn * patch.extent * (2.0 / 3.0);
+                    let m = tip + twist.clamp(-max_twist, max_twist) * patch.n;
+                    done = Some((ra, rb, relax * j, relax * m));
+                }
+            }
+            let (ra, rb, j, m) = done.unwrap_or_else(|| {
+                let (ra, rb) = (patch.ra, patch.rb);
+                let kmat = law::collision_matrix(ima, &iia, ra, imb, &iib, rb);
+                let u = (bb.v + bb.w.cross(rb)) - (ba.v + ba.w.cross(ra));
+                // a face whose centre needs nothing is only tipping: the corners that approach get a normal
+                // impulse; the face's friction is the centre's (and `hold`'s), not a corner's
+                let j = if patch.locked > 0 {
+                    let un = u.dot(patch.n);
+                    let kn = patch.n.dot(kmat * patch.n);
+                    if un < 0.0 && kn > 0.0 {
+                        patch.n * (-(1.0 + c.restitution) * un / kn)
+                    } else {
+                        Vec3::ZERO
+                    }
+                } else {
+                    resolve(&kmat, u)
+                };
+                (ra, rb, relax * j, Vec3::ZERO)
+            });
+            self.resolution_seconds += clock.elapsed().as_secs_f64();
+            self.resolutions += 1;
+            let jn = j.dot(patch.n);
+            self.impulse_sums.0 += jn;
+            self.impulse_sums.1 += (j - jn * patch.n).length();
+            self.accumulated[gi as usize].0 += jn;
+            self.accumulated[gi as usize].1 += j - jn * patch.n;
+            self.apply((a, ima, iia, ra), (b, imb, iib, rb), j, m);
+            applied += 1;
+        }
+        applied
+    }
+
+    /// Static friction of a resolved (interfering, not approaching) pair that carried a normal impulse in this
+    /// phase: the tangential impulse that stops its slip at the face centre (rotation about the face's locked
+    /// axes stopped too), limited so that the phase's total friction impulse stays within μ_s times its total
+    /// normal impulse. Sequential impulses alone act only while a pair approaches, so the last impulse of a sweep
+    /// could leave a neighbour slipping; this keeps resting contacts stuck. Returns whether it applied anything.
+    fn hold(&mut self, gi: usize, patch: &Patch, mu_s: f64) -> bool {
+        let (jn_acc, jt_acc) = self.accumulated[gi];
+        if jn_acc <= 0.0 {
+            return false;
+        }
+        let g = self.groups[gi];
+        let (a, b) = (g.a as usize, g.b as usize);
+        let (ba, bb) = (self.bodies[a], self.bodies[b]);
+        let (ima, iia) = if self.frozen[a] { (0.0, Mat3::ZERO) } else { (ba.inv_m, ba.inv_i) };
+        let (imb, iib) = if self.frozen[b] { (0.0, Mat3::ZERO) } else { (bb.inv_m, bb.inv_i) };
+        let (ra, rb) = (patch.face_ra, patch.face_rb);
+        let n = patch.n;
+        let u = (bb.v + bb.w.cross(rb)) - (ba.v + ba.w.cross(ra));
+        let ut = u - u.dot(n) * n;
+        if ut.length() < APPROACH {
+            return false;
+        }
+        let kmat = law::collision_matrix(ima, &iia, ra, imb, &iib, rb);
+        let w_rel = bb.w - ba.w;
+        let face = law::Face::new(&kmat, &iia, ra, &iib, rb, &patch.axes[..patch.locked]);
+        let (k_eff, u_eff) = face.reduced(u, w_rel);
+        // tangential 2×2 solve in the contact plane
+        let (t1, t2) = crate::math::tangent_basis(n);
+        let (k11, k12, k22) = (t1.dot(k_eff * t1), t1.dot(k_eff * t2), t2.dot(k_eff * t2));
+        let det = k11 * k22 - k12 * k12;
+        if det <= 0.0 {
+            return false;
+        }
+        let (r1, r2) = (-u_eff.dot(t1), -u_eff.dot(t2));
+        let j = t1 * ((k22 * r1 - k12 * r2) / det) + t2 * ((k11 * r2 - k12 * r1) / det);
+        let bound = mu_s * jn_acc;
+        let mut total = jt_acc + j;
+        if total.length() > bound {
+            total *= bound / total.length();
+        }
+        let j = total - jt_acc;
+        if j.length() <= 1e-12 * bound {
+            return false;
+        }
+        let m = if patch.locked > 0 { face.moment(j, w_rel) } else { Vec3::ZERO };
+        self.accumulated[gi].1 = total;
+        self.impulse_sums.1 += j.length();
+        self.apply((a, ima, iia, ra), (b, imb, iib, rb), j, m);
+        true
+    }
+
+    /// Applies the impulse `j` and moment impulse `m` to B, and their opposites to A; each side is (body,
+    /// inverse mass, world inverse inertia, lever arm), zero for a static or frozen body.
+    fn apply(&mut self, a: (usize, f64, Mat3, Vec3), b: (usize, f64, Mat3, Vec3), j: Vec3, m: Vec3) {
+        let sa = &mut self.bodies[a.0];
+        sa.v -= a.1 * j;
+        sa.w -= a.2 * (a.3.cross(j) + m);
+        let sb = &mut self.bodies[b.0];
+        sb.v += b.1 * j;
+        sb.w += b.2 * (b.3.cross(j) + m);
+    }
+
+    /// Runs up to `iterations` sweeps over `list`, stopping when a sweep applies nothing. Collisions
+    /// (`contact` false) use each pair's ε; contact uses ε = 0, or with `restitution_ramp` the ramp
+    /// ε_k = −1 + (k + 1)/N over the N sweeps (Guendelman et al.), so that early sweeps stop only part of the
+    /// approach and later ones share out the rest.
+    pub(super) fn sweeps(&mut self, list: &[u32], h: f64, contact: bool, iterations: usize) -> usize {
+        let mut done = 0;
+        for k in 0..iterations {
+            done += 1;
+            let e = match (contact, self.params.restitution_ramp) {
+                (false, _) => None,
+                (true, false) => Some(0.0),
+                (true, true) => Some(-1.0 + (k + 1) as f64 / iterations as f64),
+            };
+            if self.sweep(list, h, e) == 0 {
+                break; // nothing interferes and approaches: later sweeps would find the same
+            }
+        }
+        done
+    }
+
+    /// Pairs still interfering and approaching faster than `resolved_speed`.
+    pub(super) fn unresolved(&self, h: f64) -> usize {
+        let tol = self.params.resolved_speed;
+        self.groups
+            .iter()
+            .filter(|g| {
+                let (ba, bb) = (&self.bodies[g.a as usize], &self.bodies[g.b as usize]);
+                (g.first as usize..(g.first + g.len) as usize).any(|k| {
+                    let p = &self.points[k];
+                    let un = ((bb.v + bb.w.cross(p.rb)) - (ba.v + ba.w.cross(p.ra))).dot(p.n);
+                    p.d0 + h * (un - p.un0) < 0.0 && un < -tol
+                })
+            })
+            .count()
+    }
+
+    /// Largest penetration the contact points will have after the position update (first order).
+    pub(super) fn final_penetration(&self, h: f64) -> f64 {
+        let mut worst = 0.0f64;
+        for g in &self.groups {
+            let (ba, bb) = (&self.bodies[g.a as usize], &self.bodies[g.b as usize]);
+            for p in &self.points[g.first as usize..(g.first + g.len) as usize] {
+                let un = ((bb.v + bb.w.cross(p.rb)) - (ba.v + ba.w.cross(p.ra))).dot(p.n);
+                worst = worst.max(-(p.d0 + h * (un - p.un0)));
+            }
+        }
+        worst
+    }
+}

@@ -1,0 +1,274 @@
+//! `lcp`: velocity-level complementarity solved by projected Gauss-Seidel, with error correction by projection
+//! and shock propagation over stack layers.
+//!
+//! Source: K. Erleben, "Stable, Robust, and Versatile Multibody Dynamics Animation" (PhD work, 2004/2005;
+//! shared/seeds/004), restated in shared/reference/methods.md §D.
+//!
+//! Symbols of the source → names here:
+//! - u = (v, ω), s = (x, q): `BodyState::{v, w}` and `{x, q}`; M⁻¹: `SBody::{inv_m, inv_i}`.
+//! - J (one normal row n and two friction rows t1, t2 per contact point): `Rows::{dir, ra_x, rb_x}`.
+//! - A = J M⁻¹ Jᵀ: only its diagonal is formed (`Rows::inv_diag`); off-diagonal products go through the body
+//!   velocities, w = J u, as in the source's incremental update of M⁻¹Jᵀλ.
+//! - b = J(uᵗ + Δt M⁻¹ f_ext): the row value `J u` after the external update, plus `Rows::bias` (Newton
+//!   restitution, and the gap of a not-yet-touching contact, which bounds the approach speed by gap/Δt).
+//! - λ (impulses, Δt moved into λ), bounds [0, ∞) for normals and ±μ·λn of the *current* iterate for friction:
+//!   `Rows::lambda`. θ(λ) = ½ H(λ)ᵀH(λ) with H the projected (min-map) residual: `StepStats::residual`.
+//! - correction(): the first-order world F = m v, τ = I ω; A λ ≥ −d_penetration, s ← s + S M⁻¹Jᵀλ: `correct`.
+//! - Velocity-based shock propagation(f, Δt): dynamics(f·Δt) over all contacts, then shock-propagation of
+//!   dynamics((1 − f)·Δt) and correction() over the stack layers bottom-up, the lower bodies of each layer
+//!   fixed: `shock_fraction` is f. Positions are advanced once per body with its final velocity: in its layer
+//!   during shock propagation (after which it is fixed for the layers above), or at the end when shock
+//!   propagation is off. Collision detection at t + Δt followed by correction() happens at the start of the
+//!   next step, on the same positions.
+
+mod pgs;
+mod step;
+#[cfg(test)]
+mod tests;
+
+use crate::collision::narrow::{Collision, ContactData};
+use crate::dynamics::graph::StackAnalysis;
+use crate::error::InputError;
+use crate::error::SimError;
+use crate::math::{Mat3, Vec3};
+use crate::methods::registry::{self, param, Params};
+use crate::methods::stages::{stage_enum, Stage, StageTimer};
+use crate::methods::{Method, StepStats};
+use crate::model::MethodKey;
+use crate::model::Model;
+use crate::state::State;
+use pgs::lever_arms;
+
+/// Parameters of `[solver.lcp]`.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LcpParams {
+    /// PGS sweeps of the dynamics pass over all contacts. Default 20.
+    pub iterations: usize,
+    /// Sweeps at the start of each solve that update the normal rows only (friction rows keep their warm-start
+    /// values), so that friction does not lock in the transient sliding the first normal impulses cause; the
+    /// friction problem of a resting contact manifold is statically indeterminate. Default 4.
+    pub normal_sweeps: usize,
+    /// A solve stops early once no impulse changes by more than this fraction of the largest impulse in a
+    /// sweep. 0 runs every sweep. Default 1e-6.
+    pub tolerance: f64,
+    /// Shock propagation over stack layers on/off. Default on.
+    pub shock_propagation: bool,
+    /// Fraction f of the step's external impulse given to the dynamics pass before shock propagation (the
+    /// source's f); the rest goes to the layered pass. In [0, 1]. Default 0.5.
+    pub shock_fraction: f64,
+    /// PGS sweeps per stack layer in shock propagation. Default 10.
+    pub layer_iterations: usize,
+    /// Error correction by projection on/off. Default on.
+    pub correction: bool,
+    /// PGS sweeps of each correction (projection) solve. Default 10.
+    pub correction_iterations: usize,
+    /// Penetration below which no correction solve is run, m. Default 1e-5.
+    pub correction_tolerance: f64,
+    /// Contacts are generated for gaps below this distance, m. Default 0.02.
+    pub margin: f64,
+    /// Newton restitution applies only to approach speeds above this, m/s. Default 0.05.
+    pub restitution_threshold: f64,
+    /// A contact whose tangential speed is below this uses the static friction coefficient, m/s. Default 1e-3.
+    pub static_speed: f64,
+    /// Warm starting from the previous step's impulses on/off. Default on.
+    pub warm_start: bool,
+}
+
+impl Default for LcpParams {
+    fn default() -> Self {
+        LcpParams {
+            iterations: 20,
+            normal_sweeps: 4,
+            tolerance: 1e-6,
+            shock_propagation: true,
+            shock_fraction: 0.5,
+            layer_iterations: 10,
+            correction: true,
+            correction_iterations: 10,
+            correction_tolerance: 1e-5,
+            margin: 0.02,
+            restitution_threshold: 0.05,
+            static_speed: 1e-3,
+            warm_start: true,
+        }
+    }
+}
+
+impl Params for LcpParams {
+    const KEY: MethodKey = MethodKey::Lcp;
+    fn validate(&self) -> Result<(), String> {
+        let f = self.shock_fraction;
+        if !(0.0..=1.0).contains(&f) {
+            return Err(format!("solver.lcp.shock_fraction must be in [0, 1], got {f}"));
+        }
+        for (v, k) in [
+            (self.correction_tolerance, "correction_tolerance"),
+            (self.margin, "margin"),
+            (self.restitution_threshold, "restitution_threshold"),
+            (self.static_speed, "static_speed"),
+        ] {
+            param::non_negative(Self::KEY, k, v)?;
+        }
+        if self.iterations == 0 {
+            return Err("solver.lcp.iterations must be >= 1".into());
+        }
+        Ok(())
+    }
+}
+
+/// `lcp` runs no joints or proxies yet.
+pub fn supports(model: &Model) -> Result<(), String> {
+    registry::no_proxies(model)?;
+    registry::no_joints(model)
+}
+
+/// The registry's constructor.
+pub fn create(model: &Model) -> Result<Box<dyn Method + Send>, InputError> {
+    let params = LcpParams::from_model(model).map_err(|e| InputError::at(&model.name, e))?;
+    Ok(Box::new(Lcp::new(params)))
+}
+
+/// Solver body: inverse mass and world inverse inertia.
+#[derive(Debug, Clone, Copy)]
+struct SBody {
+    inv_m: f64,
+    inv_i: Mat3,
+}
+
+/// Velocity of a solver body (or, in the correction solve, its displacement); kept apart from the masses so
+/// that the sweeps touch as little memory as possible.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct Vel {
+    v: Vec3,
+    w: Vec3,
+}
+
+/// The three rows (normal, two friction directions) of one contact point.
+#[derive(Debug, Clone, Copy)]
+struct Rows {
+    a: u32,
+    b: u32,
+    contact: u32,
+    dir: [Vec3; 3],
+    ra_x: [Vec3; 3],
+    rb_x: [Vec3; 3],
+    /// M⁻¹Jᵀ per row: linear part is dir·inv_m, angular parts below.
+    ia: [Vec3; 3],
+    ib: [Vec3; 3],
+    inv_ma: f64,
+    inv_mb: f64,
+    inv_diag: [f64; 3],
+    bias: f64,
+    mu: f64,
+    lambda: [f64; 3],
+}
+
+impl Rows {
+    #[inline]
+    fn jv(&self, k: usize, ba: &Vel, bb: &Vel) -> f64 {
+        self.dir[k].dot(bb.v - ba.v) + self.rb_x[k].dot(bb.w) - self.ra_x[k].dot(ba.w)
+    }
+}
+
+/// The `lcp` method and its workspace.
+pub struct Lcp {
+    params: LcpParams,
+    collision: Collision,
+    bodies: Vec<SBody>,
+    vel: Vec<Vel>,
+    rows: Vec<Rows>,
+    /// Rows of the current layer (shock propagation).
+    layer_rows: Vec<Rows>,
+    /// Per contact: distance at detection, pre-step normal speed, friction coefficient in use.
+    dist0: Vec<f64>,
+    vn0: Vec<f64>,
+    mus: Vec<f64>,
+    /// Displacement of each body since detection (for first-order distance updates).
+    disp_x: Vec<Vec3>,
+    disp_t: Vec<Vec3>,
+    frozen: Vec<bool>,
+    integrated: Vec<bool>,
+    edges: Vec<(usize, usize)>,
+    /// Stack heights of the bodies and layers of the contact edges (analysis stage).
+    stack: StackAnalysis,
+    contact_layer: Vec<u32>,
+    order: Vec<u32>,
+    impulses: Vec<ContactData>,
+}
+
+stage_enum! {
+    /// The timed stages of an `lcp` step, in order (their names are metrics.csv's `wall_<name>` columns).
+    pub enum LcpStage {
+        /// Collision detection.
+        Collision = "collision",
+        /// Stack analysis, islands and the rows' order.
+        Analysis = "analysis",
+        /// Error correction by projection.
+        Correction = "correction",
+        /// The dynamics pass over all contacts.
+        Dynamics = "dynamics",
+        /// Shock propagation over the stack layers.
+        Shock = "shock",
+        /// Position update and the warm-start store.
+        Integrate = "integrate",
+    }
+}
+
+impl Lcp {
+    /// A new `lcp` method with the given parameters.
+    pub fn new(params: LcpParams) -> Self {
+        Lcp {
+            params,
+            collision: Collision::default(),
+            bodies: Vec::new(),
+            vel: Vec::new(),
+            rows: Vec::new(),
+            layer_rows: Vec::new(),
+            dist0: Vec::new(),
+            vn0: Vec::new(),
+            mus: Vec::new(),
+            disp_x: Vec::new(),
+            disp_t: Vec::new(),
+            frozen: Vec::new(),
+            integrated: Vec::new(),
+            edges: Vec::new(),
+            stack: StackAnalysis::default(),
+            contact_layer: Vec::new(),
+            order: Vec::new(),
+            impulses: Vec::new(),
+        }
+    }
+
+    /// Current distance of contact `c`: detection distance plus the first-order effect of the displacements.
+    fn current_dist(&self, ci: usize, state: &State) -> f64 {
+        let c = &self.collision.contacts[ci];
+        let (ra, rb) = lever_arms(c, state);
+        let da = self.disp_x[c.a] + self.disp_t[c.a].cross(ra);
+        let db = self.disp_x[c.b] + self.disp_t[c.b].cross(rb);
+        self.dist0[ci] + c.normal.dot(db - da)
+    }
+}
+
+impl Method for Lcp {
+    fn name(&self) -> &'static str {
+        "lcp"
+    }
+
+    fn stage_names(&self) -> &'static [&'static str] {
+        LcpStage::NAMES
+    }
+
+    fn step(&mut self, model: &Model, state: &mut State, h: f64) -> Result<StepStats, SimError> {
+        let mut stats = StepStats { iterations: self.params.iterations, ..Default::default() };
+        let mut t = StageTimer::start();
+        t.time(LcpStage::Collision, || self.collision(model, state, h, &mut stats))?;
+        t.time(LcpStage::Analysis, || self.analysis(model, state, &mut stats));
+        t.time(LcpStage::Correction, || self.correction(model, state));
+        t.time(LcpStage::Dynamics, || self.dynamics(model, state, h, &mut stats))?;
+        t.time(LcpStage::Shock, || self.shock(model, state, h, &mut stats))?;
+        t.time(LcpStage::Integrate, || self.integrate(model, state, h))?;
+        t.finish(&mut stats);
+        Ok(stats)
+    }
+}
