@@ -4,7 +4,7 @@ use crate::math::{Quat, Vec3};
 use crate::model::Model;
 
 /// State of one body. Positions are of the centre of mass; velocities are world frame.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BodyState {
     pub x: Vec3,
     pub q: Quat,
@@ -12,8 +12,9 @@ pub struct BodyState {
     pub w: Vec3,
 }
 
-/// The state of the world.
-#[derive(Debug, Clone, PartialEq, Default)]
+/// The whole evolving state of a run: what the next step depends on. A method's workspace holds only
+/// buffers rebuilt every step, so a copy of this value restores a run bit for bit (`World::snapshot`).
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct State {
     pub time: f64,
     pub step: u64,
@@ -23,6 +24,15 @@ pub struct State {
     /// `abd` only: each body's affine map about its centre of mass, row-major [A | p] (A close to, but not
     /// exactly, the rotation `q`); empty for the rigid methods.
     pub affine: Vec<[f64; 12]>,
+    /// `abd` only: each body's affine velocity, row-major [Ȧ | ṗ]; empty for the rigid methods.
+    pub affine_velocity: Vec<[f64; 12]>,
+    /// `lcp`, `impulse`: the persistent contact manifolds with their warm-start data.
+    pub contacts: crate::collision::narrow::PairCache,
+    /// `volumetric-penalty`: the friction anchors, by piece pair (bodies and pieces), sorted.
+    pub anchors: Vec<((u32, u32, u32, u32), crate::methods::volumetric::friction::Anchor)>,
+    /// `abd`: what its Newton solve carries over (barrier stiffness, factorisation pattern); `None` before the
+    /// first step.
+    pub abd: Option<crate::methods::abd::Carry>,
 }
 
 impl State {
@@ -46,7 +56,7 @@ impl State {
                 })
             })
             .collect();
-        State { time: 0.0, step: 0, bodies, proxies, affine: Vec::new() }
+        State { time: 0.0, step: 0, bodies, proxies, ..Default::default() }
     }
 
     /// Origin of body `i`'s reference frame in the world.

@@ -12,7 +12,7 @@ use parry3d_f64::query::{ContactManifold, ContactManifoldsWorkspace, DefaultQuer
 use super::broad::BroadPhase;
 
 /// Data a method keeps per contact point between steps (warm-start impulses).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ContactData {
     pub impulse: [f64; 6],
 }
@@ -20,11 +20,26 @@ pub struct ContactData {
 type Manifold = ContactManifold<(), ContactData>;
 
 /// A cached body pair and its manifolds.
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub struct PairEntry {
     pub a: u32,
     pub b: u32,
     pub manifolds: Vec<Manifold>,
     workspace: Option<ContactManifoldsWorkspace>,
+}
+
+impl std::fmt::Debug for PairEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PairEntry").field("a", &self.a).field("b", &self.b).field("manifolds", &self.manifolds.len()).finish()
+    }
+}
+
+/// The persistent part of the narrow phase, carried in the state from step to step: the body pairs within
+/// reach, sorted, each with parry's contact manifolds (feature ids, normals, warm-start data per point) and its
+/// manifold workspace.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct PairCache {
+    pub pairs: Vec<PairEntry>,
 }
 
 /// One contact point between bodies `a` and `b`.

@@ -33,7 +33,7 @@ pub struct Proxy {
 }
 
 /// The target of a proxy for the coming step: the pose of the body's reference frame and its velocities.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Target {
     pub position: Vec3,
     pub rotation: Quat,

@@ -168,6 +168,17 @@ struct Body {
     radius: f64,
 }
 
+/// What `abd` carries from one step to the next besides the affine coordinates and velocities
+/// (`State::affine`, `State::affine_velocity`): the barrier stiffness κ (it doubles during a run) and its cap,
+/// and the block pattern the sparse Cholesky is laid out for (the symbolic factorisation, and so the rounding,
+/// depends on it).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Carry {
+    pub kappa: f64,
+    pub kappa_max: f64,
+    pub pattern: Vec<(usize, usize)>,
+}
+
 /// The `abd` method: its model-derived data and its workspace.
 pub struct Abd {
     params: AbdParams,
@@ -189,7 +200,6 @@ pub struct Abd {
     /// Coordinates and velocities of every body (12 each).
     q: Vec<f64>,
     qd: Vec<f64>,
-    started: bool,
     // workspace
     /// `pairs` and `groups` hold the candidates within d̂ at `q` (culled at the end of the last step).
     pairs_at_q: bool,
@@ -284,7 +294,6 @@ impl Abd {
             kappa_max: 0.0,
             q: Vec::new(),
             qd: Vec::new(),
-            started: false,
             pairs_at_q: false,
             system: System::default(),
             pairs: Vec::new(),
@@ -318,6 +327,35 @@ impl Abd {
         x
     }
 
+    /// The step's carried data from the state: the coordinates and velocities (when they differ from the
+    /// workspace's copy, because the run was restored or a body was moved, the pairs culled at q are stale),
+    /// κ, and the factorisation's pattern for a fresh workspace.
+    fn carry_in(&mut self, state: &State) {
+        let q: Vec<f64> = state.affine.iter().flatten().copied().collect();
+        if q != self.q {
+            self.pairs_at_q = false;
+            self.q = q;
+        }
+        self.qd.clear();
+        self.qd.extend(state.affine_velocity.iter().flatten());
+        if let Some(c) = &state.abd {
+            self.kappa = c.kappa;
+            self.kappa_max = c.kappa_max;
+            if !self.system.has_pattern() && !c.pattern.is_empty() {
+                let n = self.dyn_index.iter().flatten().count();
+                self.system.set_pattern(&c.pattern, n);
+            }
+        }
+    }
+
+    /// Writes what the next step needs back into the state.
+    fn carry_out(&self, state: &mut State) {
+        let chunks = |v: &[f64]| v.chunks_exact(12).map(|c| std::array::from_fn(|k| c[k])).collect();
+        state.affine = chunks(&self.q);
+        state.affine_velocity = chunks(&self.qd);
+        state.abd = Some(Carry { kappa: self.kappa, kappa_max: self.kappa_max, pattern: self.system.pattern().to_vec() });
+    }
+
     fn start(&mut self, model: &Model, state: &State, h: f64) -> Result<(), SimError> {
         self.q.clear();
         self.qd.clear();
@@ -332,7 +370,6 @@ impl Abd {
         let kmin = mbar / (h * h * dh2 * barrier::b2(0.25 * dh2, dh2));
         self.kappa = self.params.kappa.unwrap_or(kmin);
         self.kappa_max = 1e6 * self.kappa.max(kmin);
-        self.started = true;
         // the barrier needs a positive distance between every two bodies to begin with
         let x = self.vertex_positions();
         let mut pairs = Vec::new();
@@ -385,10 +422,14 @@ impl Method for Abd {
     }
 
     fn step(&mut self, model: &Model, state: &mut State, dt: f64) -> Result<StepStats, SimError> {
-        if !self.started {
+        if state.abd.is_none() {
             self.start(model, state, dt)?;
+        } else {
+            self.carry_in(state);
         }
-        let stats = self.advance(model, state, dt)?;
+        let stats = self.advance(model, state, dt);
+        self.carry_out(state);
+        let stats = stats?;
         check_finite(model, state, "newton")?;
         Ok(stats)
     }

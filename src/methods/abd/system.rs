@@ -110,27 +110,50 @@ impl System {
         true
     }
 
+    /// The block pattern the factorisation is laid out for (upper blocks (i, j), i < j, sorted); empty before
+    /// the first solve.
+    pub fn pattern(&self) -> &[(usize, usize)] {
+        &self.pattern
+    }
+
+    /// Whether a pattern has been laid out (a solve happened, or [`System::set_pattern`]).
+    pub fn has_pattern(&self) -> bool {
+        !self.col_ptr.is_empty()
+    }
+
+    /// Lays out the factorisation for `pattern` over `n` bodies, as if the last solve had chosen it (restoring a
+    /// run: the next solve then keeps or widens it exactly as the uninterrupted run would).
+    pub fn set_pattern(&mut self, pattern: &[(usize, usize)], n: usize) {
+        self.pattern = pattern.to_vec();
+        self.layout(n);
+    }
+
+    /// The compressed-column structure of the current pattern; drops the symbolic factorisation.
+    fn layout(&mut self, n: usize) {
+        // column J's block rows: the bodies I < J with a block (I, J), then J itself
+        let mut above: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for &(i, j) in &self.pattern {
+            above[j].push(i);
+        }
+        self.col_ptr.clear();
+        self.row_idx.clear();
+        self.col_ptr.push(0);
+        for (j, rows) in above.iter().enumerate() {
+            for cj in 0..12 {
+                for &i in rows {
+                    self.row_idx.extend(12 * i..12 * i + 12);
+                }
+                self.row_idx.extend(12 * j..12 * j + cj + 1);
+                self.col_ptr.push(self.row_idx.len());
+            }
+        }
+        self.symbolic = None;
+    }
+
     fn build_csc(&mut self) {
         let n = self.diag.len();
         if self.choose_pattern() {
-            // column J's block rows: the bodies I < J with a block (I, J), then J itself
-            let mut above: Vec<Vec<usize>> = vec![Vec::new(); n];
-            for &(i, j) in &self.pattern {
-                above[j].push(i);
-            }
-            self.col_ptr.clear();
-            self.row_idx.clear();
-            self.col_ptr.push(0);
-            for (j, rows) in above.iter().enumerate() {
-                for cj in 0..12 {
-                    for &i in rows {
-                        self.row_idx.extend(12 * i..12 * i + 12);
-                    }
-                    self.row_idx.extend(12 * j..12 * j + cj + 1);
-                    self.col_ptr.push(self.row_idx.len());
-                }
-            }
-            self.symbolic = None;
+            self.layout(n);
         }
         self.values.clear();
         let zero: Block = [[0.0; 12]; 12];

@@ -297,7 +297,19 @@ impl Method for Impulse {
         ImpulseStage::NAMES
     }
 
+    /// The persistent contact manifolds live in `State::contacts` between steps; the step borrows them for its
+    /// duration.
     fn step(&mut self, model: &Model, state: &mut State, h: f64) -> Result<StepStats, SimError> {
+        self.collision.pairs = std::mem::take(&mut state.contacts.pairs);
+        let r = self.stages(model, state, h);
+        state.contacts.pairs = std::mem::take(&mut self.collision.pairs);
+        r
+    }
+}
+
+impl Impulse {
+    /// The step's stages, in order.
+    fn stages(&mut self, model: &Model, state: &mut State, h: f64) -> Result<StepStats, SimError> {
         let mut stats = StepStats::default();
         self.resolutions = 0;
         self.resolution_seconds = 0.0;

@@ -259,7 +259,19 @@ impl Method for Lcp {
         LcpStage::NAMES
     }
 
+    /// The persistent contact manifolds (warm-start impulses) live in `State::contacts` between steps; the
+    /// step borrows them for its duration.
     fn step(&mut self, model: &Model, state: &mut State, h: f64) -> Result<StepStats, SimError> {
+        self.collision.pairs = std::mem::take(&mut state.contacts.pairs);
+        let r = self.stages(model, state, h);
+        state.contacts.pairs = std::mem::take(&mut self.collision.pairs);
+        r
+    }
+}
+
+impl Lcp {
+    /// The step's stages, in order.
+    fn stages(&mut self, model: &Model, state: &mut State, h: f64) -> Result<StepStats, SimError> {
         let mut stats = StepStats { iterations: self.params.iterations, ..Default::default() };
         let mut t = StageTimer::start();
         t.time(LcpStage::Collision, || self.collision(model, state, h, &mut stats))?;

@@ -12,7 +12,7 @@
 use crate::math::Vec3;
 
 /// Per-contact friction state, kept between steps.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Anchor {
     /// The anchor in A's and B's reference frames (body-local points).
     pub a: Vec3,

@@ -499,7 +499,18 @@ impl Method for Volumetric {
         VolumetricStage::NAMES
     }
 
+    /// The friction anchors live in `State::anchors` between steps; the step borrows them for its duration.
     fn step(&mut self, model: &Model, state: &mut State, dt: f64) -> Result<StepStats, SimError> {
+        self.anchors = std::mem::take(&mut state.anchors);
+        let r = self.stages(model, state, dt);
+        state.anchors = std::mem::take(&mut self.anchors);
+        r
+    }
+}
+
+impl Volumetric {
+    /// The step's stages, in order.
+    fn stages(&mut self, model: &Model, state: &mut State, dt: f64) -> Result<StepStats, SimError> {
         let mut stats = StepStats::default();
         check_finite(model, state, "start of step")?;
         let mut t = StageTimer::start();
