@@ -59,11 +59,8 @@ mod tests {
     #[test]
     fn finds_exactly_the_brute_force_pairs() {
         let mut boxes = Vec::new();
-        let mut seed = 12345u64;
-        let mut rnd = || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = crate::math::rng::Rng::new(12345);
+        let mut rnd = || rng.unit();
         for _ in 0..300 {
             let c = Vec3::new(rnd() * 10.0, rnd() * 10.0, rnd() * 10.0);
             let h = Vec3::splat(0.2 + rnd());

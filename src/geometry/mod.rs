@@ -6,6 +6,7 @@ pub mod generated;
 pub mod mass;
 pub mod mesh;
 pub mod polytope;
+pub mod surface;
 pub mod threaded;
 
 use crate::math::{Pose, Quat, Vec3};

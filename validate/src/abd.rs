@@ -3,10 +3,12 @@
 //! plate at 100 m/s, and no intersection in any bundled scene.
 
 use super::{bundled, fit_acceleration, from_text, rel, row, Overrides, Row};
-use cairn::methods::abd::barrier::{self, PairShape};
-use cairn::methods::abd::distance::{self, Kind};
+use cairn::collision::ccd;
+use cairn::collision::distance::{self, Kind, PairShape};
+use cairn::math::eigen;
+use cairn::math::rng::Rng;
 use cairn::methods::abd::friction::Contact;
-use cairn::methods::abd::{affine, ccd, eigen, local};
+use cairn::methods::abd::{affine, barrier, local};
 use cairn::methods::Params;
 use cairn::world::World;
 
@@ -53,17 +55,6 @@ pub(super) fn run(name: &str, method: &Overrides) -> Vec<Row> {
         other => Err(anyhow::anyhow!("unknown experiment `{other}`")),
     };
     r.unwrap_or_else(|e| vec![super::failed(name, e)])
-}
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        ((self.0 >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-    }
-    fn stencil(&mut self) -> [[f64; 3]; 4] {
-        std::array::from_fn(|_| std::array::from_fn(|_| self.next()))
-    }
 }
 
 fn flat(x: &[[f64; 3]; 4]) -> [f64; 12] {
@@ -179,7 +170,7 @@ fn derivatives() -> Vec<Row> {
                 if which == 2 {
                     // nearly parallel edges: b1 − b0 close to a1 − a0
                     for r in 0..3 {
-                        x[3][r] = x[2][r] + (x[1][r] - x[0][r]) + 0.02 * rng.next();
+                        x[3][r] = x[2][r] + (x[1][r] - x[0][r]) + 0.02 * rng.symmetric();
                     }
                 }
                 let ea: f64 = (0..3).map(|r| (x[1][r] - x[0][r]).powi(2)).sum();
@@ -248,10 +239,10 @@ fn derivatives() -> Vec<Row> {
         let amp = [1e-3, 4e-3, 0.3][(trial / 3) % 3];
         for p in x.iter_mut() {
             for v in p.iter_mut() {
-                *v += amp * rng.next();
+                *v += amp * rng.symmetric();
             }
         }
-        let n = cairn::math::Vec3::new(rng.next(), rng.next(), rng.next() + 2.0).normalize();
+        let n = cairn::math::Vec3::new(rng.symmetric(), rng.symmetric(), rng.symmetric() + 2.0).normalize();
         let (t1, t2) = cairn::math::tangent_basis(n);
         // static above sliding, below, and equal
         let (mu_s, mu_k) = [(0.9, 0.6), (0.4, 0.7), (0.7, 0.7)][trial % 3];
@@ -273,7 +264,8 @@ fn derivatives() -> Vec<Row> {
     // orthogonality potential
     let mut ow = (0.0f64, 0.0f64);
     for _ in 0..50 {
-        let q: [f64; 12] = std::array::from_fn(|k| if k % 4 == 3 { rng.next() } else { (k % 5 == 0) as u8 as f64 + 0.3 * rng.next() });
+        let q: [f64; 12] =
+            std::array::from_fn(|k| if k % 4 == 3 { rng.symmetric() } else { (k % 5 == 0) as u8 as f64 + 0.3 * rng.symmetric() });
         let kv = 2.5;
         let h9 = affine::ortho_hessian(&q, kv);
         let idx = |k: usize| 4 * (k / 3) + k % 3;
@@ -324,22 +316,22 @@ fn ccd_rows() -> Vec<Row> {
     for trial in 0..2000 {
         let ee = trial % 2 == 1;
         let shape = PairShape { edge_edge: ee, eps_x: 0.0 };
-        let tstar = 0.05 + 0.9 * (0.5 + 0.5 * rng.next());
+        let tstar = 0.05 + 0.9 * (0.5 + 0.5 * rng.symmetric());
         // configuration at impact
         let mut at: [[f64; 3]; 4] = rng.stencil();
         if ee {
             // make b0–b1 pass through a point of a0–a1
-            let s = 0.5 + 0.4 * rng.next();
+            let s = 0.5 + 0.4 * rng.symmetric();
             let m: [f64; 3] = std::array::from_fn(|r| at[0][r] + s * (at[1][r] - at[0][r]));
-            let u = 0.5 + 0.4 * rng.next();
-            let dir: [f64; 3] = std::array::from_fn(|_| rng.next());
+            let u = 0.5 + 0.4 * rng.symmetric();
+            let dir: [f64; 3] = std::array::from_fn(|_| rng.symmetric());
             at[2] = std::array::from_fn(|r| m[r] - u * dir[r]);
             at[3] = std::array::from_fn(|r| m[r] + (1.0 - u) * dir[r]);
         } else {
-            let (u, v) = (0.25 + 0.2 * rng.next(), 0.25 + 0.2 * rng.next());
+            let (u, v) = (0.25 + 0.2 * rng.symmetric(), 0.25 + 0.2 * rng.symmetric());
             at[0] = std::array::from_fn(|r| at[1][r] + u * (at[2][r] - at[1][r]) + v * (at[3][r] - at[1][r]));
         }
-        let vel: [[f64; 3]; 4] = std::array::from_fn(|_| std::array::from_fn(|_| 2.0 * rng.next()));
+        let vel: [[f64; 3]; 4] = std::array::from_fn(|_| std::array::from_fn(|_| 2.0 * rng.symmetric()));
         let x0: [[f64; 3]; 4] = std::array::from_fn(|k| std::array::from_fn(|r| at[k][r] - tstar * vel[k][r]));
         let dist = |t: f64| {
             let xt: [[f64; 3]; 4] = std::array::from_fn(|k| std::array::from_fn(|r| x0[k][r] + t * vel[k][r]));
@@ -378,8 +370,8 @@ fn orthogonality(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     let mut rng = Rng(3);
     let mut worst = 0.0f64;
     for _ in 0..20 {
-        let axis = cairn::math::Vec3::new(rng.next(), rng.next(), rng.next()).normalize();
-        let q = affine::q_from_rigid(cairn::math::Vec3::ZERO, cairn::math::Quat::from_axis_angle(axis, 3.0 * rng.next()));
+        let axis = cairn::math::Vec3::new(rng.symmetric(), rng.symmetric(), rng.symmetric()).normalize();
+        let q = affine::q_from_rigid(cairn::math::Vec3::ZERO, cairn::math::Quat::from_axis_angle(axis, 3.0 * rng.symmetric()));
         worst = worst.max(affine::ortho_energy(&q, 1.0));
     }
     // a free body spinning fast about a non-principal axis, κ = 100 MPa

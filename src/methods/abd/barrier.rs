@@ -3,8 +3,9 @@
 //!
 //! b(D) = −(D − D̂)² ln(D/D̂) for 0 < D < D̂ (D = d², D̂ = d̂²), 0 beyond; b, b′ and b″ vanish at D̂ (C²).
 
-use super::distance::{self, cross_norm2, mollifier, Kind};
-use super::dual::{vars12, Dual};
+use crate::collision::distance::{self, cross_norm2, mollifier};
+pub use crate::collision::distance::{box_gap2, classify, may_be_within, PairShape};
+use crate::math::dual::{vars12, Dual};
 
 /// b(D).
 pub fn b(d: f64, dh: f64) -> f64 {
@@ -32,43 +33,6 @@ pub fn b2(d: f64, dh: f64) -> f64 {
         0.0
     } else {
         (dh / d) * (dh / d + 2.0) - 2.0 * (d / dh).ln() - 3.0
-    }
-}
-
-/// One primitive pair: its stencil kind and, for edge–edge pairs, the mollifier threshold ε_x
-/// (1e-3 |e_a^rest|² |e_b^rest|²).
-#[derive(Debug, Clone, Copy)]
-pub struct PairShape {
-    pub edge_edge: bool,
-    pub eps_x: f64,
-}
-
-/// Squared distance between the bounding boxes of a pair's two primitives: a lower bound on the pair's squared
-/// distance, for cheap rejections.
-pub fn box_gap2(shape: PairShape, x: &[[f64; 3]; 4]) -> f64 {
-    let split = if shape.edge_edge { 2 } else { 1 };
-    let mut gap2 = 0.0;
-    for r in 0..3 {
-        let span = |ps: &[[f64; 3]]| ps.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), p| (l.min(p[r]), h.max(p[r])));
-        let ((alo, ahi), (blo, bhi)) = (span(&x[..split]), span(&x[split..]));
-        let g = (blo - ahi).max(alo - bhi).max(0.0);
-        gap2 += g * g;
-    }
-    gap2
-}
-
-/// False when the pair's squared distance is certainly ≥ `dh` (its primitives' boxes are that far apart): a
-/// cheap rejection before [`classify`].
-pub fn may_be_within(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> bool {
-    box_gap2(shape, x) < dh
-}
-
-/// The case and squared distance of a pair.
-pub fn classify(shape: PairShape, x: &[[f64; 3]; 4]) -> (Kind, f64) {
-    if shape.edge_edge {
-        distance::edge_edge(x)
-    } else {
-        distance::point_triangle(x)
     }
 }
 

@@ -8,7 +8,8 @@
 //! that the force then never reaches μ_s λ — with μ_s 0.7 and μ_k 0.4 it peaks near 0.41 λ, so a cube with
 //! μ_s ≥ tan θ slid off a slope it must hold: measured.) Since T and c are frozen, u is linear in the positions.
 
-use super::local::{Jet, Local};
+use super::local::Local;
+use crate::math::jet::Jet;
 
 /// f0(y).
 pub fn f0(y: f64, eps: f64) -> f64 {

@@ -17,238 +17,10 @@
 //! vectors, energy m(x)·b(D).
 
 use super::barrier::{b, b1, b2, classify, may_be_within, PairShape};
-use super::distance::Kind;
-
-type V3 = [f64; 3];
-
-fn sub(a: &V3, b: &V3) -> V3 {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-fn dot(a: &V3, b: &V3) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-fn cross(a: &V3, b: &V3) -> V3 {
-    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
-}
-
-/// A value with its gradient and Hessian in n ≤ 3 vectors (3n variables; entries past 3n are zero).
-#[derive(Clone, Copy, Debug)]
-pub struct Jet {
-    pub n: usize,
-    pub v: f64,
-    pub g: [f64; 9],
-    pub h: [[f64; 9]; 9],
-}
-
-impl Jet {
-    fn zero(n: usize) -> Jet {
-        Jet { n, v: 0.0, g: [0.0; 9], h: [[0.0; 9]; 9] }
-    }
-
-    /// f(self) from f, f′, f″ at the value.
-    fn chain(&self, f: f64, f1: f64, f2: f64) -> Jet {
-        let m = 3 * self.n;
-        let mut r = Jet::zero(self.n);
-        r.v = f;
-        for i in 0..m {
-            r.g[i] = f1 * self.g[i];
-            for j in 0..m {
-                r.h[i][j] = f1 * self.h[i][j] + f2 * self.g[i] * self.g[j];
-            }
-        }
-        r
-    }
-
-    fn mul(&self, o: &Jet) -> Jet {
-        let m = 3 * self.n;
-        let mut r = Jet::zero(self.n);
-        r.v = self.v * o.v;
-        for i in 0..m {
-            r.g[i] = self.v * o.g[i] + o.v * self.g[i];
-            for j in 0..m {
-                r.h[i][j] = self.v * o.h[i][j] + o.v * self.h[i][j] + self.g[i] * o.g[j] + o.g[i] * self.g[j];
-            }
-        }
-        r
-    }
-
-    /// self / o.
-    fn quot(&self, o: &Jet) -> Jet {
-        let m = 3 * self.n;
-        let (p, q) = (self.v, o.v);
-        let (iq, iq2, iq3) = (1.0 / q, 1.0 / (q * q), 1.0 / (q * q * q));
-        let mut r = Jet::zero(self.n);
-        r.v = p * iq;
-        for i in 0..m {
-            r.g[i] = self.g[i] * iq - p * o.g[i] * iq2;
-            for j in 0..m {
-                r.h[i][j] = self.h[i][j] * iq - (self.g[i] * o.g[j] + o.g[i] * self.g[j]) * iq2 + 2.0 * p * o.g[i] * o.g[j] * iq3
-                    - p * o.h[i][j] * iq2;
-            }
-        }
-        r
-    }
-
-    /// The same function of n_out vectors z, where this jet's vector i is Σ_k c[i][k] z_k.
-    fn lift(&self, c: &[[f64; 3]; 3], n_out: usize) -> Jet {
-        let mut r = Jet::zero(n_out);
-        r.v = self.v;
-        for k in 0..n_out {
-            for i in 0..self.n {
-                if c[i][k] == 0.0 {
-                    continue;
-                }
-                for a in 0..3 {
-                    r.g[3 * k + a] += c[i][k] * self.g[3 * i + a];
-                }
-            }
-        }
-        for k in 0..n_out {
-            for l in 0..n_out {
-                for i in 0..self.n {
-                    for j in 0..self.n {
-                        let w = c[i][k] * c[j][l];
-                        if w == 0.0 {
-                            continue;
-                        }
-                        for a in 0..3 {
-                            for e in 0..3 {
-                                r.h[3 * k + a][3 * l + e] += w * self.h[3 * i + a][3 * j + e];
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        r
-    }
-
-    fn set_block(&mut self, i: usize, j: usize, m: [[f64; 3]; 3]) {
-        for a in 0..3 {
-            for e in 0..3 {
-                self.h[3 * i + a][3 * j + e] = m[a][e];
-                self.h[3 * j + e][3 * i + a] = m[a][e];
-            }
-        }
-    }
-}
-
-fn outer(a: &V3, b: &V3, s: f64) -> [[f64; 3]; 3] {
-    std::array::from_fn(|i| std::array::from_fn(|j| s * a[i] * b[j]))
-}
-
-fn skew(a: &V3, s: f64) -> [[f64; 3]; 3] {
-    [[0.0, -s * a[2], s * a[1]], [s * a[2], 0.0, -s * a[0]], [-s * a[1], s * a[0], 0.0]]
-}
-
-fn add_diag(mut m: [[f64; 3]; 3], s: f64) -> [[f64; 3]; 3] {
-    for (i, row) in m.iter_mut().enumerate() {
-        row[i] += s;
-    }
-    m
-}
-
-/// |u|².
-pub fn squared(u: &V3) -> Jet {
-    let mut j = Jet::zero(1);
-    j.v = dot(u, u);
-    for a in 0..3 {
-        j.g[a] = 2.0 * u[a];
-        j.h[a][a] = 2.0;
-    }
-    j
-}
-
-/// x = |u×v|². The value and gradient (2 v×n, 2 n×u with n = u×v) go through n, which stays accurate for
-/// nearly parallel u and v, where |u|²|v|² − (u·v)² cancels.
-pub fn cross2(u: &V3, v: &V3) -> Jet {
-    let (uu, vv, uv) = (dot(u, u), dot(v, v), dot(u, v));
-    let n = cross(u, v);
-    let (gu, gv) = (cross(v, &n), cross(&n, u));
-    let mut j = Jet::zero(2);
-    j.v = dot(&n, &n);
-    for a in 0..3 {
-        j.g[a] = 2.0 * gu[a];
-        j.g[3 + a] = 2.0 * gv[a];
-    }
-    j.set_block(0, 0, add_diag(outer(v, v, -2.0), 2.0 * vv));
-    j.set_block(1, 1, add_diag(outer(u, u, -2.0), 2.0 * uu));
-    let mut uvb = outer(u, v, 4.0);
-    let vu = outer(v, u, -2.0);
-    for a in 0..3 {
-        for e in 0..3 {
-            uvb[a][e] += vu[a][e];
-        }
-    }
-    j.set_block(0, 1, add_diag(uvb, -2.0 * uv));
-    j
-}
-
-/// Point–edge: |u×v|²/|v − u|² with u = a − p, v = b − p.
-pub fn point_line(u: &V3, v: &V3) -> Jet {
-    let w = sub(v, u);
-    let mut e = Jet::zero(2);
-    e.v = dot(&w, &w);
-    for a in 0..3 {
-        e.g[a] = -2.0 * w[a];
-        e.g[3 + a] = 2.0 * w[a];
-    }
-    e.set_block(0, 0, add_diag([[0.0; 3]; 3], 2.0));
-    e.set_block(1, 1, add_diag([[0.0; 3]; 3], 2.0));
-    e.set_block(0, 1, add_diag([[0.0; 3]; 3], -2.0));
-    cross2(u, v).quot(&e)
-}
-
-/// Point–plane and line–line: (r·(u×v))²/|u×v|².
-pub fn plane(r: &V3, u: &V3, v: &V3) -> Jet {
-    let mut s = Jet::zero(3);
-    let n = cross(u, v);
-    s.v = dot(r, &n);
-    let (gu, gv) = (cross(v, r), cross(r, u));
-    for a in 0..3 {
-        s.g[a] = n[a];
-        s.g[3 + a] = gu[a];
-        s.g[6 + a] = gv[a];
-    }
-    // ∂²s/∂r∂u = −[v]×, ∂²s/∂r∂v = [u]×, ∂²s/∂u∂v = −[r]×
-    s.set_block(0, 1, skew(v, -1.0));
-    s.set_block(0, 2, skew(u, 1.0));
-    s.set_block(1, 2, skew(r, -1.0));
-    let x = cross2(u, v).lift(&[[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0; 3]], 3);
-    s.mul(&s).quot(&x)
-}
-
-/// The difference-vector rows of a distance case (slot coefficients) and their number.
-fn rows(kind: Kind) -> ([[f64; 4]; 3], usize) {
-    let unit = |i: u8, j: u8| {
-        let mut r = [0.0; 4];
-        r[j as usize] += 1.0;
-        r[i as usize] -= 1.0;
-        r
-    };
-    match kind {
-        Kind::PointPoint(i, j) => ([unit(i, j), [0.0; 4], [0.0; 4]], 1),
-        Kind::PointLine(i, j, k) => ([unit(i, j), unit(i, k), [0.0; 4]], 2),
-        Kind::PointPlane => ([unit(1, 0), unit(1, 2), unit(1, 3)], 3),
-        Kind::LineLine => ([unit(0, 2), unit(0, 1), unit(2, 3)], 3),
-    }
-}
-
-fn apply(row: &[f64; 4], x: &[[f64; 3]; 4]) -> V3 {
-    std::array::from_fn(|a| (0..4).map(|s| row[s] * x[s][a]).sum())
-}
-
-/// The squared distance of case `kind` as a jet in the case's own vectors, with their rows.
-pub fn distance(kind: Kind, x: &[[f64; 3]; 4]) -> (Jet, [[f64; 4]; 3]) {
-    let (t, n) = rows(kind);
-    let y: [V3; 3] = std::array::from_fn(|k| if k < n { apply(&t[k], x) } else { [0.0; 3] });
-    let j = match kind {
-        Kind::PointPoint(..) => squared(&y[0]),
-        Kind::PointLine(..) => point_line(&y[0], &y[1]),
-        Kind::PointPlane | Kind::LineLine => plane(&y[0], &y[1], &y[2]),
-    };
-    (j, t)
-}
+use crate::collision::distance::Kind;
+use crate::collision::distance_jet::{apply, cross2, distance, rows};
+use crate::math::eigen::{clamp_negative, psd_factor};
+use crate::math::jet::{congruence, cross, dot, sub, Jet, V3};
 
 /// A pair's energy with its gradient and Hessian in n difference vectors y_k = Σ_s rows[k][s] x_s.
 #[derive(Clone, Copy, Debug)]
@@ -501,7 +273,7 @@ impl Local {
         // A = (Lᵀ ⊗ I) H (L ⊗ I)
         let mut a = [[0.0; 9]; 9];
         congruence(&h, &mut a, n, |k, i| l[k][i]);
-        if super::eigen::clamp_negative(&mut a, 3 * n) {
+        if clamp_negative(&mut a, 3 * n) {
             let mut li = [[0.0; 3]; 3];
             for i in 0..n {
                 li[i][i] = 1.0 / l[i][i];
@@ -597,31 +369,6 @@ impl Projected {
     }
 }
 
-/// Columns s_i with Σ s_i s_iᵀ = a for a positive semi-definite d×d `a` (pivoted Cholesky); returns their number.
-fn psd_factor<const M: usize>(a: &[[f64; M]; M], d: usize, out: &mut [[f64; 9]; 9]) -> usize {
-    let mut w = *a;
-    let top = (0..d).fold(0.0f64, |m, i| m.max(w[i][i]));
-    let tol = 1e-14 * top;
-    let mut rank = 0;
-    while rank < d {
-        let (p, piv) = (0..d).map(|i| (i, w[i][i])).fold((0, 0.0), |b, c| if c.1 > b.1 { c } else { b });
-        if piv <= tol || piv <= 0.0 {
-            break;
-        }
-        let inv = 1.0 / piv.sqrt();
-        let col: [f64; M] = std::array::from_fn(|i| if i < d { w[i][p] * inv } else { 0.0 });
-        for i in 0..d {
-            for j in 0..d {
-                w[i][j] -= col[i] * col[j];
-            }
-            out[rank][i] = col[i];
-        }
-        w[p][p] = 0.0;
-        rank += 1;
-    }
-    rank
-}
-
 impl Range {
     /// The range form of the 12×12 stencil projection, given the Gram T Tᵀ of the rows: with U = (T ⊗ I)ᵀ B
     /// (12×m, UᵀU = G = Bᵀ (TTᵀ ⊗ I) B = L Lᵀ), H₁₂ = U C Uᵀ = Q (Lᵀ C L) Qᵀ with Q = U L⁻ᵀ orthonormal, so
@@ -681,7 +428,7 @@ impl Range {
                 nm[i][j] = (i..m).map(|k| l[k][i] * cl[k][j]).sum();
             }
         }
-        super::eigen::clamp_negative(&mut nm, m);
+        clamp_negative(&mut nm, m);
         // N⁺ = F₀ F₀ᵀ, F = L⁻ᵀ F₀ (back substitution with Lᵀ), columns B F
         let mut f0 = [[0.0; 9]; 9];
         let rank = psd_factor(&nm, m, &mut f0);
@@ -699,42 +446,10 @@ impl Range {
     }
 }
 
-/// out = (Mᵀ ⊗ I) h (M ⊗ I) over n blocks, with M[k][i] = m(k, i).
-fn congruence(h: &[[f64; 9]; 9], out: &mut [[f64; 9]; 9], n: usize, m: impl Fn(usize, usize) -> f64) {
-    for i in 0..n {
-        for j in 0..n {
-            let mut blk = [[0.0; 3]; 3];
-            for k in 0..n {
-                for l in 0..n {
-                    let w = m(k, i) * m(l, j);
-                    if w == 0.0 {
-                        continue;
-                    }
-                    for a in 0..3 {
-                        for e in 0..3 {
-                            blk[a][e] += w * h[3 * k + a][3 * l + e];
-                        }
-                    }
-                }
-            }
-            for a in 0..3 {
-                for e in 0..3 {
-                    out[3 * i + a][3 * j + e] = blk[a][e];
-                }
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::barrier;
     use super::*;
-
-    fn rng(seed: &mut u64) -> f64 {
-        *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        ((*seed >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-    }
 
     fn rel(a: &[[f64; 12]; 12], b: &[[f64; 12]; 12]) -> f64 {
         let m = b.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs())).max(1e-300);
@@ -745,16 +460,16 @@ mod tests {
     /// after projection (the reference projects the 12×12 stencil Hessian).
     #[test]
     fn closed_form_matches_dual_numbers_and_projection_matches_stencil_projection() {
-        let mut seed = 3u64;
+        let mut rng = crate::math::rng::Rng::new(3);
         let dh = 0.5f64;
         let mut kinds = std::collections::BTreeSet::new();
         let mut mollified = 0;
         for trial in 0..6000 {
-            let mut x: [[f64; 3]; 4] = std::array::from_fn(|_| std::array::from_fn(|_| rng(&mut seed)));
+            let mut x: [[f64; 3]; 4] = rng.stencil();
             let ee = trial % 2 == 1;
             if ee && trial % 6 == 1 {
                 for r in 0..3 {
-                    x[3][r] = x[2][r] + (x[1][r] - x[0][r]) * 0.7 + 0.01 * rng(&mut seed);
+                    x[3][r] = x[2][r] + (x[1][r] - x[0][r]) * 0.7 + 0.01 * rng.symmetric();
                 }
             }
             let eps_x = if ee {
@@ -768,7 +483,7 @@ mod tests {
             let Some(dual) = barrier::energy_dual(shape, &x, dh * dh) else { continue };
             let loc = barrier(shape, &x, dh * dh).expect("same cut-off");
             kinds.insert(format!("{ee} {:?}", classify(shape, &x).0));
-            if loc.rows == rows(Kind::LineLine).0 && ee && super::super::distance::cross_norm2::<f64>(&x) < eps_x {
+            if loc.rows == rows(Kind::LineLine).0 && ee && crate::collision::distance::cross_norm2::<f64>(&x) < eps_x {
                 mollified += 1;
             }
             let g = loc.stencil_gradient();
@@ -779,7 +494,7 @@ mod tests {
             let he = rel(&loc.stencil_hessian(), &dual.h);
             assert!(he < 1e-9, "hessian {he:e} at trial {trial}");
             let mut hp = dual.h;
-            super::super::eigen::project_psd(&mut hp);
+            crate::math::eigen::project_psd(&mut hp);
             let pe = rel(&loc.projected().stencil_hessian(), &hp);
             let fast = barrier_projected(shape, &x, dh * dh).expect("same cut-off");
             let fe = rel(&fast.stencil_hessian(), &hp);

@@ -38,16 +38,9 @@
 pub mod affine;
 pub mod assemble;
 pub mod barrier;
-pub mod ccd;
-pub mod check;
-pub mod culling;
-pub mod distance;
-pub mod dual;
-pub mod eigen;
 pub mod friction;
 pub mod joints;
 pub mod local;
-pub mod surface;
 pub mod system;
 #[cfg(test)]
 mod tests;
@@ -55,7 +48,11 @@ mod tests;
 use super::stages::{stage_enum, Stage};
 use super::{check_finite, Method, StepStats};
 use crate::error::InputError;
+use crate::collision::tri_tri as check;
+use crate::collision::{ccd, culling, distance};
 use crate::error::SimError;
+use crate::geometry::surface;
+use crate::math::eigen;
 use crate::math::Vec3;
 use crate::methods::registry::{self, param, Params};
 use crate::model::{BodyKind, Model};

@@ -5,7 +5,7 @@
 //! It advances by safe lower bounds t_l = s·(d² − ξ²)/((d + ξ)·l_p), where l_p bounds how fast the distance
 //! can shrink, and stops once the gap has closed to (1 − s) of its start. s = 0.9 is the conservative rescaling.
 
-use super::barrier::{box_gap2, classify, PairShape};
+use super::distance::{box_gap2, classify, PairShape};
 
 /// The conservative rescaling s of the source's reference implementation.
 pub const RESCALING: f64 = 0.9;

@@ -7,7 +7,7 @@
 //! intersection. So the test can report a false intersection for touching or nearly touching triangles, never
 //! miss a real one.
 
-use super::surface::Surfaces;
+use crate::geometry::surface::Surfaces;
 
 fn orient(a: &[f64; 3], b: &[f64; 3], c: &[f64; 3], d: &[f64; 3]) -> i8 {
     let u: [f64; 3] = std::array::from_fn(|r| a[r] - d[r]);

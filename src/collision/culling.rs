@@ -4,7 +4,7 @@
 //! Pairs come out grouped by body pair in a fixed order: the same input always gives the same list, whatever
 //! the thread count (rayon's ordered collect).
 
-use super::surface::Surfaces;
+use crate::geometry::surface::Surfaces;
 use rayon::prelude::*;
 
 /// A candidate primitive pair: point–triangle `[p, t0, t1, t2]` or edge–edge `[a0, a1, b0, b1]`.

@@ -1,5 +1,10 @@
 //! Small math helpers shared by every stage. f64 throughout; vector types are glam's, as used by parry.
 
+pub mod dual;
+pub mod eigen;
+pub mod jet;
+pub mod rng;
+
 pub use parry3d_f64::glamx::{DMat3 as Mat3, DQuat as Quat, DVec3 as Vec3};
 pub use parry3d_f64::math::Pose;
 

@@ -146,6 +146,31 @@ pub fn jacobi_eigen<const M: usize>(a: &[[f64; M]; M], d: usize, lam: &mut [f64;
     }
 }
 
+/// Columns s_i with Σ s_i s_iᵀ = a for a positive semi-definite d×d `a` (pivoted Cholesky); returns their number.
+pub fn psd_factor<const M: usize>(a: &[[f64; M]; M], d: usize, out: &mut [[f64; 9]; 9]) -> usize {
+    let mut w = *a;
+    let top = (0..d).fold(0.0f64, |m, i| m.max(w[i][i]));
+    let tol = 1e-14 * top;
+    let mut rank = 0;
+    while rank < d {
+        let (p, piv) = (0..d).map(|i| (i, w[i][i])).fold((0, 0.0), |b, c| if c.1 > b.1 { c } else { b });
+        if piv <= tol || piv <= 0.0 {
+            break;
+        }
+        let inv = 1.0 / piv.sqrt();
+        let col: [f64; M] = std::array::from_fn(|i| if i < d { w[i][p] * inv } else { 0.0 });
+        for i in 0..d {
+            for j in 0..d {
+                w[i][j] -= col[i] * col[j];
+            }
+            out[rank][i] = col[i];
+        }
+        w[p][p] = 0.0;
+        rank += 1;
+    }
+    rank
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,11 +198,8 @@ mod tests {
     /// Householder reflections) and spectra with pairs ±λ, repeated and zero eigenvalues, which is where
     /// nalgebra's decomposition mispaired vectors; the projection must be Q diag(max(λ, 0)) Qᵀ.
     fn psd_case(d: usize, trials: usize) {
-        let mut seed = 9u64 + d as u64;
-        let mut rnd = || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((seed >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-        };
+        let mut rng = crate::math::rng::Rng::new(9 + d as u64);
+        let mut rnd = || rng.symmetric();
         for trial in 0..trials {
             let mut q = [[0.0; 12]; 12];
             for (i, row) in q.iter_mut().enumerate() {

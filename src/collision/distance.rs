@@ -8,7 +8,7 @@
 //! 4 point–edge, line–line). Nearly parallel edges (|u×v|² < 2.5e-16 |u|²|v|²) never use line–line; zero-length
 //! edges fall back to point cases.
 
-use super::dual::{cross, dot, sub, vars12, Dual, Real, V};
+use crate::math::dual::{cross, dot, sub, vars12, Dual, Real, V};
 
 /// Which features are closest; the indices are slots of the four-point stencil.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -188,6 +188,43 @@ pub fn mollifier<T: Real>(x: T, eps: f64) -> T {
     }
 }
 
+/// One primitive pair: its stencil kind and, for edge–edge pairs, the mollifier threshold ε_x
+/// (1e-3 |e_a^rest|² |e_b^rest|²).
+#[derive(Debug, Clone, Copy)]
+pub struct PairShape {
+    pub edge_edge: bool,
+    pub eps_x: f64,
+}
+
+/// Squared distance between the bounding boxes of a pair's two primitives: a lower bound on the pair's squared
+/// distance, for cheap rejections.
+pub fn box_gap2(shape: PairShape, x: &[[f64; 3]; 4]) -> f64 {
+    let split = if shape.edge_edge { 2 } else { 1 };
+    let mut gap2 = 0.0;
+    for r in 0..3 {
+        let span = |ps: &[[f64; 3]]| ps.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), p| (l.min(p[r]), h.max(p[r])));
+        let ((alo, ahi), (blo, bhi)) = (span(&x[..split]), span(&x[split..]));
+        let g = (blo - ahi).max(alo - bhi).max(0.0);
+        gap2 += g * g;
+    }
+    gap2
+}
+
+/// False when the pair's squared distance is certainly ≥ `dh` (its primitives' boxes are that far apart): a
+/// cheap rejection before [`classify`].
+pub fn may_be_within(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> bool {
+    box_gap2(shape, x) < dh
+}
+
+/// The case and squared distance of a pair.
+pub fn classify(shape: PairShape, x: &[[f64; 3]; 4]) -> (Kind, f64) {
+    if shape.edge_edge {
+        edge_edge(x)
+    } else {
+        point_triangle(x)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -221,16 +258,11 @@ mod tests {
         best
     }
 
-    fn rng(seed: &mut u64) -> f64 {
-        *seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        ((*seed >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-    }
-
     #[test]
     fn cases_give_the_true_distance() {
-        let mut s = 7u64;
+        let mut rng = crate::math::rng::Rng::new(7);
         for _ in 0..200 {
-            let x: [[f64; 3]; 4] = std::array::from_fn(|_| std::array::from_fn(|_| rng(&mut s)));
+            let x: [[f64; 3]; 4] = rng.stencil();
             let (_, d) = point_triangle(&x);
             let b = brute_pt(&x);
             assert!(d <= b + 1e-12 && b - d < 2e-4 * (1.0 + b), "pt {d} vs {b}");
