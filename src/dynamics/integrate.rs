@@ -21,6 +21,20 @@ pub fn external_wrench(model: &Model, i: usize, t: f64) -> (Vec3, Vec3) {
     (f, tau)
 }
 
+/// The linear part of the velocity update from external loads over `h` (symplectic Euler's kick):
+/// v ← v + f·(h/m).
+pub fn linear_kick(s: &mut BodyState, mass: f64, f: Vec3, h: f64) {
+    s.v += f * (h / mass);
+}
+
+/// The velocity update of a dynamic body from an external force `f` and torque `tau` over `h`: v ← v + f·(h/m)
+/// and ω ← ω + I_w⁻¹·τ·h, with `inv_i` the body's world inverse inertia. `lcp` and `impulse` use it; the
+/// volumetric method updates ω through the angular momentum instead and uses [`linear_kick`] only.
+pub fn apply_load(s: &mut BodyState, mass: f64, inv_i: &Mat3, f: Vec3, tau: Vec3, h: f64) {
+    linear_kick(s, mass, f, h);
+    s.w += *inv_i * tau * h;
+}
+
 /// World-frame inverse inertia of a body at orientation `q`.
 pub fn inv_inertia_world(model: &Model, i: usize, q: Quat) -> Mat3 {
     let r = Mat3::from_quat(q);

@@ -1,5 +1,6 @@
 //! Rigid-body dynamics shared by the methods: integration, external loads, the contact graph.
 
+pub mod collision_matrix;
 pub mod graph;
 pub mod integrate;
 pub mod proxy;

@@ -47,9 +47,9 @@ mod tests;
 
 use super::stages::{stage_enum, Stage};
 use super::{check_finite, Method, StepStats};
-use crate::error::InputError;
 use crate::collision::tri_tri as check;
 use crate::collision::{ccd, culling, distance};
+use crate::error::InputError;
 use crate::error::SimError;
 use crate::geometry::surface;
 use crate::math::eigen;

@@ -3,7 +3,7 @@
 
 use super::{law, Group, Impulse, SIDEWAYS};
 use crate::dynamics::graph::{islands, support_levels};
-use crate::dynamics::integrate::{external_wrench, integrate_pose, inv_inertia_world};
+use crate::dynamics::integrate::{apply_load, external_wrench, integrate_pose, inv_inertia_world};
 use crate::error::SimError;
 use crate::math::Vec3;
 use crate::methods::{check_finite, StepStats};
@@ -16,8 +16,7 @@ pub(super) fn velocity(model: &Model, state: &mut State, h: f64) {
         if b.kind == BodyKind::Dynamic {
             let (f, tau) = external_wrench(model, i, state.time);
             let s = &mut state.bodies[i];
-            s.v += f * (h / b.mass);
-            s.w += inv_inertia_world(model, i, s.q) * tau * h;
+            apply_load(s, b.mass, &inv_inertia_world(model, i, s.q), f, tau, h);
         }
     }
 }

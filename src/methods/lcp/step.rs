@@ -5,7 +5,7 @@ use super::pgs::{lever_arms, make_rows, merit, solve, warm};
 use super::{Lcp, Rows, SBody, Vel};
 use crate::collision::narrow::ContactData;
 use crate::dynamics::graph::{islands, stack_analysis};
-use crate::dynamics::integrate::{external_wrench, integrate_pose, inv_inertia_world};
+use crate::dynamics::integrate::{apply_load, external_wrench, integrate_pose, inv_inertia_world};
 use crate::error::SimError;
 use crate::math::{quat_exp, Mat3, Vec3};
 use crate::methods::{check_finite, StepStats};
@@ -259,8 +259,7 @@ impl Lcp {
             let s = &mut state.bodies[i];
             if b.kind == BodyKind::Dynamic && frac > 0.0 {
                 let (f, tau) = external_wrench(model, i, state.time);
-                s.v += f * (frac * h / b.mass);
-                s.w += self.bodies[i].inv_i * tau * (frac * h);
+                apply_load(s, b.mass, &self.bodies[i].inv_i, f, tau, frac * h);
             }
             self.vel[i] = Vel { v: s.v, w: s.w };
         }

@@ -28,7 +28,8 @@ pub mod penalty;
 
 use crate::collision::broad::BroadPhase;
 use crate::collision::intersect::{intersect, Intersection, PolyView, Workspace};
-use crate::dynamics::integrate::{external_wrench, integrate_pose, inv_inertia_world};
+use crate::dynamics::collision_matrix::collision_matrix_at as collision_matrix;
+use crate::dynamics::integrate::{external_wrench, integrate_pose, inv_inertia_world, linear_kick};
 use crate::dynamics::proxy::{coupling, Reading};
 use crate::error::{InputError, SimError};
 use crate::geometry::polytope::{Plane, Polytope};
@@ -406,7 +407,7 @@ impl Volumetric {
                 f += self.force[i] + fc;
                 tau += self.torque[i] + tc;
                 let s = &mut state.bodies[i];
-                s.v += f * (h / body.mass);
+                linear_kick(s, body.mass, f, h);
                 let r = crate::math::Mat3::from_quat(s.q);
                 let l = r * (body.inertia * (r.transpose() * s.w)) + tau * h;
                 s.w = inv_inertia_world(model, i, s.q) * l;
@@ -414,22 +415,6 @@ impl Volumetric {
             integrate_pose(model, i, &mut state.bodies[i], h);
         }
     }
-}
-
-/// The collision matrix K of §0 at world point `x`: the change of B's velocity relative to A's at x per unit
-/// impulse on B (and its opposite on A).
-fn collision_matrix(model: &Model, state: &State, a: usize, b: usize, x: Vec3) -> crate::math::Mat3 {
-    use crate::math::Mat3;
-    let mut k = Mat3::ZERO;
-    for i in [a, b] {
-        if model.bodies[i].kind != BodyKind::Dynamic {
-            continue;
-        }
-        let r = x - state.bodies[i].x;
-        let rx = Mat3::from_cols(Vec3::new(0.0, r.z, -r.y), Vec3::new(-r.z, 0.0, r.x), Vec3::new(r.y, -r.x, 0.0));
-        k += Mat3::IDENTITY * (1.0 / model.bodies[i].mass) - rx * inv_inertia_world(model, i, state.bodies[i].q) * rx;
-    }
-    k
 }
 
 stage_enum! {
