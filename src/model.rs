@@ -197,6 +197,9 @@ pub struct Model {
     pub dt: f64,
     pub duration: f64,
     pub method: MethodKey,
+    /// `[world] check_intersections`: after every step, count intersecting triangle pairs of different bodies
+    /// and find the smallest surface distance (collision/surface_check.rs), whatever the method.
+    pub check_intersections: bool,
     /// The scene's `[solver.<key>]` tables, as written (each already checked by its method at load); the
     /// method parses its own table when the world is created, so a scene keeps every method's parameters.
     pub solver: BTreeMap<MethodKey, toml::Table>,

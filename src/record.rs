@@ -124,6 +124,10 @@ impl Recorder {
                 }
             }
         }
+        // `[world] check_intersections`: the check's two columns, last
+        if model.check_intersections {
+            write!(metrics, ",intersections,min_distance")?;
+        }
         writeln!(metrics)?;
         Ok(Recorder { traj, metrics, row: Vec::new(), frame_every: frame_every.max(1) })
     }
@@ -170,6 +174,13 @@ impl Recorder {
         for r in &stats.proxies {
             for v in r.contact_force.iter().chain(&r.contact_torque).chain(&r.coupling_force).chain(&r.coupling_torque) {
                 write!(self.metrics, ",{v:e}")?;
+            }
+        }
+        if model.check_intersections {
+            // an empty min_distance: no pair within the check's reach
+            write!(self.metrics, ",{},", stats.intersections.unwrap_or(0))?;
+            if let Some(d) = stats.min_distance {
+                write!(self.metrics, "{d:e}")?;
             }
         }
         writeln!(self.metrics)

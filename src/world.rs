@@ -2,6 +2,7 @@
 //! stages themselves (collision, analysis, correction, dynamics, shock propagation, integration for `lcp`) are
 //! the method's, built from the shared collision and dynamics modules.
 
+use crate::collision::surface_check::SurfaceCheck;
 use crate::dynamics::proxy::Target;
 use crate::error::{InputError, SimError};
 use crate::math::{Quat, Vec3};
@@ -14,6 +15,8 @@ pub struct World {
     pub model: Model,
     pub state: State,
     method: Box<dyn Method>,
+    /// The intersection check of `[world] check_intersections` (its surfaces tessellated once, here).
+    check: Option<SurfaceCheck>,
 }
 
 impl World {
@@ -21,7 +24,8 @@ impl World {
     pub fn new(model: Model) -> Result<Self, InputError> {
         let method = create(&model)?;
         let state = State::from_model(&model);
-        Ok(World { model, state, method })
+        let check = model.check_intersections.then(|| SurfaceCheck::new(&model, &state));
+        Ok(World { model, state, method, check })
     }
 
     /// A world from scene text (TOML, format 1), named `name`; paths in it are relative to the current folder.
@@ -62,13 +66,19 @@ impl World {
         Ok(())
     }
 
-    /// Advances one time step of the model's `dt`.
+    /// Advances one time step of the model's `dt`. With `[world] check_intersections`, the stats' `intersections`
+    /// and `min_distance` are then the world's check of the new state (replacing what the method reported).
     pub fn step(&mut self) -> Result<StepStats, SimError> {
         let dt = self.model.dt;
         crate::dynamics::proxy::follow_paths(&self.model, &mut self.state);
-        let stats = self.method.step(&self.model, &mut self.state, dt)?;
+        let mut stats = self.method.step(&self.model, &mut self.state, dt)?;
         self.state.step += 1;
         self.state.time = self.state.step as f64 * dt;
+        if let Some(check) = &mut self.check {
+            let r = check.run(&self.state);
+            stats.intersections = Some(r.intersections);
+            stats.min_distance = r.min_distance;
+        }
         Ok(stats)
     }
 }

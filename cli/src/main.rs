@@ -39,6 +39,10 @@ enum Command {
         /// Write a trajectory frame every N steps (default: about 60 frames per simulated second).
         #[arg(long)]
         frame_every: Option<u64>,
+        /// After every step, count intersecting triangle pairs and the smallest surface distance (sets
+        /// world.check_intersections; adds the metrics.csv columns intersections, min_distance).
+        #[arg(long)]
+        check_intersections: bool,
     },
     /// Run the validation experiments and print a table; non-zero exit if any row fails.
     Validate {
@@ -89,7 +93,9 @@ fn scene_path(s: &str) -> Result<PathBuf> {
 
 fn real_main() -> Result<()> {
     match Cli::parse().command {
-        Command::Run { scene, method, dt, duration, out, sets, frame_every } => run(&scene, method, dt, duration, out, sets, frame_every),
+        Command::Run { scene, method, dt, duration, out, sets, frame_every, check_intersections } => {
+            run(&scene, method, dt, duration, out, sets, frame_every, check_intersections)
+        }
         Command::Validate { method, only, sets, plots } => {
             let sets = parse_sets(&sets)?;
             let names: Vec<String> =
@@ -237,9 +243,13 @@ fn run(
     out: Option<PathBuf>,
     sets: Vec<String>,
     frame_every: Option<u64>,
+    check_intersections: bool,
 ) -> Result<()> {
     let path = scene_path(scene)?;
     let mut overrides = parse_sets(&sets)?;
+    if check_intersections {
+        overrides.push(("world.check_intersections".into(), "true".into()));
+    }
     if let Some(m) = method {
         overrides.push(("world.method".into(), format!("\"{m}\"")));
     }

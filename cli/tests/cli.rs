@@ -40,6 +40,25 @@ fn run_writes_trajectory_metrics_and_summary() {
 }
 
 #[test]
+fn check_intersections_adds_the_last_metrics_columns() {
+    let out = std::env::temp_dir().join(format!("cairn-cli-check-{}", std::process::id()));
+    let st =
+        cairn().args(["run", "scenes/stack10.toml", "--duration", "0.1", "--check-intersections", "--out"]).arg(&out).output().unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let metrics = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
+    let mut lines = metrics.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(header[header.len() - 2..], ["intersections", "min_distance"]);
+    assert_eq!(header[..5], ["step", "time", "kinetic_energy", "potential_energy", "contacts"]);
+    for line in lines {
+        let row: Vec<&str> = line.split(',').collect();
+        assert_eq!(row.len(), header.len(), "{line}");
+        row[row.len() - 2].parse::<usize>().unwrap();
+    }
+    std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
 fn bench_json_has_the_documented_keys() {
     let st = cairn().args(["bench", "--scene", "incline", "--steps", "30", "--json"]).output().unwrap();
     assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));

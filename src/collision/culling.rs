@@ -186,13 +186,18 @@ fn body_pair(s: &Surfaces, vbox: &[Aabb], ibox: &Aabb, a: usize, b: usize) -> Ve
 /// Body boxes overlap test used by the intersection check: pairs of triangles of different bodies whose boxes
 /// overlap at `x` (no dilation).
 pub fn triangle_pairs(s: &Surfaces, x: &[[f64; 3]]) -> Vec<(u32, u32)> {
+    triangle_pairs_among(s, x, |_, _| true)
+}
+
+/// [`triangle_pairs`] over the body pairs (a, b), a < b, for which `keep(a, b)` holds.
+pub fn triangle_pairs_among(s: &Surfaces, x: &[[f64; 3]], keep: impl Fn(usize, usize) -> bool) -> Vec<(u32, u32)> {
     let vbox: Vec<Aabb> = x.iter().map(|p| Aabb { lo: *p, hi: *p }.dilate(1e-12)).collect();
     let nb = s.body_vertices.len();
     let bbox: Vec<Aabb> = body_boxes(s, &vbox).into_iter().map(|b| b.dilate(1e-12)).collect();
     let mut out = Vec::new();
     for a in 0..nb {
         for b in a + 1..nb {
-            if s.body_triangles[a].is_empty() || s.body_triangles[b].is_empty() || !bbox[a].overlaps(&bbox[b]) {
+            if !keep(a, b) || s.body_triangles[a].is_empty() || s.body_triangles[b].is_empty() || !bbox[a].overlaps(&bbox[b]) {
                 continue;
             }
             let ib = bbox[a].intersection(&bbox[b]);

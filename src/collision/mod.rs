@@ -11,4 +11,5 @@ pub mod distance_jet;
 pub mod intersect;
 pub mod narrow;
 pub mod realface;
+pub mod surface_check;
 pub mod tri_tri;

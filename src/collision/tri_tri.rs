@@ -102,7 +102,12 @@ pub fn triangles_intersect(t: [&[f64; 3]; 3], u: [&[f64; 3]; 3]) -> bool {
 
 /// Number of intersecting triangle pairs of different bodies at positions `x`.
 pub fn intersections(s: &Surfaces, x: &[[f64; 3]]) -> usize {
-    super::culling::triangle_pairs(s, x)
+    intersections_among(s, x, |_, _| true)
+}
+
+/// [`intersections`] over the body pairs (a, b), a < b, for which `keep(a, b)` holds.
+pub fn intersections_among(s: &Surfaces, x: &[[f64; 3]], keep: impl Fn(usize, usize) -> bool) -> usize {
+    super::culling::triangle_pairs_among(s, x, keep)
         .iter()
         .filter(|&&(a, b)| {
             let (ta, tb) = (s.triangles[a as usize], s.triangles[b as usize]);

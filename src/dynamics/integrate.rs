@@ -79,6 +79,7 @@ mod tests {
             duration: 1.0,
             method: MethodKey::Lcp,
             solver: Default::default(),
+            check_intersections: false,
             notes: vec![],
             proxies: vec![],
             materials: vec![Material::default_material()],

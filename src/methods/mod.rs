@@ -40,9 +40,11 @@ pub struct StepStats {
     /// What each haptic proxy received this step, in the model's order (empty without proxies).
     pub proxies: Vec<crate::dynamics::proxy::Reading>,
     /// `abd`: the smallest distance between surfaces of different bodies after the step (within the barrier's
-    /// reach d̂; `None` when no pair is that close, and for other methods), m.
+    /// reach d̂; `None` when no pair is that close, and for other methods), m. With `[world] check_intersections`
+    /// (any method): the world's check, within its reach (collision/surface_check.rs).
     pub min_distance: Option<f64>,
-    /// `abd` with `check_intersections`: intersecting triangle pairs of different bodies after the step.
+    /// `abd` with `check_intersections`, or any method with `[world] check_intersections`: intersecting
+    /// triangle pairs of different bodies after the step.
     pub intersections: Option<usize>,
     /// Wall time per stage, seconds, in the order of [`Method::stage_names`] (the slot of a stage is its
     /// [`stages::Stage::index`]; methods fill it through a [`stages::StageTimer`]).

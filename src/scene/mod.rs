@@ -43,6 +43,7 @@ struct WorldT {
     dt: Option<f64>,
     duration: Option<f64>,
     method: Option<String>,
+    check_intersections: Option<bool>,
 }
 
 /// A `[solver.<key>]` table as it arrives, with the line it starts on when known.
@@ -293,7 +294,7 @@ fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path) ->
         Some(1) => {}
         Some(v) => return Err(format!("`format = {v}` is not known to this program: the known version is 1")),
     }
-    let w = s.world.unwrap_or(WorldT { gravity: None, dt: None, duration: None, method: None });
+    let w = s.world.unwrap_or(WorldT { gravity: None, dt: None, duration: None, method: None, check_intersections: None });
     let gravity = vec3(w.gravity.unwrap_or([0.0, 0.0, -9.81]), "world.gravity")?;
     let dt = positive(w.dt.unwrap_or(0.01), "world.dt")?;
     let duration = finite(w.duration.unwrap_or(5.0), "world.duration")?;
@@ -495,6 +496,7 @@ fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path) ->
         dt,
         duration,
         method,
+        check_intersections: w.check_intersections.unwrap_or(false),
         solver,
         notes: Vec::new(),
         materials,
