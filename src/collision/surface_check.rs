@@ -8,7 +8,8 @@
 //! if the scene has one, would be reported every step). The smallest distance is searched within the reach
 //! `REACH`·l, l the diagonal of the moving bodies' initial bounding box (1% of l, ten times `abd`'s default d̂):
 //! farther pairs are not close to contact, and a reach bounds the candidate pairs the culling produces; `None`
-//! when no pair is that close. The surfaces are tessellated once, when the world is built.
+//! when no pair is that close, and 0 when some triangles intersect. The surfaces are tessellated once, when the
+//! world is built.
 
 use super::culling::{self, Group, Pair};
 use super::distance::{classify, PairShape};
@@ -101,7 +102,9 @@ impl SurfaceCheck {
             let (_, d2) = classify(PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x }, &xs);
             dmin = dmin.min(d2);
         }
-        let min_distance = (dmin <= self.reach * self.reach).then(|| dmin.max(0.0).sqrt());
+        // intersecting surfaces are at distance 0 (the primitive distances only see the closest features of
+        // surfaces apart: two crossing triangles' point–triangle and edge–edge distances are positive)
+        let min_distance = if intersections > 0 { Some(0.0) } else { (dmin <= self.reach * self.reach).then(|| dmin.max(0.0).sqrt()) };
         CheckResult { intersections, min_distance }
     }
 }
@@ -116,8 +119,9 @@ mod tests {
 
     #[test]
     fn overlapping_boxes_intersect_under_lcp() {
+        // without error correction, lcp leaves the overlap as it is (it only stops the approach)
         let text = "format = 1\n[world]\nmethod = \"lcp\"\ncheck_intersections = true\ngravity = [0.0, 0.0, 0.0]\n\
-[[body]]\nname = \"a\"\nshape = { type = \"box\", size = [1.0, 1.0, 1.0] }\nposition = [0.0, 0.0, 0.0]\n\
+[solver.lcp]\ncorrection = false\n[[body]]\nname = \"a\"\nshape = { type = \"box\", size = [1.0, 1.0, 1.0] }\nposition = [0.0, 0.0, 0.0]\n\
 [[body]]\nname = \"b\"\nshape = { type = \"box\", size = [1.0, 1.0, 1.0] }\nposition = [0.3, 0.2, 0.4]\nrotation_deg = [10.0, 20.0, 5.0]\n";
         let mut w = world(text);
         let st = w.step().unwrap();
