@@ -140,7 +140,8 @@ pub struct Load {
 }
 
 /// The contact methods of the scene format (`world.method`), as a typed key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum MethodKey {
     Lcp,
     Impulse,

@@ -10,11 +10,22 @@ use crate::methods::{create, Method, StepStats};
 use crate::model::Model;
 use crate::state::State;
 
+/// A saved state of a world: restoring it makes the following steps bit-identical to those of the run it was
+/// taken from. Serialisable (serde), so it can be written out and read back.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Snapshot {
+    /// The scene and method it belongs to, and its body count (checked on restore).
+    pub scene: String,
+    pub method: crate::model::MethodKey,
+    pub bodies: usize,
+    pub state: State,
+}
+
 /// A running simulation.
 pub struct World {
     pub model: Model,
     pub state: State,
-    method: Box<dyn Method>,
+    method: Box<dyn Method + Send>,
     /// The intersection check of `[world] check_intersections` (its surfaces tessellated once, here).
     check: Option<SurfaceCheck>,
 }
@@ -66,6 +77,87 @@ impl World {
         Ok(())
     }
 
+    /// The whole state now, as a value.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot { scene: self.model.name.clone(), method: self.model.method, bodies: self.model.bodies.len(), state: self.state.clone() }
+    }
+
+    /// Brings the world back to `snapshot`: the method's workspace is rebuilt, so the following steps are those
+    /// of the run the snapshot was taken from, bit for bit. An error names what does not match (another
+    /// method, or another number of bodies).
+    pub fn restore(&mut self, snapshot: &Snapshot) -> Result<(), InputError> {
+        if snapshot.method != self.model.method || snapshot.bodies != self.model.bodies.len() {
+            return Err(InputError::at(
+                &self.model.name,
+                format!(
+                    "the snapshot is of a `{}` run with {} bodies (scene `{}`); this world runs `{}` with {} bodies",
+                    snapshot.method,
+                    snapshot.bodies,
+                    snapshot.scene,
+                    self.model.method,
+                    self.model.bodies.len()
+                ),
+            ));
+        }
+        self.method = create(&self.model)?;
+        self.state = snapshot.state.clone();
+        Ok(())
+    }
+
+    fn body_checked(&self, i: usize, values: &[Vec3]) -> Result<(), InputError> {
+        let n = self.model.bodies.len();
+        if i >= n {
+            return Err(InputError::at(&self.model.name, format!("body #{i} does not exist (the scene has {n} bodies)")));
+        }
+        if values.iter().any(|v| !v.is_finite()) {
+            return Err(InputError::at(&self.model.name, format!("body `{}`: the values must be finite", self.model.bodies[i].name)));
+        }
+        Ok(())
+    }
+
+    /// Moves body `i` (in the model's order) to `position` (of its reference frame) and `rotation` before the
+    /// next step; every method honours it. An error names the body when `i` is out of range or the pose is not
+    /// finite with a unit rotation.
+    pub fn set_body_pose(&mut self, i: usize, position: Vec3, rotation: Quat) -> Result<(), InputError> {
+        self.body_checked(i, &[position])?;
+        if !rotation.is_finite() || (rotation.length() - 1.0).abs() > 1e-6 {
+            return Err(InputError::at(
+                &self.model.name,
+                format!("body `{}`: the rotation must be a finite unit quaternion", self.model.bodies[i].name),
+            ));
+        }
+        let q = rotation.normalize();
+        let s = &mut self.state.bodies[i];
+        s.q = q;
+        s.x = position + q * self.model.bodies[i].com;
+        self.sync_affine(i);
+        Ok(())
+    }
+
+    /// Sets body `i`'s velocity (of its centre of mass) and angular velocity, world frame, before the next
+    /// step; every method honours it. An error names the body when `i` is out of range or a value is not finite.
+    pub fn set_body_velocity(&mut self, i: usize, velocity: Vec3, angular_velocity: Vec3) -> Result<(), InputError> {
+        self.body_checked(i, &[velocity, angular_velocity])?;
+        let s = &mut self.state.bodies[i];
+        s.v = velocity;
+        s.w = angular_velocity;
+        self.sync_affine(i);
+        Ok(())
+    }
+
+    /// `abd` steps its affine coordinates: a rigid pose or velocity set from outside becomes an exact rotation
+    /// in them.
+    fn sync_affine(&mut self, i: usize) {
+        use crate::methods::abd::affine::{q_from_rigid, qdot_from_rigid};
+        let s = self.state.bodies[i];
+        if let Some(a) = self.state.affine.get_mut(i) {
+            *a = q_from_rigid(s.x, s.q);
+        }
+        if let Some(a) = self.state.affine_velocity.get_mut(i) {
+            *a = qdot_from_rigid(s.q, s.v, s.w);
+        }
+    }
+
     /// Advances one time step of the model's `dt`. With `[world] check_intersections`, the stats' `intersections`
     /// and `min_distance` are then the world's check of the new state (replacing what the method reported).
     pub fn step(&mut self) -> Result<StepStats, SimError> {
@@ -82,3 +174,11 @@ impl World {
         Ok(stats)
     }
 }
+
+/// `World` moves between threads (a binding releases the interpreter's lock while it steps; `compare` runs
+/// methods side by side).
+const _: () = {
+    const fn assert_send<T: Send>() {}
+    assert_send::<World>();
+    assert_send::<Snapshot>();
+};
