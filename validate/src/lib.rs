@@ -30,6 +30,7 @@ pub const EXPERIMENTS: [&str; 10] =
     ["free_fall", "tumbling", "incline", "restitution", "resting_box", "stack10", "pyramid20", "large_mass", "cubedrop", "determinism"];
 
 pub mod abd;
+mod abd_scenes;
 mod impulse;
 pub mod volumetric;
 
