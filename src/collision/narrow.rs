@@ -158,6 +158,16 @@ impl Collision {
         lookahead * (s.v.length() + s.w.length() * model.bodies[i].geometry.radius_about_com)
     }
 
+    /// Takes the persistent pair cache out of the state for the duration of a step.
+    pub fn borrow_pairs(&mut self, state: &mut State) {
+        self.pairs = std::mem::take(&mut state.contacts.pairs);
+    }
+
+    /// Gives the pair cache back to the state at the end of a step.
+    pub fn return_pairs(&mut self, state: &mut State) {
+        state.contacts.pairs = std::mem::take(&mut self.pairs);
+    }
+
     /// Stores per-contact data back into the manifolds so that it persists to the next step.
     pub fn store(&mut self, index: usize, data: ContactData) {
         let c = self.contacts[index];

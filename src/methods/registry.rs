@@ -93,7 +93,8 @@ pub static REGISTRY: [Entry; 5] = [
 
 /// The registry entry of `key`.
 pub fn entry(key: MethodKey) -> &'static Entry {
-    REGISTRY.iter().find(|e| e.key == key).unwrap_or(&REGISTRY[0])
+    // REGISTRY is in MethodKey's declaration order (checked by a test below)
+    &REGISTRY[key as usize]
 }
 
 /// The keys this build runs.
@@ -174,11 +175,37 @@ pub mod param {
         Ok(())
     }
 
+    /// A keyword value of `solver.<m>.<key>`: one of `allowed` (the message lists them).
+    pub fn keyword<'de, D: serde::Deserializer<'de>, T: Copy>(d: D, m: MethodKey, key: &str, allowed: &[(&str, T)]) -> Result<T, D::Error> {
+        use serde::Deserialize;
+        let s = String::deserialize(d)?;
+        allowed.iter().find(|(name, _)| *name == s).map(|(_, v)| *v).ok_or_else(|| {
+            let names: Vec<String> = allowed.iter().map(|(n, _)| format!("`{n}`")).collect();
+            serde::de::Error::custom(format!("solver.{m}.{key} must be {}, got `{s}`", names.join(" or ")))
+        })
+    }
+
     /// `v` must lie in `lo..=hi`.
     pub fn within(m: MethodKey, key: &str, v: u32, lo: u32, hi: u32) -> Result<(), String> {
         if !(lo..=hi).contains(&v) {
             return Err(format!("solver.{m}.{key} must be in {lo}..={hi}, got {v}"));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_registry_has_every_key_once_in_order() {
+        let keys: Vec<MethodKey> = REGISTRY.iter().map(|e| e.key).collect();
+        assert_eq!(keys, MethodKey::ALL.to_vec());
+        for k in MethodKey::ALL {
+            assert_eq!(entry(k).key, k);
+            assert_eq!(MethodKey::parse(k.as_str()), Ok(k));
+        }
+        assert!(MethodKey::parse("nope").unwrap_err().contains("`implicit-penalty`"));
     }
 }

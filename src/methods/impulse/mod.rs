@@ -142,11 +142,7 @@ impl Params for ImpulseParams {
 
 impl<'de> serde::Deserialize<'de> for FrictionModel {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match String::deserialize(d)?.as_str() {
-            "mirtich" => Ok(FrictionModel::Mirtich),
-            "moore" => Ok(FrictionModel::Moore),
-            other => Err(serde::de::Error::custom(format!("solver.impulse.friction_model must be `mirtich` or `moore`, got `{other}`"))),
-        }
+        param::keyword(d, MethodKey::Impulse, "friction_model", &[("mirtich", FrictionModel::Mirtich), ("moore", FrictionModel::Moore)])
     }
 }
 
@@ -300,9 +296,9 @@ impl Method for Impulse {
     /// The persistent contact manifolds live in `State::contacts` between steps; the step borrows them for its
     /// duration.
     fn step(&mut self, model: &Model, state: &mut State, h: f64) -> Result<StepStats, SimError> {
-        self.collision.pairs = std::mem::take(&mut state.contacts.pairs);
+        self.collision.borrow_pairs(state);
         let r = self.stages(model, state, h);
-        state.contacts.pairs = std::mem::take(&mut self.collision.pairs);
+        self.collision.return_pairs(state);
         r
     }
 }

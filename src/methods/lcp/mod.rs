@@ -262,9 +262,9 @@ impl Method for Lcp {
     /// The persistent contact manifolds (warm-start impulses) live in `State::contacts` between steps; the
     /// step borrows them for its duration.
     fn step(&mut self, model: &Model, state: &mut State, h: f64) -> Result<StepStats, SimError> {
-        self.collision.pairs = std::mem::take(&mut state.contacts.pairs);
+        self.collision.borrow_pairs(state);
         let r = self.stages(model, state, h);
-        state.contacts.pairs = std::mem::take(&mut self.collision.pairs);
+        self.collision.return_pairs(state);
         r
     }
 }

@@ -102,11 +102,7 @@ impl Params for VolumetricParams {
 
 impl<'de> serde::Deserialize<'de> for PenaltyModel {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match String::deserialize(d)?.as_str() {
-            "volume" => Ok(PenaltyModel::Volume),
-            "point" => Ok(PenaltyModel::Point),
-            other => Err(serde::de::Error::custom(format!("solver.volumetric-penalty.model must be `volume` or `point`, got `{other}`"))),
-        }
+        param::keyword(d, MethodKey::VolumetricPenalty, "model", &[("volume", PenaltyModel::Volume), ("point", PenaltyModel::Point)])
     }
 }
 
