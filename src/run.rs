@@ -70,7 +70,7 @@ pub fn run(world: &mut World, options: &RunOptions, progress: &mut dyn FnMut(&Wo
     if let (Some(r), Some(dir)) = (recorder, &options.out) {
         r.finish().map_err(io(dir))?;
         let path = dir.join("summary.json");
-        let text = serde_json::to_string_pretty(&summary).unwrap_or_default();
+        let text = serde_json::to_string_pretty(&summary).map_err(|e| io(&path)(std::io::Error::other(e)))?;
         std::fs::write(&path, text).map_err(io(&path))?;
     }
     Ok(RunReport { steps, wall_seconds, tracker, summary })
