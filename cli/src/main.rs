@@ -1,6 +1,7 @@
 //! The `cairn` command line: run, validate, bench, scenes.
 
 mod bench;
+mod compare;
 mod plot;
 
 use anyhow::{bail, Context, Result};
@@ -75,6 +76,32 @@ enum Command {
         /// Override a value in every benchmarked scene (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         sets: Vec<String>,
+    },
+    /// Run one scene under several methods and print one table (with --out: compare.json, compare.html and
+    /// each method's run folder).
+    Compare {
+        scene: String,
+        /// Comma-separated method keys, or `all`.
+        #[arg(long, default_value = "all")]
+        methods: String,
+        /// Simulated time, s (overrides world.duration).
+        #[arg(long, allow_hyphen_values = true)]
+        duration: Option<f64>,
+        /// Folder for compare.json, compare.html and one run folder per method.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Override a scene value for every method (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
+        /// Bodies whose heights are plotted (comma-separated names; default: the dynamic body that starts highest).
+        #[arg(long, value_delimiter = ',')]
+        bodies: Vec<String>,
+        /// Skip the shared intersection check after every step (its columns then show `-`).
+        #[arg(long)]
+        no_check: bool,
+        /// Runs at once (default: the number of cores).
+        #[arg(long)]
+        jobs: Option<usize>,
     },
     /// List the bundled scenes.
     Scenes,
@@ -185,6 +212,24 @@ fn real_main() -> Result<()> {
             }
             if !json {
                 println!("peak resident memory: {:.1} MB", crate::bench::peak_rss_mb());
+            }
+            Ok(())
+        }
+        Command::Compare { scene, methods, duration, out, sets, bodies, no_check, jobs } => {
+            let req = compare::Request {
+                scene: scene_path(&scene)?,
+                methods: compare::parse_methods(Some(&methods))?,
+                duration,
+                out: out.clone(),
+                sets: parse_sets(&sets)?,
+                bodies,
+                check: !no_check,
+                jobs: jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+            };
+            let c = compare::compare(&req)?;
+            print!("{}", compare::table(&c));
+            if let Some(dir) = &out {
+                println!("wrote {}/{{compare.json, compare.html}} and one run folder per method that ran", dir.display());
             }
             Ok(())
         }

@@ -91,3 +91,50 @@ fn scenes_lists_the_standard_scenes() {
         assert!(s.lines().any(|l| l.starts_with(n)), "`cairn scenes` lacks {n}");
     }
 }
+
+#[test]
+fn compare_writes_json_html_and_a_run_folder_per_method() {
+    let out = std::env::temp_dir().join(format!("cairn-cli-compare-{}", std::process::id()));
+    let st = cairn().args(["compare", "cubedrop", "--duration", "0.2", "--jobs", "2", "--out"]).arg(&out).output().unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let table = String::from_utf8_lossy(&st.stdout);
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("compare.json")).unwrap()).unwrap();
+    let html = std::fs::read_to_string(out.join("compare.html")).unwrap();
+    assert_eq!(json["scene"], "cubedrop");
+    let runs = json["runs"].as_array().unwrap();
+    let methods = ["lcp", "impulse", "volumetric-penalty", "implicit-penalty", "abd"];
+    assert_eq!(runs.len(), methods.len());
+    for (r, m) in runs.iter().zip(methods) {
+        assert_eq!(r["method"], m, "runs in the order asked");
+        assert!(html.contains(m), "compare.html does not name {m}");
+        assert!(table.contains(m), "the table does not name {m}");
+        match r["status"].as_str().unwrap() {
+            "ran" => {
+                for k in ["steps", "ms_per_step", "max_penetration", "max_drift", "energy_change", "intersections", "min_distance"] {
+                    assert!(r.get(k).is_some(), "{m}: compare.json lacks `{k}`");
+                }
+                assert_eq!(r["steps"], 20);
+                assert!(r["max_drift"].as_f64().unwrap() > 0.01, "{m}: the cube fell");
+                let dir = out.join(r["dir"].as_str().unwrap());
+                assert!(dir.join("trajectory.npy").is_file() && dir.join("summary.json").is_file(), "{m}: run folder");
+            }
+            "refused" => assert!(r["reason"].as_str().is_some_and(|s| !s.is_empty()), "{m}: refused without a reason"),
+            s => panic!("{m}: status {s}"),
+        }
+    }
+    assert!(runs.iter().filter(|r| r["status"] == "ran").count() >= 4);
+    assert!(html.matches("<svg").count() >= 3, "three plots: a height, the kinetic energy, the penetration");
+    // A run under compare gives the same trajectory as a separate `cairn run`.
+    let single = out.join("single");
+    let st = cairn()
+        .args(["run", "cubedrop", "--method", "lcp", "--duration", "0.2", "--check-intersections", "--out"])
+        .arg(&single)
+        .output()
+        .unwrap();
+    assert!(st.status.success());
+    assert_eq!(std::fs::read(single.join("trajectory.npy")).unwrap(), std::fs::read(out.join("lcp/trajectory.npy")).unwrap());
+    let bad = cairn().args(["compare", "cubedrop", "--methods", "lcp,pbd"]).output().unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("`pbd`"));
+    std::fs::remove_dir_all(&out).ok();
+}
