@@ -133,6 +133,73 @@ pub fn coupling_on(model: &Model, state: &State, i: usize) -> (Vec3, Vec3) {
     w
 }
 
+/// Proxies in the methods that work with impulses (`lcp`, `impulse`): the coupling wrench of each proxy,
+/// evaluated once at the start of the step (explicit, like the volumetric method's), enters the step as an
+/// external load beside gravity and the scene's loads; the contact wrench each proxy received is measured as
+/// the change of its body's momentum over the step that the external loads and the coupling do not explain:
+/// F_c = m(v₁ − v₀)/h − F_ext − F_coupling and τ_c = I_w(ω₁ − ω₀)/h − τ_ext − τ_coupling, with I_w the world
+/// inertia at the orientation the method's velocity updates use (`snapshot`).
+#[derive(Debug, Clone, Default)]
+pub struct ImpulseCoupling {
+    /// Per proxy: the coupling force and torque for this step.
+    wrench: Vec<(Vec3, Vec3)>,
+    /// Per proxy: its body's state when the velocity updates begin.
+    before: Vec<BodyState>,
+}
+
+impl ImpulseCoupling {
+    /// Evaluates the couplings at the start of a step (nothing to do without proxies).
+    pub fn begin(&mut self, model: &Model, state: &State) {
+        self.wrench.clear();
+        self.wrench.extend(model.proxies.iter().zip(&state.proxies).map(|(p, t)| coupling(model, p, t, &state.bodies[p.body])));
+        self.snapshot(model, state);
+    }
+
+    /// Records the proxies' bodies as the velocity updates begin (`lcp`: after its position correction).
+    pub fn snapshot(&mut self, model: &Model, state: &State) {
+        self.before.clear();
+        self.before.extend(model.proxies.iter().map(|p| state.bodies[p.body]));
+    }
+
+    /// The total coupling wrench on body `i` this step.
+    pub fn on_body(&self, model: &Model, i: usize) -> (Vec3, Vec3) {
+        let mut w = (Vec3::ZERO, Vec3::ZERO);
+        for (p, c) in model.proxies.iter().zip(&self.wrench) {
+            if p.body == i {
+                w.0 += c.0;
+                w.1 += c.1;
+            }
+        }
+        w
+    }
+
+    /// What each proxy received over a step of `h` that began at time `t`.
+    pub fn readings(&self, model: &Model, state: &State, h: f64, t: f64) -> Vec<Reading> {
+        model
+            .proxies
+            .iter()
+            .zip(&self.wrench)
+            .zip(&self.before)
+            .map(|((p, c), s0)| {
+                let b = &model.bodies[p.body];
+                let s1 = &state.bodies[p.body];
+                let (f_ext, tau_ext) = crate::dynamics::integrate::external_wrench(model, p.body, t);
+                let (f_c, tau_c) = self.on_body(model, p.body);
+                let r = crate::math::Mat3::from_quat(s0.q);
+                let i_w = r * b.inertia * r.transpose();
+                let force = b.mass * (s1.v - s0.v) / h - f_ext - f_c;
+                let torque = i_w * (s1.w - s0.w) / h - tau_ext - tau_c;
+                Reading {
+                    contact_force: force.to_array(),
+                    contact_torque: torque.to_array(),
+                    coupling_force: c.0.to_array(),
+                    coupling_torque: c.1.to_array(),
+                }
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,5 +218,52 @@ mod tests {
         assert_eq!(path_target(&path, 0.0).unwrap().position, Vec3::ZERO);
         assert_eq!(path_target(&path, 9.0).unwrap().velocity, Vec3::ZERO);
         assert!(path_target(&[], 0.0).is_none());
+    }
+
+    /// A proxy's target held 1 cm below where its box rests on the ground: under `lcp` and `impulse` the box
+    /// comes to rest on the ground, the coupling pulls it down by k·δ, and the contact wrench read back carries
+    /// the weight and that pull; the readings of a free fall are zero.
+    #[test]
+    fn lcp_and_impulse_couple_proxies_and_read_back_the_contact_wrench() {
+        for method in ["lcp", "impulse"] {
+            let scene = format!(
+                r#"format = 1
+[world]
+dt = 0.01
+method = "{method}"
+[[body]]
+name = "ground"
+kind = "static"
+shape = {{ type = "box", size = [2.0, 2.0, 0.2] }}
+position = [0.0, 0.0, -0.1]
+[[body]]
+name = "hand"
+shape = {{ type = "box", size = [0.1, 0.1, 0.1] }}
+mass = 1.0
+position = [0.0, 0.0, 0.3]
+[[proxy]]
+body = "hand"
+path = [{{ time = 0.0, position = [0.0, 0.0, 0.04] }}]
+"#
+            );
+            let mut w = crate::world::World::from_scene_text(&scene, "proxy").unwrap();
+            let first = w.step().unwrap();
+            let r0 = first.proxies[0];
+            assert!(r0.contact_force.iter().chain(&r0.contact_torque).all(|f| f.abs() < 1e-9), "{method}: free fall, {r0:?}");
+            assert!(r0.coupling_force[2] < 0.0, "{method}: the target below pulls down");
+            let mut last = first;
+            for _ in 0..150 {
+                last = w.step().unwrap();
+            }
+            let r = last.proxies[0];
+            let z = w.state.bodies[1].x.z;
+            assert!((z - 0.05).abs() < 2e-3, "{method}: the box rests on the ground, z = {z}");
+            let k = w.model.proxies[0].stiffness;
+            let pull = k * (z - 0.04);
+            assert!((r.coupling_force[2] + pull).abs() < 1e-2 * pull, "{method}: coupling {:?} vs −kδ = {}", r.coupling_force, -pull);
+            let support = 9.81 + pull;
+            assert!((r.contact_force[2] - support).abs() < 1e-2 * support, "{method}: contact {:?} vs {support}", r.contact_force);
+            assert!(r.contact_force[0].abs() + r.contact_force[1].abs() < 1e-3 * support, "{method}: {r:?}");
+        }
     }
 }

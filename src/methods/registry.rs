@@ -141,7 +141,7 @@ pub fn no_joints(model: &Model) -> Result<(), String> {
 pub fn no_proxies(model: &Model) -> Result<(), String> {
     if !model.proxies.is_empty() {
         return Err(format!(
-            "method `{}` cannot drive haptic proxies yet ({} `[[proxy]]` table(s)): use `volumetric-penalty`",
+            "method `{}` cannot drive haptic proxies yet ({} `[[proxy]]` table(s)): use `volumetric-penalty`, `lcp` or `impulse`",
             model.method,
             model.proxies.len()
         ));

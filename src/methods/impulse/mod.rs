@@ -42,6 +42,7 @@ mod sweep;
 use step::{integrate, velocity};
 
 use crate::collision::narrow::Collision;
+use crate::dynamics::proxy::ImpulseCoupling;
 use crate::error::{InputError, SimError};
 use crate::math::{Mat3, Vec3};
 use crate::methods::registry::{self, param, Params};
@@ -146,9 +147,9 @@ impl<'de> serde::Deserialize<'de> for FrictionModel {
     }
 }
 
-/// `impulse` runs no joints or proxies yet.
+/// `impulse` runs haptic proxies (their coupling as an external impulse in the velocity update), and no joints
+/// yet.
 pub fn supports(model: &Model) -> Result<(), String> {
-    registry::no_proxies(model)?;
     registry::no_joints(model)
 }
 
@@ -209,6 +210,8 @@ struct SBody {
 /// The `impulse` method and its workspace.
 pub struct Impulse {
     params: ImpulseParams,
+    /// The haptic proxies' coupling and readings.
+    proxies: ImpulseCoupling,
     collision: Collision,
     pred: State,
     bodies: Vec<SBody>,
@@ -262,6 +265,7 @@ impl Impulse {
     /// A new `impulse` method with the given parameters.
     pub fn new(params: ImpulseParams) -> Self {
         Impulse {
+            proxies: ImpulseCoupling::default(),
             params,
             collision: Collision::default(),
             pred: State::default(),
@@ -311,12 +315,15 @@ impl Impulse {
         self.resolution_seconds = 0.0;
         self.impulse_sums = (0.0, 0.0);
         let mut t = StageTimer::start();
+        let t0 = state.time;
+        self.proxies.begin(model, state);
         t.time(ImpulseStage::Collision, || self.collision(model, state, h, &mut stats))?;
-        t.time(ImpulseStage::Velocity, || velocity(model, state, h));
+        t.time(ImpulseStage::Velocity, || velocity(model, state, h, &self.proxies));
         t.time(ImpulseStage::Contact, || self.contact(model, state, h, &mut stats));
         t.time(ImpulseStage::Shock, || self.shock(model, state, h, &mut stats))?;
         t.time(ImpulseStage::Integrate, || integrate(model, state, h))?;
         t.time(ImpulseStage::PushOut, || self.push_out(model, state, h))?;
+        stats.proxies = self.proxies.readings(model, state, h, t0);
         stats.resolutions = self.resolutions;
         stats.resolution_seconds = self.resolution_seconds;
         (stats.normal_impulse, stats.friction_impulse) = self.impulse_sums;

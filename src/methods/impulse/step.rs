@@ -4,19 +4,21 @@
 use super::{law, Group, Impulse, SIDEWAYS};
 use crate::dynamics::graph::{islands, support_levels};
 use crate::dynamics::integrate::{apply_load, external_wrench, integrate_pose, inv_inertia_world};
+use crate::dynamics::proxy::ImpulseCoupling;
 use crate::error::SimError;
 use crate::math::Vec3;
 use crate::methods::{check_finite, StepStats};
 use crate::model::{BodyKind, Model};
 use crate::state::State;
 
-/// 2. Velocity update: v += h·F/m, L += h·τ.
-pub(super) fn velocity(model: &Model, state: &mut State, h: f64) {
+/// 2. Velocity update: v += h·F/m, L += h·τ (gravity, the scene's loads and the proxies' couplings).
+pub(super) fn velocity(model: &Model, state: &mut State, h: f64, proxies: &ImpulseCoupling) {
     for (i, b) in model.bodies.iter().enumerate() {
         if b.kind == BodyKind::Dynamic {
             let (f, tau) = external_wrench(model, i, state.time);
+            let (fc, tc) = proxies.on_body(model, i);
             let s = &mut state.bodies[i];
-            apply_load(s, b.mass, &inv_inertia_world(model, i, s.q), f, tau, h);
+            apply_load(s, b.mass, &inv_inertia_world(model, i, s.q), f + fc, tau + tc, h);
         }
     }
 }

@@ -28,6 +28,7 @@ mod tests;
 
 use crate::collision::narrow::{Collision, ContactData};
 use crate::dynamics::graph::StackAnalysis;
+use crate::dynamics::proxy::ImpulseCoupling;
 use crate::error::InputError;
 use crate::error::SimError;
 use crate::math::{Mat3, Vec3};
@@ -117,9 +118,8 @@ impl Params for LcpParams {
     }
 }
 
-/// `lcp` runs no joints or proxies yet.
+/// `lcp` runs haptic proxies (their coupling as an external impulse), and no joints yet.
 pub fn supports(model: &Model) -> Result<(), String> {
-    registry::no_proxies(model)?;
     registry::no_joints(model)
 }
 
@@ -174,6 +174,8 @@ impl Rows {
 /// The `lcp` method and its workspace.
 pub struct Lcp {
     params: LcpParams,
+    /// The haptic proxies' coupling and readings.
+    proxies: ImpulseCoupling,
     collision: Collision,
     bodies: Vec<SBody>,
     vel: Vec<Vel>,
@@ -220,6 +222,7 @@ impl Lcp {
     pub fn new(params: LcpParams) -> Self {
         Lcp {
             params,
+            proxies: ImpulseCoupling::default(),
             collision: Collision::default(),
             bodies: Vec::new(),
             vel: Vec::new(),
@@ -274,12 +277,15 @@ impl Lcp {
     fn stages(&mut self, model: &Model, state: &mut State, h: f64) -> Result<StepStats, SimError> {
         let mut stats = StepStats { iterations: self.params.iterations, ..Default::default() };
         let mut t = StageTimer::start();
+        let t0 = state.time;
+        self.proxies.begin(model, state);
         t.time(LcpStage::Collision, || self.collision(model, state, h, &mut stats))?;
         t.time(LcpStage::Analysis, || self.analysis(model, state, &mut stats));
         t.time(LcpStage::Correction, || self.correction(model, state));
         t.time(LcpStage::Dynamics, || self.dynamics(model, state, h, &mut stats))?;
         t.time(LcpStage::Shock, || self.shock(model, state, h, &mut stats))?;
         t.time(LcpStage::Integrate, || self.integrate(model, state, h))?;
+        stats.proxies = self.proxies.readings(model, state, h, t0);
         t.finish(&mut stats);
         Ok(stats)
     }

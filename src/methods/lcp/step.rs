@@ -70,6 +70,11 @@ impl Lcp {
 
     /// 3. Error correction by projection (the correction after detection at t + Δt of the source).
     pub(super) fn correction(&mut self, model: &Model, state: &mut State) {
+        self.correct_positions(model, state);
+        self.proxies.snapshot(model, state);
+    }
+
+    fn correct_positions(&mut self, model: &Model, state: &mut State) {
         if self.params.correction && !self.collision.contacts.is_empty() {
             let order = std::mem::take(&mut self.order);
             self.correct(state, &order);
@@ -259,7 +264,8 @@ impl Lcp {
             let s = &mut state.bodies[i];
             if b.kind == BodyKind::Dynamic && frac > 0.0 {
                 let (f, tau) = external_wrench(model, i, state.time);
-                apply_load(s, b.mass, &self.bodies[i].inv_i, f, tau, frac * h);
+                let (fc, tc) = self.proxies.on_body(model, i);
+                apply_load(s, b.mass, &self.bodies[i].inv_i, f + fc, tau + tc, frac * h);
             }
             self.vel[i] = Vel { v: s.v, w: s.w };
         }
