@@ -70,9 +70,11 @@ fn deepest(model: &Model, fields: &Fields) -> (f64, usize, usize) {
 fn bundled_scenes_load_fit_in_memory_and_start_apart() {
     for name in SCENES {
         let model = load(name);
+        let start = std::time::Instant::now();
         let fields = Fields::build(&model, |_, b| FieldSettings::default_for(b)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let built = start.elapsed().as_secs_f64();
         let m = fields.memory();
-        eprintln!("{name}: {} bodies, {m:?}", model.bodies.len());
+        eprintln!("{name}: {} bodies, fields built in {built:.2} s, {m:?}", model.bodies.len());
         assert!(m.total_bytes < 256 << 20, "{name}: fields take {} MB", m.total_bytes >> 20);
         let (depth, i, j) = deepest(&model, &fields);
         // a grid field is exact at its nodes and within √3/2 of a cell between them

@@ -44,18 +44,9 @@ impl SdfParams {
     pub fn for_shape(desc: &ShapeDesc) -> SdfParams {
         let (lo, hi) = shape_box(desc);
         let extent = (hi - lo).max_element();
-        let resolution = match mesh_of(desc) {
+        let resolution = match median_edge(desc) {
             None => PRIMITIVE_RESOLUTION,
-            Some((v, t)) => {
-                let mut edges: Vec<f64> = t
-                    .iter()
-                    .flat_map(|t| {
-                        let p = [v[t[0] as usize], v[t[1] as usize], v[t[2] as usize]];
-                        [(p[1] - p[0]).length(), (p[2] - p[1]).length(), (p[0] - p[2]).length()]
-                    })
-                    .collect();
-                edges.sort_by(f64::total_cmp);
-                let median = edges.get(edges.len() / 2).copied().unwrap_or(extent);
+            Some(median) => {
                 let r = (2.0 * extent / median.max(1e-300)).ceil();
                 (r.min(MESH_RESOLUTION[1] as f64) as usize).max(MESH_RESOLUTION[0])
             }
@@ -168,6 +159,20 @@ fn sgn(x: f64) -> f64 {
     } else {
         1.0
     }
+}
+
+/// The median triangle edge length of a shape given by a mesh (None for primitives).
+pub(crate) fn median_edge(desc: &ShapeDesc) -> Option<f64> {
+    let (v, t) = mesh_of(desc)?;
+    let mut edges: Vec<f64> = t
+        .iter()
+        .flat_map(|t| {
+            let p = [v[t[0] as usize], v[t[1] as usize], v[t[2] as usize]];
+            [(p[1] - p[0]).length(), (p[2] - p[1]).length(), (p[0] - p[2]).length()]
+        })
+        .collect();
+    edges.sort_by(f64::total_cmp);
+    edges.get(edges.len() / 2).copied()
 }
 
 /// The shape's triangle mesh when its field comes from one (convex hulls, meshes, generated shapes).
