@@ -11,6 +11,12 @@ pub struct Series<'a> {
 
 /// Writes a line plot of `series` to `path` (SVG).
 pub fn lines(path: &Path, title: &str, x_label: &str, y_label: &str, series: &[Series]) -> Result<(), String> {
+    let svg = lines_svg(title, x_label, y_label, series).map_err(|e| format!("{}: {e}", path.display()))?;
+    std::fs::write(path, svg).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// A line plot of `series` as SVG text.
+pub fn lines_svg(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> Result<String, String> {
     let all = series.iter().flat_map(|s| s.points.iter());
     let (mut x0, mut x1, mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
     for &(x, y) in all {
@@ -26,8 +32,9 @@ pub fn lines(path: &Path, title: &str, x_label: &str, y_label: &str, series: &[S
         y1 = y0 + 1.0;
     }
     let pad = 0.05 * (y1 - y0);
-    let root = SVGBackend::new(path, (900, 520)).into_drawing_area();
-    let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let mut svg = String::new();
+    let root = SVGBackend::with_string(&mut svg, (900, 520)).into_drawing_area();
+    let err = |e: &dyn std::fmt::Display| format!("{title}: {e}");
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 20))
@@ -37,7 +44,7 @@ pub fn lines(path: &Path, title: &str, x_label: &str, y_label: &str, series: &[S
         .build_cartesian_2d(x0..x1, (y0 - pad)..(y1 + pad))
         .map_err(|e| err(&e))?;
     chart.configure_mesh().x_desc(x_label).y_desc(y_label).draw().map_err(|e| err(&e))?;
-    let colours = [BLUE, RED, GREEN, BLACK];
+    let colours = [BLUE, RED, GREEN, BLACK, MAGENTA, CYAN, RGBColor(230, 120, 30), RGBColor(120, 120, 120)];
     for (k, s) in series.iter().enumerate() {
         let c = colours[k % colours.len()];
         chart
@@ -48,5 +55,7 @@ pub fn lines(path: &Path, title: &str, x_label: &str, y_label: &str, series: &[S
     }
     chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(|e| err(&e))?;
     root.present().map_err(|e| err(&e))?;
-    Ok(())
+    drop(chart);
+    drop(root);
+    Ok(svg)
 }
