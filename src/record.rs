@@ -308,6 +308,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn geometry_json_holds_each_shape_once() {
+        let path = crate::scene::find_scene("pyramid20").unwrap();
+        let model = crate::scene::load(&path, &[]).unwrap();
+        let g = geometry_json(&model);
+        let bodies = g["bodies"].as_array().unwrap();
+        assert_eq!(bodies.len(), 211);
+        // the ground's box and the 210 cubes' box
+        assert_eq!(g["shapes"].as_array().unwrap().len(), 2);
+        assert_eq!(bodies[0]["kind"], "static");
+        assert!(bodies[1..].iter().all(|b| b["shape"] == 1 && b["kind"] == "dynamic"));
+        let cube = &g["shapes"][1];
+        assert_eq!(cube["vertices"].as_array().unwrap().len(), 8 * 3);
+        assert_eq!(cube["triangles"].as_array().unwrap().len(), 12 * 3);
+        let max = cube["vertices"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap().abs()).fold(0.0, f64::max);
+        assert_eq!(max, 0.25);
+    }
+
+    #[test]
     fn npy_header_is_aligned_and_rewritten_with_the_row_count() {
         let dir = std::env::temp_dir().join(format!("cairn-npy-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
