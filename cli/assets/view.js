@@ -261,14 +261,17 @@ let down = null;
 renderer.domElement.addEventListener('pointerdown', (e) => { down = [e.clientX, e.clientY]; });
 renderer.domElement.addEventListener('pointerup', (e) => {
   if (!down || Math.hypot(e.clientX - down[0], e.clientY - down[1]) > 4) return;
-  const ndc = new THREE.Vector2((e.clientX / window.innerWidth) * 2 - 1, -(e.clientY / window.innerHeight) * 2 + 1);
+  pick(e.clientX, e.clientY);
+});
+function pick(x, y) {
+  const ndc = new THREE.Vector2((x / window.innerWidth) * 2 - 1, -(y / window.innerHeight) * 2 + 1);
   raycaster.setFromCamera(ndc, camera);
   const meshes = runs.flatMap((r) => r.meshes.filter(Boolean));
   for (const mesh of meshes) mesh.computeBoundingSphere();
   const hit = raycaster.intersectObjects(meshes, false)[0];
   selected = hit ? { r: hit.object.userData.run, i: hit.object.userData.bodies[hit.instanceId] } : null;
   info();
-});
+}
 
 window.addEventListener('resize', () => {
   camera.aspect = window.innerWidth / window.innerHeight;
@@ -276,7 +279,7 @@ window.addEventListener('resize', () => {
   renderer.setSize(window.innerWidth, window.innerHeight);
 });
 
-// the start frame: #frame=N or #t=seconds (paused there); else frame 0
+// the start frame: #frame=N or #t=seconds (paused there); else frame 0 and playing
 let start = 0;
 if (params.has('frame')) start = +params.get('frame');
 else if (params.has('t')) {
@@ -287,18 +290,19 @@ if (!Number.isFinite(start)) throw new Error(`bad start frame in the URL: ${loca
 showContacts();
 frame(start);
 renderer.render(scene, camera);
+// #click=X,Y: as if the page were clicked there (CSS pixels), e.g. to open a body's panel from a link or a test
+if (params.has('click')) {
+  const [x, y] = params.get('click').split(',').map(Number);
+  pick(x, y);
+  renderer.render(scene, camera);
+}
 
-// #bench: time the pose update of every frame (what playback costs per frame besides drawing); #bench=draw also
-// draws each frame (under headless chromium's virtual time the page's clock stands still: time the browser)
+// #bench: time the pose update of every frame (what playback costs per frame besides drawing; in a browser with
+// a real clock: under headless chromium's --virtual-time-budget the page's clock stands still)
 let benchNote = '';
 if (params.has('bench')) {
   const t0 = performance.now();
-  const draw = params.get('bench') === 'draw';
-  for (let f = 0; f < master.F; f++) {
-    frame(f);
-    if (draw) renderer.render(scene, camera);
-  }
-  if (draw) renderer.getContext().finish();
+  for (let f = 0; f < master.F; f++) frame(f);
   benchNote = ` pose-update-ms=${((performance.now() - t0) / master.F).toFixed(3)}`;
   frame(start);
   renderer.render(scene, camera);

@@ -128,6 +128,14 @@ fn view_of_pyramid20_renders_moves_and_logs_no_error_in_chromium() {
     assert_eq!(status(&dom), format!("ok frame=0 runs=1 bodies=211 frames={}", last + 1));
     let dom = chromium(&exe, &page, &format!("frame={last}&contacts=1"), None);
     assert!(status(&dom).starts_with(&format!("ok frame={last} ")), "{}", status(&dom));
+    // a click where the camera looks (the window's centre) opens the panel of a cube of the pyramid
+    let dom = chromium(&exe, &page, "frame=30&click=480,300", None);
+    let panel = &dom[dom.find("id=\"info\"").expect("an #info panel")..];
+    let panel = &panel[..panel.find("</div>").unwrap()];
+    for part in ["(dynamic, lcp)", "frame 30, t = 0.5000 s, step 30", "origin ", "velocity ", "stages of step 30:", "collision", "total"] {
+        assert!(panel.contains(part), "the clicked body's panel lacks `{part}`: {panel}");
+    }
+    assert!(panel.contains(">row"), "the clicked body is not a cube of the pyramid (rowN_…): {panel}");
 
     let (a, b) = (dir.join("pyramid20-t0.png"), dir.join("pyramid20-t1.5.png"));
     chromium(&exe, &page, "frame=0", Some(&a));
@@ -162,5 +170,14 @@ fn view_of_pyramid20_renders_moves_and_logs_no_error_in_chromium() {
     let im = read_png(&shot);
     let (o, bl) = (im.central(0.8, orange), im.central(0.8, blue));
     assert!(o > 0.01 && bl > 0.01, "{}: lcp orange {:.1}%, impulse blue {:.1}% of the pixels", shot.display(), o * 100.0, bl * 100.0);
-    eprintln!("screenshots: {}, {}, {}", a.display(), b.display(), shot.display());
+    eprintln!(
+        "screenshots: {}, {}, {}; lcp orange {:.1}% of the centre, {:.1}% of the pixels changed; side by side: orange {:.1}%, blue {:.1}%",
+        a.display(),
+        b.display(),
+        shot.display(),
+        body * 100.0,
+        changed * 100.0,
+        o * 100.0,
+        bl * 100.0
+    );
 }
