@@ -1,5 +1,6 @@
-//! Recording a run: the trajectory (`trajectory.npy`), per-step metrics (`metrics.csv`) and the run summary
-//! (`summary.json`).
+//! Recording a run: the trajectory (`trajectory.npy`), per-step metrics (`metrics.csv`), the run summary
+//! (`summary.json`), the bodies' surfaces (`geometry.json`, for viewers and export) and, when asked, the contact
+//! points of the frames (`contacts.npy`).
 //!
 //! `trajectory.npy` is a NumPy array of float64, shape (frames, 1 + 12·bodies): column 0 is the time, then per
 //! body its pose as a row-major 3×4 matrix [R | p] of the body's reference frame. In Python:
@@ -103,12 +104,70 @@ pub struct Recorder {
     metrics: BufWriter<File>,
     row: Vec<f64>,
     frame_every: u64,
+    metrics_every: u64,
+    contacts: Option<NpyWriter>,
+}
+
+/// The tessellation resolution of curved shapes in `geometry.json` (segments around a sphere, capsule or
+/// cylinder; see [`crate::geometry::surface::body_mesh`]).
+pub const VIEW_RESOLUTION: u32 = 24;
+
+/// The bodies' surfaces as `geometry.json`: each distinct shape's triangle mesh once (vertices in the body's
+/// reference frame, flat `[x, y, z, …]`, triangles flat `[i, j, k, …]`, outward), and per body its name, kind
+/// (`dynamic`, `static`, `kinematic`), shape index and centre of mass in its reference frame.
+pub fn geometry_json(model: &Model) -> serde_json::Value {
+    let mut index: std::collections::BTreeMap<Vec<u64>, usize> = std::collections::BTreeMap::new();
+    let mut shapes = Vec::new();
+    let mut bodies = Vec::new();
+    for b in &model.bodies {
+        let (verts, tris) = crate::geometry::surface::body_mesh(&b.geometry.desc, VIEW_RESOLUTION);
+        let key: Vec<u64> = verts
+            .iter()
+            .flat_map(|v| [v.x.to_bits(), v.y.to_bits(), v.z.to_bits()])
+            .chain([u64::MAX])
+            .chain(tris.iter().flat_map(|t| t.map(u64::from)))
+            .collect();
+        let next = shapes.len();
+        let shape = *index.entry(key).or_insert(next);
+        if shape == next {
+            shapes.push(serde_json::json!({
+                "vertices": verts.iter().flat_map(|v| [v.x, v.y, v.z]).collect::<Vec<f64>>(),
+                "triangles": tris.iter().flat_map(|t| *t).collect::<Vec<u32>>(),
+            }));
+        }
+        let kind = match b.kind {
+            crate::model::BodyKind::Dynamic => "dynamic",
+            crate::model::BodyKind::Static => "static",
+            crate::model::BodyKind::Kinematic => "kinematic",
+        };
+        bodies.push(serde_json::json!({"name": b.name, "kind": kind, "shape": shape, "com": [b.com.x, b.com.y, b.com.z]}));
+    }
+    serde_json::json!({
+        "scene": model.name,
+        "method": model.method.as_str(),
+        "dt": model.dt,
+        "resolution": VIEW_RESOLUTION,
+        "bodies": bodies,
+        "shapes": shapes,
+    })
 }
 
 impl Recorder {
-    /// Creates `dir` and the files in it; a frame is written every `frame_every` steps (and the first).
-    pub fn create(dir: &Path, model: &Model, stage_names: &[&str], frame_every: u64) -> std::io::Result<Self> {
+    /// Creates `dir` and the files in it; a frame is written every `frame_every` steps (and the first), a
+    /// metrics row every `metrics_every` steps, and with `contacts` the contact points of each frame's step
+    /// into `contacts.npy`.
+    pub fn create(
+        dir: &Path,
+        model: &Model,
+        stage_names: &[&str],
+        frame_every: u64,
+        metrics_every: u64,
+        contacts: bool,
+    ) -> std::io::Result<Self> {
         std::fs::create_dir_all(dir)?;
+        let text = serde_json::to_string(&geometry_json(model)).map_err(std::io::Error::other)?;
+        std::fs::write(dir.join("geometry.json"), text)?;
+        let contacts = if contacts { Some(NpyWriter::create(&dir.join("contacts.npy"), 7)?) } else { None };
         let traj = NpyWriter::create(&dir.join("trajectory.npy"), 1 + 12 * model.bodies.len())?;
         let mut metrics = BufWriter::new(File::create(dir.join("metrics.csv"))?);
         write!(metrics, "step,time,kinetic_energy,potential_energy,contacts,islands,max_penetration,iterations,residual,normal_impulse,friction_impulse,unresolved,resolutions,resolution_seconds")?;
@@ -129,7 +188,7 @@ impl Recorder {
             write!(metrics, ",intersections,min_distance")?;
         }
         writeln!(metrics)?;
-        Ok(Recorder { traj, metrics, row: Vec::new(), frame_every: frame_every.max(1) })
+        Ok(Recorder { traj, metrics, row: Vec::new(), frame_every: frame_every.max(1), metrics_every: metrics_every.max(1), contacts })
     }
 
     /// Records a trajectory frame of the state (call once before the first step, then after each).
@@ -145,8 +204,24 @@ impl Recorder {
         self.traj.push(&self.row)
     }
 
-    /// Records the metrics of a step.
+    /// Records the contact points of a step whose frame is written (with `contacts`): one `contacts.npy` row
+    /// per point, `[step, px, py, pz, nx, ny, nz]`.
+    pub fn contacts(&mut self, state: &State, stats: &StepStats) -> std::io::Result<()> {
+        let Some(w) = self.contacts.as_mut() else { return Ok(()) };
+        if state.step % self.frame_every != 0 {
+            return Ok(());
+        }
+        for c in &stats.contact_points {
+            w.push(&[state.step as f64, c.point.x, c.point.y, c.point.z, c.normal.x, c.normal.y, c.normal.z])?;
+        }
+        Ok(())
+    }
+
+    /// Records the metrics of a step (every `metrics_every` steps: the others are skipped).
     pub fn metrics(&mut self, model: &Model, state: &State, stats: &StepStats, stages: usize) -> std::io::Result<()> {
+        if state.step % self.metrics_every != 0 {
+            return Ok(());
+        }
         write!(
             self.metrics,
             "{},{},{:e},{:e},{},{},{:e},{},{:e},{:e},{:e},{},{},{:e}",
@@ -189,6 +264,9 @@ impl Recorder {
     /// Flushes everything.
     pub fn finish(mut self) -> std::io::Result<()> {
         self.metrics.flush()?;
+        if let Some(c) = self.contacts {
+            c.finish()?;
+        }
         self.traj.finish()
     }
 }
@@ -228,6 +306,24 @@ pub fn summary_json(model: &Model, state: &State, tracker: &Tracker, wall_second
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn geometry_json_holds_each_shape_once() {
+        let path = crate::scene::find_scene("pyramid20").unwrap();
+        let model = crate::scene::load(&path, &[]).unwrap();
+        let g = geometry_json(&model);
+        let bodies = g["bodies"].as_array().unwrap();
+        assert_eq!(bodies.len(), 211);
+        // the ground's box and the 210 cubes' box
+        assert_eq!(g["shapes"].as_array().unwrap().len(), 2);
+        assert_eq!(bodies[0]["kind"], "static");
+        assert!(bodies[1..].iter().all(|b| b["shape"] == 1 && b["kind"] == "dynamic"));
+        let cube = &g["shapes"][1];
+        assert_eq!(cube["vertices"].as_array().unwrap().len(), 8 * 3);
+        assert_eq!(cube["triangles"].as_array().unwrap().len(), 12 * 3);
+        let max = cube["vertices"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap().abs()).fold(0.0, f64::max);
+        assert_eq!(max, 0.25);
+    }
 
     #[test]
     fn npy_header_is_aligned_and_rewritten_with_the_row_count() {

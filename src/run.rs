@@ -17,6 +17,10 @@ pub struct RunOptions {
     pub out: Option<PathBuf>,
     /// A trajectory frame every this many steps; `None`: about 60 frames per simulated second.
     pub frame_every: Option<u64>,
+    /// A `metrics.csv` row every this many steps (`None` or 1: every step); thins the file of long runs.
+    pub metrics_every: Option<u64>,
+    /// Also write `contacts.npy`: the contact points and normals of each frame's step.
+    pub contacts: bool,
 }
 
 /// What a finished run reports.
@@ -48,7 +52,10 @@ pub fn run(world: &mut World, options: &RunOptions, progress: &mut dyn FnMut(&Wo
     let frame_every = options.frame_every.unwrap_or(((1.0 / 60.0) / world.model.dt).round().max(1.0) as u64);
     let stages = world.stage_names();
     let mut recorder = match &options.out {
-        Some(dir) => Some(Recorder::create(dir, &world.model, stages, frame_every).map_err(io(dir))?),
+        Some(dir) => Some(
+            Recorder::create(dir, &world.model, stages, frame_every, options.metrics_every.unwrap_or(1), options.contacts)
+                .map_err(io(dir))?,
+        ),
         None => None,
     };
     if let (Some(r), Some(dir)) = (recorder.as_mut(), &options.out) {
@@ -61,6 +68,7 @@ pub fn run(world: &mut World, options: &RunOptions, progress: &mut dyn FnMut(&Wo
         tracker.update(&world.state, &stats);
         if let (Some(r), Some(dir)) = (recorder.as_mut(), &options.out) {
             r.metrics(&world.model, &world.state, &stats, stages.len()).map_err(io(dir))?;
+            r.contacts(&world.state, &stats).map_err(io(dir))?;
             r.frame(&world.model, &world.state).map_err(io(dir))?;
         }
         progress(world, &stats);

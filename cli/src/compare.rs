@@ -6,7 +6,7 @@
 //! ms per step, the largest penetration, the largest drift of a body, the change of total energy, the shared
 //! intersection check (intersecting triangle pairs and the smallest surface distance) and the contact
 //! counts. With `--out DIR`: `DIR/compare.json`, a self-contained `DIR/compare.html` with plots, and each
-//! method's run folder `DIR/<method>/`.
+//! method's run folder `DIR/<method>/`; the command line adds `DIR/view.html` (the runs in 3-D, cli/src/view.rs).
 
 use anyhow::{Context, Result};
 use cairn::model::MethodKey;
@@ -353,7 +353,7 @@ fn html_page(c: &Comparison) -> Result<String> {
     plots += &plot(c, "kinetic energy", "J", &|s| Some(&s.kinetic_energy))?;
     plots += &plot(c, "largest penetration", "m", &|s| Some(&s.penetration))?;
     Ok(format!(
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>cairn compare: {scene}</title>\n<style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #bbb;padding:3px 8px;text-align:right}}td:first-child{{text-align:left}}svg{{display:block;margin:1em 0}}</style></head>\n<body><h1>{scene}: {dur:.3} s under {n} method(s)</h1>\n<table><tr><th>method</th><th>status</th><th>ms/step</th><th>max pen (mm)</th><th>drift (mm)</th><th>ΔE (J)</th><th>intersecting pairs</th><th>min distance (mm)</th><th>unresolved/step</th><th>contacts/step</th><th>run folder</th></tr>\n{rows}</table>\n{plots}\n</body></html>\n",
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>cairn compare: {scene}</title>\n<style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #bbb;padding:3px 8px;text-align:right}}td:first-child{{text-align:left}}svg{{display:block;margin:1em 0}}</style></head>\n<body><h1>{scene}: {dur:.3} s under {n} method(s)</h1>\n<p>The runs in 3-D, side by side: <a href=\"view.html\">view.html</a>.</p>\n<table><tr><th>method</th><th>status</th><th>ms/step</th><th>max pen (mm)</th><th>drift (mm)</th><th>ΔE (J)</th><th>intersecting pairs</th><th>min distance (mm)</th><th>unresolved/step</th><th>contacts/step</th><th>run folder</th></tr>\n{rows}</table>\n{plots}\n</body></html>\n",
         scene = escape(&c.scene),
         dur = c.duration,
         n = c.runs.len(),

@@ -2,7 +2,11 @@
 
 mod bench;
 mod compare;
+mod export;
 mod plot;
+mod plots_html;
+mod runfiles;
+mod view;
 
 use anyhow::{bail, Context, Result};
 use cairn::world::World;
@@ -44,6 +48,32 @@ enum Command {
         /// world.check_intersections; adds the metrics.csv columns intersections, min_distance).
         #[arg(long)]
         check_intersections: bool,
+        /// A metrics.csv row every N steps only (thins the file of long runs; plots.html reads the thinned file).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        metrics_every: Option<u64>,
+        /// Record the contact points and normals of each trajectory frame (contacts.npy; `cairn view` overlays them).
+        #[arg(long)]
+        contacts: bool,
+        /// Also write view.html into the --out folder (see `cairn view`).
+        #[arg(long)]
+        view: bool,
+    },
+    /// Write view.html: a self-contained page (no network) that plays runs back in a browser. Give a run folder
+    /// (of `cairn run --out`), several (shown side by side or overlaid, one colour per method), or a folder of
+    /// `cairn compare` (its compare.json lists the runs).
+    View {
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Where to write the page (default: DIR/view.html for one folder, ./view.html for several).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Export a run: one binary glTF (each shape's mesh once, each body a node, the trajectory as an animation).
+    Export {
+        dir: PathBuf,
+        /// The .glb file to write.
+        #[arg(long, required = true)]
+        gltf: PathBuf,
     },
     /// Run the validation experiments and print a table; non-zero exit if any row fails.
     Validate {
@@ -120,8 +150,34 @@ fn scene_path(s: &str) -> Result<PathBuf> {
 
 fn real_main() -> Result<()> {
     match Cli::parse().command {
-        Command::Run { scene, method, dt, duration, out, sets, frame_every, check_intersections } => {
-            run(&scene, method, dt, duration, out, sets, frame_every, check_intersections)
+        Command::Run { scene, method, dt, duration, out, sets, frame_every, check_intersections, metrics_every, contacts, view } => {
+            if (view || contacts || metrics_every.is_some()) && out.is_none() {
+                bail!("--view, --contacts and --metrics-every need --out DIR (they write into the run folder)");
+            }
+            let options = cairn::run::RunOptions { steps: None, out: out.clone(), frame_every, metrics_every, contacts };
+            run(&scene, method, dt, duration, options, sets, check_intersections)?;
+            if let Some(dir) = &out {
+                let plots = crate::plots_html::write_plots(dir)?;
+                println!("plots: {}", plots.display());
+                if view {
+                    println!("view: {}", crate::view::write_view(std::slice::from_ref(dir), None)?.display());
+                }
+            }
+            Ok(())
+        }
+        Command::View { dirs, out } => {
+            let t0 = std::time::Instant::now();
+            let path = crate::view::write_view(&dirs, out.as_deref())?;
+            let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+            println!("wrote {} ({:.1} MB in {:.2} s)", path.display(), size as f64 / 1e6, t0.elapsed().as_secs_f64());
+            Ok(())
+        }
+        Command::Export { dir, gltf } => {
+            let t0 = std::time::Instant::now();
+            crate::export::write_glb(&dir, &gltf)?;
+            let size = std::fs::metadata(&gltf).map(|m| m.len()).unwrap_or(0);
+            println!("wrote {} ({:.1} MB in {:.2} s)", gltf.display(), size as f64 / 1e6, t0.elapsed().as_secs_f64());
+            Ok(())
         }
         Command::Validate { method, only, sets, plots } => {
             let sets = parse_sets(&sets)?;
@@ -230,6 +286,10 @@ fn real_main() -> Result<()> {
             print!("{}", compare::table(&c));
             if let Some(dir) = &out {
                 println!("wrote {}/{{compare.json, compare.html}} and one run folder per method that ran", dir.display());
+                if c.runs.iter().any(|r| r.status == "ran") {
+                    let page = crate::view::write_view(std::slice::from_ref(dir), None)?;
+                    println!("wrote {} (every run that ran, side by side; open it in a browser)", page.display());
+                }
             }
             Ok(())
         }
@@ -285,9 +345,8 @@ fn run(
     method: Option<String>,
     dt: Option<f64>,
     duration: Option<f64>,
-    out: Option<PathBuf>,
+    mut options: cairn::run::RunOptions,
     sets: Vec<String>,
-    frame_every: Option<u64>,
     check_intersections: bool,
 ) -> Result<()> {
     let path = scene_path(scene)?;
@@ -320,7 +379,8 @@ fn run(
     } else {
         indicatif::ProgressBar::hidden()
     };
-    let options = cairn::run::RunOptions { steps: Some(steps), out: out.clone(), frame_every };
+    options.steps = Some(steps);
+    let out = options.out.clone();
     let report = cairn::run::run(&mut world, &options, &mut |w, stats| {
         bar.inc(1);
         if w.state.step % 16 == 0 {
@@ -329,7 +389,8 @@ fn run(
     })?;
     bar.finish_and_clear();
     if let Some(dir) = &out {
-        println!("wrote {}/{{trajectory.npy, metrics.csv, summary.json}}", dir.display());
+        let extra = if options.contacts { ", contacts.npy" } else { "" };
+        println!("wrote {}/{{trajectory.npy, metrics.csv, summary.json, geometry.json{extra}}}", dir.display());
     }
     let (wall, tracker) = (report.wall_seconds, report.tracker);
     let m = &world.model;

@@ -12,11 +12,10 @@ pub struct Series<'a> {
 /// Writes a line plot of `series` to `path` (SVG).
 pub fn lines(path: &Path, title: &str, x_label: &str, y_label: &str, series: &[Series]) -> Result<(), String> {
     let svg = lines_svg(title, x_label, y_label, series).map_err(|e| format!("{}: {e}", path.display()))?;
-    std::fs::write(path, svg).map_err(|e| format!("{}: {e}", path.display()))
+    std::fs::write(path, svg).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-/// A line plot of `series` as SVG text (for pages that embed their plots). Each series gets its own colour
-/// (up to eight, then they repeat).
+/// A line plot of `series` as SVG text.
 pub fn lines_svg(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> Result<String, String> {
     let all = series.iter().flat_map(|s| s.points.iter());
     let (mut x0, mut x1, mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
@@ -34,29 +33,29 @@ pub fn lines_svg(title: &str, x_label: &str, y_label: &str, series: &[Series]) -
     }
     let pad = 0.05 * (y1 - y0);
     let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (900, 520)).into_drawing_area();
-        let err = |e: &dyn std::fmt::Display| e.to_string();
-        root.fill(&WHITE).map_err(|e| err(&e))?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 20))
-            .margin(15)
-            .x_label_area_size(40)
-            .y_label_area_size(70)
-            .build_cartesian_2d(x0..x1, (y0 - pad)..(y1 + pad))
-            .map_err(|e| err(&e))?;
-        chart.configure_mesh().x_desc(x_label).y_desc(y_label).draw().map_err(|e| err(&e))?;
-        let colours = [BLUE, RED, GREEN, BLACK, MAGENTA, CYAN, RGBColor(230, 140, 0), RGBColor(120, 70, 20)];
-        for (k, s) in series.iter().enumerate() {
-            let c = colours[k % colours.len()];
-            chart
-                .draw_series(LineSeries::new(s.points.iter().copied(), c.stroke_width(2)))
-                .map_err(|e| err(&e))?
-                .label(s.name)
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
-        }
-        chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(|e| err(&e))?;
-        root.present().map_err(|e| err(&e))?;
+    let root = SVGBackend::with_string(&mut svg, (900, 520)).into_drawing_area();
+    let err = |e: &dyn std::fmt::Display| format!("{title}: {e}");
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 20))
+        .margin(15)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x0..x1, (y0 - pad)..(y1 + pad))
+        .map_err(|e| err(&e))?;
+    chart.configure_mesh().x_desc(x_label).y_desc(y_label).draw().map_err(|e| err(&e))?;
+    let colours = [BLUE, RED, GREEN, BLACK, MAGENTA, CYAN, RGBColor(230, 120, 30), RGBColor(120, 120, 120)];
+    for (k, s) in series.iter().enumerate() {
+        let c = colours[k % colours.len()];
+        chart
+            .draw_series(LineSeries::new(s.points.iter().copied(), c.stroke_width(2)))
+            .map_err(|e| err(&e))?
+            .label(s.name)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
     }
+    chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw().map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))?;
+    drop(chart);
+    drop(root);
     Ok(svg)
 }

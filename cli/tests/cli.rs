@@ -124,6 +124,8 @@ fn compare_writes_json_html_and_a_run_folder_per_method() {
     }
     assert!(runs.iter().filter(|r| r["status"] == "ran").count() >= 4);
     assert!(html.matches("<svg").count() >= 3, "three plots: a height, the kinetic energy, the penetration");
+    let view = std::fs::read_to_string(out.join("view.html")).expect("compare --out writes view.html");
+    assert!(html.contains("href=\"view.html\"") && view.contains("compare.json") || view.contains("lcp"), "view.html shows the runs");
     // A run under compare gives the same trajectory as a separate `cairn run`.
     let single = out.join("single");
     let st = cairn()

@@ -14,6 +14,15 @@ use crate::state::State;
 /// At most this many stages are timed per step.
 pub const MAX_STAGES: usize = 8;
 
+/// A contact point of a step, as `cairn run --contacts` records it (`contacts.npy`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ContactPoint {
+    /// World position, m (the method's contact point: between the surfaces, or the centre of pressure).
+    pub point: crate::math::Vec3,
+    /// Unit normal, world frame (the method's own convention of direction).
+    pub normal: crate::math::Vec3,
+}
+
 /// What every method reports after a step.
 #[derive(Debug, Clone, Default)]
 pub struct StepStats {
@@ -49,6 +58,8 @@ pub struct StepStats {
     /// Wall time per stage, seconds, in the order of [`Method::stage_names`] (the slot of a stage is its
     /// [`stages::Stage::index`]; methods fill it through a [`stages::StageTimer`]).
     pub stage_seconds: [f64; MAX_STAGES],
+    /// The contact points of the step (empty for a method that does not report them).
+    pub contact_points: Vec<ContactPoint>,
 }
 
 /// A contact method.

@@ -433,9 +433,16 @@ impl Abd {
             if !barrier::may_be_within(shape, &xs, dh2) {
                 continue;
             }
-            let (_, d) = barrier::classify(shape, &xs);
+            let (kind, d) = barrier::classify(shape, &xs);
             if d < dh2 {
                 st.contacts += 1;
+                // the midpoint of the closest points; the normal from the second primitive to the first
+                let c = distance::closest_weights(kind, &xs, p.edge_edge);
+                let sum = |ks: std::ops::Range<usize>| Vec3::from_array(std::array::from_fn(|r| ks.clone().map(|k| c[k] * xs[k][r]).sum()));
+                let (rel, first) = (sum(0..4), sum(0..if p.edge_edge { 2 } else { 1 }));
+                if rel.length() > 0.0 {
+                    st.contact_points.push(crate::methods::ContactPoint { point: first - 0.5 * rel, normal: rel.normalize() });
+                }
                 st.normal_impulse += h * barrier::force_magnitude(shape, &xs, d, dh2, self.kappa);
             }
             dmin = dmin.min(d);

@@ -52,6 +52,17 @@ impl Impulse {
         self.order = order;
         stats.unresolved += self.unresolved(h);
         stats.contacts = self.points.len();
+        let (pred, points) = (&self.pred, &self.points);
+        stats.contact_points = self
+            .groups
+            .iter()
+            .flat_map(|g| {
+                let x = pred.bodies[g.a as usize].x;
+                points[g.first as usize..(g.first + g.len) as usize]
+                    .iter()
+                    .map(move |p| crate::methods::ContactPoint { point: x + p.ra, normal: p.n })
+            })
+            .collect();
     }
 
     /// 4. Shock propagation: levels bottom-up, the bodies below each level static; then the working velocities

@@ -8,7 +8,7 @@ use crate::dynamics::graph::{islands, stack_analysis};
 use crate::dynamics::integrate::{apply_load, external_wrench, integrate_pose, inv_inertia_world};
 use crate::error::SimError;
 use crate::math::{quat_exp, Mat3, Vec3};
-use crate::methods::{check_finite, StepStats};
+use crate::methods::{check_finite, ContactPoint, StepStats};
 use crate::model::{BodyKind, Model};
 use crate::state::State;
 
@@ -18,6 +18,8 @@ impl Lcp {
         check_finite(model, state, "collision")?;
         self.collision.detect(model, state, self.params.margin, h);
         stats.contacts = self.collision.contacts.len();
+        stats.contact_points =
+            self.collision.contacts.iter().map(|c| ContactPoint { point: 0.5 * (c.point_a + c.point_b), normal: c.normal }).collect();
         stats.max_penetration = self.collision.max_penetration();
         Ok(())
     }

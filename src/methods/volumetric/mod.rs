@@ -164,6 +164,8 @@ pub struct Volumetric {
     overlaps: Vec<Overlap>,
     anchors: Vec<((u32, u32, u32, u32), Anchor)>,
     next_anchors: Vec<((u32, u32, u32, u32), Anchor)>,
+    /// The step's contact points (centres of pressure) and normals, for `StepStats::contact_points`.
+    contact_points: Vec<crate::methods::ContactPoint>,
     world_a: (Vec<Plane>, Vec<Vec3>),
     world_b: (Vec<Plane>, Vec<Vec3>),
     ws: Workspace,
@@ -205,6 +207,7 @@ impl Volumetric {
             overlaps: Vec::new(),
             anchors: Vec::new(),
             next_anchors: Vec::new(),
+            contact_points: Vec::new(),
             world_a: (Vec::new(), Vec::new()),
             world_b: (Vec::new(), Vec::new()),
             ws: Workspace::default(),
@@ -303,6 +306,7 @@ impl Volumetric {
         self.torque.clear();
         self.torque.resize(n, Vec3::ZERO);
         self.next_anchors.clear();
+        self.contact_points.clear();
         let (mut active, mut sum_n, mut sum_t) = (0, 0.0, 0.0);
         let overlaps = std::mem::take(&mut self.overlaps);
         for o in &overlaps {
@@ -384,6 +388,7 @@ impl Volumetric {
             self.force[a] -= f;
             self.torque[a] -= (patch.point - sa.x).cross(f) + tau_n;
             active += 1;
+            self.contact_points.push(crate::methods::ContactPoint { point: patch.point, normal: patch.normal });
             sum_n += patch.force;
             sum_t += ft.length();
         }
@@ -443,6 +448,7 @@ impl Volumetric {
         let (active, sum_n, sum_t) = self.contact_forces(model, state, dt, t);
         stats.max_penetration = self.max_depth;
         stats.contacts = active;
+        stats.contact_points.clone_from(&self.contact_points);
         stats.normal_impulse = sum_n * dt;
         stats.friction_impulse = sum_t * dt;
         for (i, f) in self.force.iter().chain(&self.torque).enumerate() {

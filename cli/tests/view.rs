@@ -1,0 +1,183 @@
+//! `cairn view` in a real browser: Debian's `chromium`, headless, with a software GL (SwiftShader through
+//! ANGLE). The page of a pyramid20 run is rendered at two frames; the screenshots must show the bodies in their
+//! colour where the camera looks, differ between the two times, and the page must report no error. A view of
+//! two runs (lcp and impulse) must show both colours. Screenshots are kept in target/view-test/.
+//!
+//! Without chromium the test prints that it skipped, unless CAIRN_BROWSER_TEST=require (as in .ci/run), which
+//! makes a missing browser a failure.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+}
+
+fn cairn(args: &[&str]) {
+    let out = Command::new(env!("CARGO_BIN_EXE_cairn")).current_dir(root()).args(args).output().unwrap();
+    assert!(out.status.success(), "cairn {args:?}: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+}
+
+fn browser() -> Option<PathBuf> {
+    let found = std::env::var_os("PATH")?.to_str()?.split(':').map(|d| Path::new(d).join("chromium")).find(|p| p.is_file());
+    if found.is_none() {
+        if std::env::var("CAIRN_BROWSER_TEST").as_deref() == Ok("require") {
+            panic!("CAIRN_BROWSER_TEST=require, but no `chromium` on PATH (Debian: apt-get install -y chromium)");
+        }
+        eprintln!("skipped: no `chromium` on PATH (set CAIRN_BROWSER_TEST=require to make this a failure)");
+    }
+    found
+}
+
+/// Runs headless chromium on `page#hash`; with `screenshot`, writes it there, else returns the DOM after load.
+fn chromium(exe: &Path, page: &Path, hash: &str, screenshot: Option<&Path>) -> String {
+    let url = format!("file://{}#{hash}", page.canonicalize().unwrap().display());
+    let profile = root().join("target/view-test/profile");
+    let mut c = Command::new(exe);
+    c.args([
+        "--headless",
+        "--no-sandbox",
+        "--use-angle=swiftshader",
+        "--enable-unsafe-swiftshader",
+        "--disable-gpu-sandbox",
+        "--no-first-run",
+        "--hide-scrollbars",
+        "--window-size=960,600",
+        "--virtual-time-budget=30000",
+    ])
+    .arg(format!("--user-data-dir={}", profile.display()));
+    match screenshot {
+        Some(p) => c.arg(format!("--screenshot={}", p.display())),
+        None => c.arg("--dump-dom"),
+    };
+    let out = c.arg(&url).output().expect("chromium runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "chromium {url}: {stderr}");
+    assert!(!stderr.contains("Uncaught"), "the page threw: {stderr}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The page's status line (the `#status` element): `ok frame=…` when it rendered, `error: …` otherwise.
+fn status(dom: &str) -> String {
+    let at = dom.find("id=\"status\"").unwrap_or_else(|| panic!("no #status in the page: {}", &dom[..dom.len().min(2000)]));
+    let rest = &dom[at..];
+    let text = &rest[rest.find('>').unwrap() + 1..];
+    text[..text.find('<').unwrap()].to_string()
+}
+
+struct Image {
+    w: usize,
+    h: usize,
+    rgb: Vec<[u8; 3]>,
+}
+
+fn read_png(path: &Path) -> Image {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let n = match info.color_type {
+        png::ColorType::Rgba => 4,
+        png::ColorType::Rgb => 3,
+        c => panic!("{}: colour type {c:?}", path.display()),
+    };
+    let rgb = buf[..info.buffer_size()].chunks_exact(n).map(|p| [p[0], p[1], p[2]]).collect();
+    Image { w: info.width as usize, h: info.height as usize, rgb }
+}
+
+impl Image {
+    /// The fraction of pixels in the central box (the middle `frac` of width and height) that satisfy `pred`.
+    fn central(&self, frac: f64, pred: impl Fn([i32; 3]) -> bool) -> f64 {
+        let (x0, x1) = (((1.0 - frac) / 2.0 * self.w as f64) as usize, ((1.0 + frac) / 2.0 * self.w as f64) as usize);
+        let (y0, y1) = (((1.0 - frac) / 2.0 * self.h as f64) as usize, ((1.0 + frac) / 2.0 * self.h as f64) as usize);
+        let mut n = 0;
+        for y in y0..y1 {
+            for x in x0..x1 {
+                let p = self.rgb[y * self.w + x];
+                n += pred([p[0] as i32, p[1] as i32, p[2] as i32]) as usize;
+            }
+        }
+        n as f64 / ((x1 - x0) * (y1 - y0)) as f64
+    }
+}
+
+/// lcp's orange (#e07b20), lit: red well above blue.
+fn orange(p: [i32; 3]) -> bool {
+    p[0] - p[2] > 70 && p[0] > p[1]
+}
+
+/// impulse's blue (#2f6fd6), lit: blue well above red.
+fn blue(p: [i32; 3]) -> bool {
+    p[2] - p[0] > 70 && p[2] > p[1]
+}
+
+#[test]
+fn view_of_pyramid20_renders_moves_and_logs_no_error_in_chromium() {
+    let Some(exe) = browser() else { return };
+    let dir = root().join("target/view-test");
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = dir.join("pyramid20");
+    // a floor tilted by gravity's sideways part (beyond the friction cone): the pyramid slides, visibly
+    let (run_s, imp_s) = (run.to_str().unwrap(), dir.join("pyramid20-impulse"));
+    cairn(&["run", "pyramid20", "--duration", "1.5", "--set", "world.gravity=[15.0, 0.0, -9.81]", "--out", run_s, "--view", "--contacts"]);
+    let page = run.join("view.html");
+    assert!(page.is_file());
+
+    let last = 90; // 1.5 s at 60 frames per second
+    let dom = chromium(&exe, &page, "frame=0", None);
+    assert_eq!(status(&dom), format!("ok frame=0 runs=1 bodies=211 frames={}", last + 1));
+    let dom = chromium(&exe, &page, &format!("frame={last}&contacts=1"), None);
+    assert!(status(&dom).starts_with(&format!("ok frame={last} ")), "{}", status(&dom));
+    // a click where the camera looks (the window's centre) opens the panel of a cube of the pyramid
+    let dom = chromium(&exe, &page, "frame=30&click=480,300", None);
+    let panel = &dom[dom.find("id=\"info\"").expect("an #info panel")..];
+    let panel = &panel[..panel.find("</div>").unwrap()];
+    for part in ["(dynamic, lcp)", "frame 30, t = 0.5000 s, step 30", "origin ", "velocity ", "stages of step 30:", "collision", "total"] {
+        assert!(panel.contains(part), "the clicked body's panel lacks `{part}`: {panel}");
+    }
+    assert!(panel.contains(">row"), "the clicked body is not a cube of the pyramid (rowN_…): {panel}");
+
+    let (a, b) = (dir.join("pyramid20-t0.png"), dir.join("pyramid20-t1.5.png"));
+    chromium(&exe, &page, "frame=0", Some(&a));
+    chromium(&exe, &page, &format!("frame={last}&contacts=1"), Some(&b));
+    let (ia, ib) = (read_png(&a), read_png(&b));
+    assert_eq!((ia.w, ia.h), (ib.w, ib.h));
+    let body = ia.central(0.5, orange);
+    assert!(body > 0.05, "{}: only {:.1}% of the central pixels are lcp's orange", a.display(), body * 100.0);
+    let changed = ia.rgb.iter().zip(&ib.rgb).filter(|(p, q)| (0..3).any(|k| (p[k] as i32 - q[k] as i32).abs() > 40)).count();
+    let changed = changed as f64 / ia.rgb.len() as f64;
+    assert!(changed > 0.01, "only {:.2}% of the pixels differ between t = 0 and t = 1.5 s", changed * 100.0);
+
+    // two runs side by side, one colour per method
+    cairn(&[
+        "run",
+        "pyramid20",
+        "--method",
+        "impulse",
+        "--duration",
+        "1.5",
+        "--set",
+        "world.gravity=[15.0, 0.0, -9.81]",
+        "--out",
+        imp_s.to_str().unwrap(),
+    ]);
+    let multi = dir.join("view-lcp-impulse.html");
+    cairn(&["view", run_s, imp_s.to_str().unwrap(), "--out", multi.to_str().unwrap()]);
+    let dom = chromium(&exe, &multi, "frame=30", None);
+    assert_eq!(status(&dom), format!("ok frame=30 runs=2 bodies=422 frames={}", last + 1));
+    let shot = dir.join("pyramid20-lcp-impulse.png");
+    chromium(&exe, &multi, "frame=30", Some(&shot));
+    let im = read_png(&shot);
+    let (o, bl) = (im.central(0.8, orange), im.central(0.8, blue));
+    assert!(o > 0.01 && bl > 0.01, "{}: lcp orange {:.1}%, impulse blue {:.1}% of the pixels", shot.display(), o * 100.0, bl * 100.0);
+    eprintln!(
+        "screenshots: {}, {}, {}; lcp orange {:.1}% of the centre, {:.1}% of the pixels changed; side by side: orange {:.1}%, blue {:.1}%",
+        a.display(),
+        b.display(),
+        shot.display(),
+        body * 100.0,
+        changed * 100.0,
+        o * 100.0,
+        bl * 100.0
+    );
+}
