@@ -6,8 +6,8 @@ use crate::snapshot::Snapshot;
 use crate::{load_model, scene_err, sim_err, SceneError};
 use cairn::math::{Quat, Vec3};
 use cairn::methods::StepStats;
-use numpy::ndarray::Array;
-use numpy::{IntoPyArray, PyArray2, PyArray3};
+use numpy::ndarray::{Dimension, IntoDimension};
+use numpy::{PyArray, PyArray2, PyArray3, PyArrayMethods};
 use pyo3::exceptions::PyUserWarning;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
@@ -84,14 +84,30 @@ impl World {
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let w = self.lock();
         let n = w.model.bodies.len();
-        let mut v = vec![0.0; n * cols];
-        for (i, row) in v.chunks_exact_mut(cols).enumerate() {
-            f(&w, i, row);
-        }
-        drop(w);
-        let a = Array::from_shape_vec((n, cols), v).map_err(|e| crate::CairnError::new_err(e.to_string()))?;
-        Ok(a.into_pyarray(py))
+        filled(py, [n, cols], |v| {
+            for (i, row) in v.chunks_exact_mut(cols).enumerate() {
+                f(&w, i, row);
+            }
+        })
     }
+}
+
+/// A new C-ordered float64 array of shape `dims`, its elements written by `fill` straight into the array's
+/// memory (no intermediate buffer: `poses()` of 1000 bodies is dominated by this copy).
+fn filled<'py, D: Dimension, const N: usize>(
+    py: Python<'py>,
+    dims: [usize; N],
+    fill: impl FnOnce(&mut [f64]),
+) -> PyResult<Bound<'py, PyArray<f64, D>>>
+where
+    [usize; N]: IntoDimension<Dim = D>,
+{
+    let a = PyArray::<f64, D>::zeros(py, dims, false);
+    // SAFETY: the array was just created here (C-contiguous, initialised to zeros) and no other Python or
+    // Rust object refers to it until it is returned, so this is the only view of its memory.
+    let s = unsafe { a.as_slice_mut() }.map_err(|e| crate::CairnError::new_err(e.to_string()))?;
+    fill(s);
+    Ok(a)
 }
 
 #[pymethods]
@@ -247,13 +263,11 @@ impl World {
     fn poses<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray3<f64>>> {
         let w = self.lock();
         let n = w.model.bodies.len();
-        let mut v = Vec::with_capacity(12 * n);
-        for i in 0..n {
-            v.extend_from_slice(&w.state.pose_3x4(&w.model, i));
-        }
-        drop(w);
-        let a = Array::from_shape_vec((n, 3, 4), v).map_err(|e| crate::CairnError::new_err(e.to_string()))?;
-        Ok(a.into_pyarray(py))
+        filled(py, [n, 3, 4], |v| {
+            for (i, m) in v.chunks_exact_mut(12).enumerate() {
+                m.copy_from_slice(&w.state.pose_3x4(&w.model, i));
+            }
+        })
     }
 
     /// Every body's reference-frame origin, shape (bodies, 3) (`poses()[:, :, 3]`).
