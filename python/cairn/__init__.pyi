@@ -1,6 +1,7 @@
 """Type stubs of cairn (the extension module cairn._cairn, re-exported)."""
 
 import os
+import pathlib
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 import numpy as np
@@ -152,4 +153,5 @@ def validate(
 def scenes() -> Dict[str, str]:
     """Bundled scenes: name -> description."""
 
-def scenes_dir() -> str: ...
+def scenes_dir() -> pathlib.Path:
+    """The bundled scenes' folder: $CAIRN_SCENES, else ./scenes, else the source tree's."""
