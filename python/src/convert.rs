@@ -45,10 +45,11 @@ fn toml_value(key: &str, v: &Bound<'_, PyAny>) -> PyResult<toml::Value> {
 }
 
 /// The `--set` pairs of `overrides` (a str value is TOML text, as on the command line: `"50"` is a number,
-/// a bare word that is not TOML a string; other values are converted), then `world.method`, `world.dt` and
-/// `world.duration` when given, in `cairn run`'s order.
+/// a bare word that is not TOML a string; other values are converted), then `world.check_intersections`,
+/// `world.method`, `world.dt` and `world.duration` when given, in `cairn run`'s order.
 pub fn sets(
     overrides: Option<&Bound<'_, PyDict>>,
+    check_intersections: bool,
     method: Option<&str>,
     dt: Option<f64>,
     duration: Option<f64>,
@@ -60,6 +61,9 @@ pub fn sets(
             let text = if v.is_instance_of::<PyString>() { v.extract::<String>()? } else { toml_value(&key, &v)?.to_string() };
             out.push((key, text));
         }
+    }
+    if check_intersections {
+        out.push(("world.check_intersections".into(), "true".into()));
     }
     if let Some(m) = method {
         out.push(("world.method".into(), toml::Value::String(m.into()).to_string()));

@@ -59,18 +59,12 @@ pub(crate) fn scene_path(scene: &str) -> PyResult<PathBuf> {
         .ok_or_else(|| SceneError::new_err(format!("no scene file `{scene}` and no bundled scene of that name (see `cairn scenes`)")))
 }
 
-/// Loads a scene file (or bundled name) with the command line's overrides: `method`, `dt` and `duration`
-/// become `world.method`, `world.dt` and `world.duration` after the `overrides`, as `cairn run` orders them.
-pub(crate) fn load_model(
-    scene: &str,
-    method: Option<&str>,
-    dt: Option<f64>,
-    duration: Option<f64>,
-    overrides: Option<&Bound<'_, PyDict>>,
-) -> PyResult<cairn::Model> {
+/// Loads a scene file (or bundled name) with the `--set` pairs of `convert::sets`. The loader's notes become `UserWarning`s, as `cairn run` prints them ("PATH: note").
+pub(crate) fn load_model(py: Python<'_>, scene: &str, sets: &[(String, String)]) -> PyResult<cairn::Model> {
     let path = scene_path(scene)?;
-    let sets = convert::sets(overrides, method, dt, duration)?;
-    cairn::scene::load(&path, &sets).map_err(scene_err)
+    let model = cairn::scene::load(&path, sets).map_err(scene_err)?;
+    world::warn_notes(py, &path.display().to_string(), &model)?;
+    Ok(model)
 }
 
 /// Runs a scene like `cairn run` and returns its summary (the `summary.json` object) as a dict.
@@ -98,14 +92,11 @@ fn run<'py>(
     check_intersections: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let scene = scene.to_string_lossy().into_owned();
-    let mut model = load_model(&scene, method, dt, duration, overrides)?;
-    if check_intersections {
-        model.check_intersections = true;
-    }
-    world::warn_notes(py, &scene, &model)?;
     if frame_every == Some(0) {
-        return Err(SceneError::new_err("frame_every must be at least 1"));
+        return Err(SceneError::new_err("frame_every must be at least 1, got 0"));
     }
+    let sets = convert::sets(overrides, check_intersections, method, dt, duration)?;
+    let model = load_model(py, &scene, &sets)?;
     let mut world = cairn::World::new(model).map_err(scene_err)?;
     let options = cairn::run::RunOptions { steps: None, out, frame_every };
     let report = py.detach(|| cairn::run::run(&mut world, &options, &mut |_, _| {})).map_err(run_err)?;
@@ -125,7 +116,7 @@ fn validate<'py>(
     overrides: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyList>> {
     cairn::model::MethodKey::parse(method).map_err(|e| SceneError::new_err(format!("validate: {e}")))?;
-    let sets = convert::sets(overrides, None, None, None)?;
+    let sets = convert::sets(overrides, false, None, None, None)?;
     let all = cairn_validate::experiments(method);
     let names: Vec<String> = match only {
         Some(only) => {

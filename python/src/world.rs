@@ -143,8 +143,7 @@ impl World {
         overrides: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         let scene = path.to_string_lossy().into_owned();
-        let model = load_model(&scene, method, dt, duration, overrides)?;
-        warn_notes(py, &scene, &model)?;
+        let model = load_model(py, &scene, &sets(overrides, false, method, dt, duration)?)?;
         Ok(Self::wrap(cairn::World::new(model).map_err(scene_err)?))
     }
 
@@ -160,7 +159,7 @@ impl World {
         overrides: Option<&Bound<'_, PyDict>>,
         name: &str,
     ) -> PyResult<Self> {
-        let sets = sets(overrides, method, dt, duration)?;
+        let sets = sets(overrides, false, method, dt, duration)?;
         let model = cairn::scene::load_str(text, name, name, Path::new("."), &sets).map_err(scene_err)?;
         Ok(Self::wrap(cairn::World::new(model).map_err(scene_err)?))
     }

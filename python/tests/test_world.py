@@ -28,7 +28,12 @@ position = [0.0, 0.0, 2.0]
 
 @pytest.mark.parametrize(
     "scene, method, steps, frame_every",
-    [("stack10", "lcp", 40, 1), ("dominoes", "impulse", 30, 3), ("blocks4", "volumetric-penalty", 30, 2)],
+    [
+        ("stack10", "lcp", 40, 1),
+        ("dominoes", "impulse", 30, 3),
+        ("blocks4", "volumetric-penalty", 30, 2),
+        ("abd_ramp", "abd", 6, 2),  # poses of abd's affine maps
+    ],
 )
 def test_poses_match_the_trajectory_of_the_same_run_bit_for_bit(tmp_path, scene, method, steps, frame_every):
     w = cairn.World.from_file(scene, method=method)
@@ -180,3 +185,21 @@ def test_scenes_lists_the_bundled_scenes():
     assert "pyramid20" in s and "stack60" in s
     assert s["stack10"].startswith("stack10")
     assert set(cairn.METHODS) >= {"lcp", "impulse", "volumetric-penalty", "abd"}
+
+
+def test_a_scn_scene_warns_about_what_cairn_cannot_use():
+    with pytest.warns(UserWarning) as caught:
+        w = cairn.World("stack26")
+    messages = [str(c.message) for c in caught]
+    assert any(m.endswith("stack26.scn: ignored (cairn cannot use it): camera") for m in messages), messages
+    assert len(messages) == len(w.notes)
+    assert "ignored (cairn cannot use it): camera" in w.notes
+    assert w.method == "impulse"
+
+
+def test_run_with_the_intersection_check_reports_it(tmp_path):
+    cairn.run("stack10", duration=0.05, out=tmp_path, check_intersections=True)
+    header = (tmp_path / "metrics.csv").read_text().splitlines()[0]
+    assert header.endswith(",intersections,min_distance")
+    with pytest.raises(cairn.SceneError, match="frame_every must be at least 1"):
+        cairn.run("stack10", duration=0.05, out=tmp_path, frame_every=0)
