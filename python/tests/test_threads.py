@@ -56,40 +56,57 @@ def test_other_python_threads_run_while_a_world_steps():
     assert min(worst) < 0.25, f"longest pause of the Python thread / stepping time: {worst}"
 
 
-def _oversubscribed():
-    """Other processes keep the cores busy (a 1-minute load average of twice the cores or more): two threads
-    of this process then get no more processor time than one, whatever the lock does."""
-    try:
-        return os.getloadavg()[0] >= 2 * _cpus()
-    except OSError:
-        return False
+def _pair_ratio(make_a, make_b):
+    """Wall time of two jobs in two threads over that of one after the other (fresh jobs each time)."""
+    a, b = make_a(), make_b()
+    t = time.perf_counter()
+    a()
+    b()
+    sequential = time.perf_counter() - t
+    a, b = make_a(), make_b()
+    threads = [threading.Thread(target=x) for x in (a, b)]
+    t = time.perf_counter()
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    return (time.perf_counter() - t) / sequential
+
+
+def _numpy_job(seconds):
+    """A control job that surely releases the lock: numpy's sine over a large array (its loop runs without
+    the lock), about `seconds` long."""
+    x = np.linspace(0.0, 1.0, 1_000_000)
+    t = time.perf_counter()
+    np.sin(x)
+    reps = max(1, int(seconds / (time.perf_counter() - t)))
+    return lambda: [np.sin(x) for _ in range(reps)]
 
 
 @pytest.mark.skipif(_cpus() < 2, reason="needs 2 cores")
 def test_two_worlds_in_two_threads_finish_sooner_than_one_after_the_other():
-    if _oversubscribed():
-        pytest.skip(f"load average {os.getloadavg()[0]:.1f} on {_cpus()} cores: no core is free for a second thread")
     n = _steps_for(0.3)
-    ratios = []
+    control = _numpy_job(0.3)
+    results = []  # (control ratio, cairn ratio)
     for _ in range(5):
-        a, b = (cairn.World.from_file(SCENE, method=METHOD) for _ in range(2))
-        t = time.perf_counter()
-        a.step(n)
-        b.step(n)
-        sequential = time.perf_counter() - t
+        worlds = []
 
-        c, d = (cairn.World.from_file(SCENE, method=METHOD) for _ in range(2))
-        threads = [threading.Thread(target=x.step, args=(n,)) for x in (c, d)]
-        t = time.perf_counter()
-        for th in threads:
-            th.start()
-        for th in threads:
-            th.join()
-        parallel = time.perf_counter() - t
-        # the same steps, whichever thread ran them
-        assert np.array_equal(state_bits(a), state_bits(c)) and np.array_equal(state_bits(b), state_bits(d))
-        ratios.append(parallel / sequential)
-        if ratios[-1] < 0.75:
-            break
+        def make():
+            w = cairn.World.from_file(SCENE, method=METHOD)
+            worlds.append(w)
+            return lambda: w.step(n)
+
+        c = _pair_ratio(lambda: control, lambda: control)
+        worlds.clear()
+        r = _pair_ratio(make, make)
+        # the same steps, whichever thread ran them (worlds 0, 1 sequential; 2, 3 threaded)
+        assert np.array_equal(state_bits(worlds[0]), state_bits(worlds[2]))
+        assert np.array_equal(state_bits(worlds[1]), state_bits(worlds[3]))
+        results.append((c, r))
+        if r < 0.75:
+            return
+    if sum(c < 0.75 for c, _ in results) < 3:
+        # numpy got a second core in fewer than 3 of 5 tries: other processes hold the cores, nothing follows
+        pytest.skip(f"no free second core (numpy control, two threads / sequential: {[c for c, _ in results]})")
     # with the lock held the threads take turns (ratio about 1); released, 2 cores run both (about 0.5)
-    assert min(ratios) < 0.75, f"two threads / sequential wall time: {ratios}"
+    pytest.fail(f"two threads / sequential wall time, (numpy control, cairn): {results}")
