@@ -75,39 +75,38 @@ impl World {
             .map_err(|_| SceneError::new_err(format!("{}: body #{i} does not exist (the scene has {} bodies)", m.name, m.bodies.len())))
     }
 
-    /// An (n, cols) array filled body by body.
-    fn per_body<'py>(
-        &self,
-        py: Python<'py>,
-        cols: usize,
-        f: impl Fn(&cairn::World, usize, &mut [f64]),
-    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    /// An (n, C) array, row i being `row(world, i)`.
+    fn per_body<'py, const C: usize>(&self, py: Python<'py>, row: impl Fn(&cairn::World, usize) -> [f64; C]) -> Bound<'py, PyArray2<f64>> {
         let w = self.lock();
         let n = w.model.bodies.len();
-        filled(py, [n, cols], |v| {
-            for (i, row) in v.chunks_exact_mut(cols).enumerate() {
-                f(&w, i, row);
-            }
-        })
+        filled(py, [n, C], n, |i| row(&w, i))
     }
 }
 
-/// A new C-ordered float64 array of shape `dims`, its elements written by `fill` straight into the array's
-/// memory (no intermediate buffer: `poses()` of 1000 bodies is dominated by this copy).
-fn filled<'py, D: Dimension, const N: usize>(
+/// A new C-ordered float64 array of shape `dims` (`n` rows of C values in memory order), row i written as
+/// `row(i)` straight into the array's memory: no intermediate buffer and no zeroing (`poses()` of 1000 bodies
+/// costs what computing the poses costs).
+fn filled<'py, D: Dimension, const N: usize, const C: usize>(
     py: Python<'py>,
     dims: [usize; N],
-    fill: impl FnOnce(&mut [f64]),
-) -> PyResult<Bound<'py, PyArray<f64, D>>>
+    n: usize,
+    row: impl Fn(usize) -> [f64; C],
+) -> Bound<'py, PyArray<f64, D>>
 where
     [usize; N]: IntoDimension<Dim = D>,
 {
-    let a = PyArray::<f64, D>::zeros(py, dims, false);
-    // SAFETY: the array was just created here (C-contiguous, initialised to zeros) and no other Python or
-    // Rust object refers to it until it is returned, so this is the only view of its memory.
-    let s = unsafe { a.as_slice_mut() }.map_err(|e| crate::CairnError::new_err(e.to_string()))?;
-    fill(s);
-    Ok(a)
+    debug_assert_eq!(dims.iter().product::<usize>(), n * C);
+    // SAFETY: `new` allocates a C-contiguous array of exactly n·C float64 (numpy aligns its data to at least
+    // 16 bytes, enough for [f64; C]); nothing else refers to it yet, and every element is written exactly
+    // once, through the raw pointer, before the array is returned.
+    unsafe {
+        let a = PyArray::<f64, D>::new(py, dims, false);
+        let p = a.data().cast::<[f64; C]>();
+        for i in 0..n {
+            p.add(i).write(row(i));
+        }
+        a
+    }
 }
 
 #[pymethods]
@@ -259,45 +258,41 @@ impl World {
 
     /// Every body's pose, shape (bodies, 3, 4): the row-major matrix [R | p] of its reference frame, the
     /// layout of `trajectory.npy` (for `abd`, the affine map [A | p]).
-    fn poses<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray3<f64>>> {
+    fn poses<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray3<f64>> {
         let w = self.lock();
         let n = w.model.bodies.len();
-        filled(py, [n, 3, 4], |v| {
-            for (i, m) in v.chunks_exact_mut(12).enumerate() {
-                m.copy_from_slice(&w.state.pose_3x4(&w.model, i));
-            }
-        })
+        filled(py, [n, 3, 4], n, |i| w.state.pose_3x4(&w.model, i))
     }
 
     /// Every body's reference-frame origin, shape (bodies, 3) (`poses()[:, :, 3]`).
-    fn positions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        self.per_body(py, 3, |w, i, r| {
+    fn positions<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
+        self.per_body(py, |w, i| {
             let p = w.state.pose_3x4(&w.model, i);
-            r.copy_from_slice(&[p[3], p[7], p[11]]);
+            [p[3], p[7], p[11]]
         })
     }
 
     /// Every body's centre of mass, shape (bodies, 3).
-    fn centers_of_mass<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        self.per_body(py, 3, |w, i, r| r.copy_from_slice(&w.state.bodies[i].x.to_array()))
+    fn centers_of_mass<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
+        self.per_body(py, |w, i| w.state.bodies[i].x.to_array())
     }
 
     /// Every body's orientation, shape (bodies, 4), unit quaternions [w, x, y, z].
-    fn quaternions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        self.per_body(py, 4, |w, i, r| {
+    fn quaternions<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
+        self.per_body(py, |w, i| {
             let q = w.state.bodies[i].q;
-            r.copy_from_slice(&[q.w, q.x, q.y, q.z]);
+            [q.w, q.x, q.y, q.z]
         })
     }
 
     /// Every body's velocity (of its centre of mass, world frame), shape (bodies, 3), m/s.
-    fn velocities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        self.per_body(py, 3, |w, i, r| r.copy_from_slice(&w.state.bodies[i].v.to_array()))
+    fn velocities<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
+        self.per_body(py, |w, i| w.state.bodies[i].v.to_array())
     }
 
     /// Every body's angular velocity (world frame), shape (bodies, 3), rad/s.
-    fn angular_velocities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        self.per_body(py, 3, |w, i, r| r.copy_from_slice(&w.state.bodies[i].w.to_array()))
+    fn angular_velocities<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
+        self.per_body(py, |w, i| w.state.bodies[i].w.to_array())
     }
 
     /// Kinetic energy of the dynamic bodies, J.
