@@ -1,0 +1,41 @@
+"""cairn: rigid bodies in contact, from Python.
+
+Five contact methods behind one world and one scene format, with the state as numpy arrays::
+
+    import cairn
+    world = cairn.World.from_file("pyramid20", method="lcp")
+    world.step(100)                  # the interpreter's lock is released while stepping
+    poses = world.poses()            # (bodies, 3, 4): [R | p] of each body's reference frame
+    print(world.time, world.last_stats["contacts"])
+
+``cairn.run`` runs a scene like ``cairn run`` (and writes ``trajectory.npy``, ``metrics.csv`` and
+``summary.json`` with ``out=``), ``cairn.validate`` returns the rows of ``cairn validate``, and
+``cairn.scenes`` lists the bundled scenes. Errors are ``SceneError`` (bad input) and ``SimulationError``
+(a step failed), both ``CairnError``, with the command line's messages.
+"""
+
+from ._cairn import (
+    METHODS,
+    CairnError,
+    SceneError,
+    SimulationError,
+    Snapshot,
+    World,
+    run,
+    scenes,
+    scenes_dir,
+    validate,
+)
+
+__all__ = [
+    "METHODS",
+    "CairnError",
+    "SceneError",
+    "SimulationError",
+    "Snapshot",
+    "World",
+    "run",
+    "scenes",
+    "scenes_dir",
+    "validate",
+]

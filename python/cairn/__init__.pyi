@@ -1,0 +1,157 @@
+"""Type stubs of cairn (the extension module cairn._cairn, re-exported)."""
+
+import os
+import pathlib
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+
+import numpy as np
+import numpy.typing as npt
+
+_Scalar = Union[bool, int, float, str]
+_Value = Union[_Scalar, Sequence[Any], Mapping[str, Any]]
+_Overrides = Mapping[str, _Value]
+_Vec3 = Union[Sequence[float], npt.NDArray[np.float64]]
+_Quat = Union[Sequence[float], npt.NDArray[np.float64]]
+_Path = Union[str, "os.PathLike[str]"]
+
+METHODS: List[str]
+"""The implemented contact methods' keys."""
+
+class CairnError(Exception):
+    """Base class of every error cairn raises."""
+
+class SceneError(CairnError):
+    """Bad input: a scene, an override, a body or proxy, a snapshot that does not fit; the message names it."""
+
+class SimulationError(CairnError):
+    """A step failed: a NaN or infinity (body, step and stage named) or a solver failure."""
+
+class Snapshot:
+    """A saved state of a world; picklable. ``World.restore`` continues bit for bit."""
+
+    def __init__(self, json: Union[str, bytes]) -> None: ...
+    @staticmethod
+    def from_json(text: Union[str, bytes]) -> "Snapshot": ...
+    def to_json(self) -> str: ...
+    @property
+    def scene(self) -> str: ...
+    @property
+    def method(self) -> str: ...
+    @property
+    def time(self) -> float: ...
+    @property
+    def step(self) -> int: ...
+    def __copy__(self) -> "Snapshot": ...
+    def __deepcopy__(self, memo: Any) -> "Snapshot": ...
+
+class World:
+    """A scene loaded under one contact method; poses of reference frames, velocities of centres of mass,
+    quaternions [w, x, y, z]."""
+
+    def __init__(
+        self,
+        path: _Path,
+        method: Optional[str] = None,
+        *,
+        dt: Optional[float] = None,
+        duration: Optional[float] = None,
+        overrides: Optional[_Overrides] = None,
+    ) -> None: ...
+    @staticmethod
+    def from_file(
+        path: _Path,
+        method: Optional[str] = None,
+        *,
+        dt: Optional[float] = None,
+        duration: Optional[float] = None,
+        overrides: Optional[_Overrides] = None,
+    ) -> "World": ...
+    @staticmethod
+    def from_string(
+        text: str,
+        method: Optional[str] = None,
+        *,
+        dt: Optional[float] = None,
+        duration: Optional[float] = None,
+        overrides: Optional[_Overrides] = None,
+        name: str = "scene",
+    ) -> "World": ...
+    def step(self, n: int = 1) -> None:
+        """Advance n steps with the interpreter's lock released; SimulationError when a step fails."""
+    @property
+    def time(self) -> float: ...
+    @property
+    def steps(self) -> int: ...
+    @property
+    def dt(self) -> float: ...
+    @property
+    def duration(self) -> float: ...
+    @property
+    def method(self) -> str: ...
+    @property
+    def scene(self) -> str: ...
+    @property
+    def body_names(self) -> List[str]: ...
+    @property
+    def stage_names(self) -> List[str]: ...
+    @property
+    def notes(self) -> List[str]: ...
+    @property
+    def last_stats(self) -> Optional[Dict[str, Any]]:
+        """contacts, islands, max_penetration, iterations, residual, normal_impulse, friction_impulse,
+        unresolved, resolutions, resolution_seconds, stage_seconds, total_seconds, proxies, intersections,
+        min_distance; None before the first step."""
+    def __len__(self) -> int: ...
+    def body_index(self, name: str) -> int: ...
+    def poses(self) -> npt.NDArray[np.float64]:
+        """(bodies, 3, 4): [R | p] of each reference frame, as in trajectory.npy."""
+    def positions(self) -> npt.NDArray[np.float64]:
+        """(bodies, 3): reference-frame origins."""
+    def centers_of_mass(self) -> npt.NDArray[np.float64]:
+        """(bodies, 3)."""
+    def quaternions(self) -> npt.NDArray[np.float64]:
+        """(bodies, 4): [w, x, y, z]."""
+    def velocities(self) -> npt.NDArray[np.float64]:
+        """(bodies, 3): of the centres of mass, world frame."""
+    def angular_velocities(self) -> npt.NDArray[np.float64]:
+        """(bodies, 3): world frame."""
+    def kinetic_energy(self) -> float: ...
+    def potential_energy(self) -> float: ...
+    def set_body_pose(self, body: Union[int, str], position: _Vec3, quaternion: Optional[_Quat] = None) -> None: ...
+    def set_body_velocity(
+        self, body: Union[int, str], velocity: Optional[_Vec3] = None, angular_velocity: Optional[_Vec3] = None
+    ) -> None: ...
+    def set_proxy_target(
+        self,
+        proxy: int,
+        position: _Vec3,
+        rotation: _Quat,
+        velocity: _Vec3 = ...,
+        angular_velocity: _Vec3 = ...,
+    ) -> None: ...
+    def snapshot(self) -> Snapshot: ...
+    def restore(self, snapshot: Snapshot) -> None: ...
+
+def run(
+    scene: _Path,
+    *,
+    method: Optional[str] = None,
+    dt: Optional[float] = None,
+    duration: Optional[float] = None,
+    out: Optional[_Path] = None,
+    overrides: Optional[_Overrides] = None,
+    frame_every: Optional[int] = None,
+    check_intersections: bool = False,
+) -> Dict[str, Any]:
+    """Run a scene like `cairn run`; returns the summary.json object."""
+
+def validate(
+    method: str = "lcp", *, only: Optional[Sequence[str]] = None, overrides: Optional[_Overrides] = None
+) -> List[Dict[str, Any]]:
+    """The rows of `cairn validate`: experiment, expected, measured, tolerance, pass."""
+
+def scenes() -> Dict[str, str]:
+    """Bundled scenes: name -> description."""
+
+def scenes_dir() -> pathlib.Path:
+    """The bundled scenes' folder: $CAIRN_SCENES, else ./scenes, else the source tree's."""

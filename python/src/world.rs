@@ -1,0 +1,385 @@
+//! The `World` class: a scene loaded under a method, stepped with the interpreter's lock released, its state
+//! read as numpy arrays and set body by body.
+
+use crate::convert::{sets, stats_dict};
+use crate::snapshot::Snapshot;
+use crate::{load_model, scene_err, sim_err, SceneError};
+use cairn::math::{Quat, Vec3};
+use cairn::methods::StepStats;
+use numpy::ndarray::{Dimension, IntoDimension};
+use numpy::{PyArray, PyArray2, PyArray3, PyArrayMethods};
+use pyo3::exceptions::PyUserWarning;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+use std::ffi::CString;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+/// Issues a Python `UserWarning` per note of the loader (what a `.scn` file has that cairn cannot use), as
+/// `cairn run` prints them.
+pub fn warn_notes(py: Python<'_>, scene: &str, model: &cairn::Model) -> PyResult<()> {
+    for note in &model.notes {
+        let msg = CString::new(format!("{scene}: {note}").replace('\0', " "))?;
+        PyErr::warn(py, &py.get_type::<PyUserWarning>(), &msg, 1)?;
+    }
+    Ok(())
+}
+
+/// A running simulation: a scene loaded under one contact method, its state, and the method's carried data.
+///
+/// Poses are of each body's reference frame (the frame the scene's shapes are given in); velocities are of
+/// the centre of mass, world frame; quaternions are `[w, x, y, z]` as in scene files. Body order is the
+/// scene's (`body_names`).
+#[pyclass(module = "cairn")]
+pub struct World {
+    /// `cairn::World` is `Send` but not `Sync`; the mutex makes this class shareable between threads (a
+    /// stepping thread holds it mutably, so it is never contended while the interpreter's lock is held).
+    world: Mutex<cairn::World>,
+    stages: &'static [&'static str],
+    last: Option<StepStats>,
+}
+
+fn vec3(a: [f64; 3]) -> Vec3 {
+    Vec3::from_array(a)
+}
+
+fn quat(q: [f64; 4]) -> Quat {
+    Quat::from_xyzw(q[1], q[2], q[3], q[0])
+}
+
+impl World {
+    fn wrap(world: cairn::World) -> Self {
+        let stages = world.stage_names();
+        World { world: Mutex::new(world), stages, last: None }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, cairn::World> {
+        self.world.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn get_mut(&mut self) -> &mut cairn::World {
+        self.world.get_mut().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The index of `body` (an index or a name) in the scene's order.
+    fn body(w: &cairn::World, body: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let m = &w.model;
+        if let Ok(s) = body.cast::<PyString>() {
+            let name = s.to_cow()?;
+            return m
+                .body_index(&name)
+                .ok_or_else(|| SceneError::new_err(format!("{}: no body named `{name}` (see World.body_names)", m.name)));
+        }
+        let i: i64 = body.extract()?;
+        usize::try_from(i)
+            .map_err(|_| SceneError::new_err(format!("{}: body #{i} does not exist (the scene has {} bodies)", m.name, m.bodies.len())))
+    }
+
+    /// An (n, C) array, row i being `row(world, i)`.
+    fn per_body<'py, const C: usize>(&self, py: Python<'py>, row: impl Fn(&cairn::World, usize) -> [f64; C]) -> Bound<'py, PyArray2<f64>> {
+        let w = self.lock();
+        let n = w.model.bodies.len();
+        filled(py, [n, C], n, |i| row(&w, i))
+    }
+}
+
+/// A new C-ordered float64 array of shape `dims` (`n` rows of C values in memory order), row i written as
+/// `row(i)` straight into the array's memory: no intermediate buffer and no zeroing (`poses()` of 1000 bodies
+/// costs what computing the poses costs).
+fn filled<'py, D: Dimension, const N: usize, const C: usize>(
+    py: Python<'py>,
+    dims: [usize; N],
+    n: usize,
+    row: impl Fn(usize) -> [f64; C],
+) -> Bound<'py, PyArray<f64, D>>
+where
+    [usize; N]: IntoDimension<Dim = D>,
+{
+    debug_assert_eq!(dims.iter().product::<usize>(), n * C);
+    // SAFETY: `new` allocates a C-contiguous array of exactly n·C float64 (numpy aligns its data to at least
+    // 16 bytes, enough for [f64; C]); nothing else refers to it yet, and every element is written exactly
+    // once, through the raw pointer, before the array is returned.
+    unsafe {
+        let a = PyArray::<f64, D>::new(py, dims, false);
+        let p = a.data().cast::<[f64; C]>();
+        for i in 0..n {
+            p.add(i).write(row(i));
+        }
+        a
+    }
+}
+
+#[pymethods]
+impl World {
+    /// The same as `World.from_file`.
+    #[new]
+    #[pyo3(signature = (path, method=None, *, dt=None, duration=None, overrides=None))]
+    fn new(
+        py: Python<'_>,
+        path: PathBuf,
+        method: Option<&str>,
+        dt: Option<f64>,
+        duration: Option<f64>,
+        overrides: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        Self::from_file(py, path, method, dt, duration, overrides)
+    }
+
+    /// A world from a scene file (`.toml` or `.scn`) or the name of a bundled scene (see `cairn.scenes()`),
+    /// at its initial state. `method` (`"lcp"`, `"impulse"`, `"volumetric-penalty"`, `"abd"`), `dt` and
+    /// `duration` override the scene's `[world]` values; `overrides` maps dotted keys to values, like the
+    /// command line's `--set` (`{"solver.lcp.iterations": 50, "body.0.mass": 2.0}`; a str value is read as
+    /// TOML text, a bare word as a string). Raises `SceneError` naming the file and key when the scene or an
+    /// override is wrong; warns (`UserWarning`) about what a `.scn` file has that cairn cannot use.
+    #[staticmethod]
+    #[pyo3(signature = (path, method=None, *, dt=None, duration=None, overrides=None))]
+    fn from_file(
+        py: Python<'_>,
+        path: PathBuf,
+        method: Option<&str>,
+        dt: Option<f64>,
+        duration: Option<f64>,
+        overrides: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        let scene = path.to_string_lossy().into_owned();
+        let model = load_model(py, &scene, &sets(overrides, false, method, dt, duration)?)?;
+        Ok(Self::wrap(cairn::World::new(model).map_err(scene_err)?))
+    }
+
+    /// A world from scene text (TOML, scene format 1). `name` names it in messages and snapshots; mesh paths
+    /// in it are relative to the current folder. The other arguments are those of `from_file`.
+    #[staticmethod]
+    #[pyo3(signature = (text, method=None, *, dt=None, duration=None, overrides=None, name="scene"))]
+    fn from_string(
+        text: &str,
+        method: Option<&str>,
+        dt: Option<f64>,
+        duration: Option<f64>,
+        overrides: Option<&Bound<'_, PyDict>>,
+        name: &str,
+    ) -> PyResult<Self> {
+        let sets = sets(overrides, false, method, dt, duration)?;
+        let model = cairn::scene::load_str(text, name, name, Path::new("."), &sets).map_err(scene_err)?;
+        Ok(Self::wrap(cairn::World::new(model).map_err(scene_err)?))
+    }
+
+    /// Advances `n` time steps of `dt`, releasing the interpreter's lock meanwhile (other Python threads run,
+    /// and worlds in different threads step in parallel). Raises `SimulationError` when a step fails (a NaN
+    /// with the body, step and stage named, or a solver failure); the steps before it stand.
+    #[pyo3(signature = (n=1))]
+    fn step(&mut self, py: Python<'_>, n: u64) -> PyResult<()> {
+        let world = self.world.get_mut().unwrap_or_else(PoisonError::into_inner);
+        let mut last = None;
+        let r = py.detach(|| {
+            for _ in 0..n {
+                last = Some(world.step()?);
+            }
+            Ok(())
+        });
+        if last.is_some() {
+            self.last = last;
+        }
+        r.map_err(sim_err)
+    }
+
+    /// Simulated time, s.
+    #[getter]
+    fn time(&self) -> f64 {
+        self.lock().state.time
+    }
+
+    /// Steps taken.
+    #[getter]
+    fn steps(&self) -> u64 {
+        self.lock().state.step
+    }
+
+    /// The time step, s.
+    #[getter]
+    fn dt(&self) -> f64 {
+        self.lock().model.dt
+    }
+
+    /// The scene's duration, s (what `cairn.run` simulates).
+    #[getter]
+    fn duration(&self) -> f64 {
+        self.lock().model.duration
+    }
+
+    /// The method's key.
+    #[getter]
+    fn method(&self) -> &'static str {
+        self.lock().model.method.as_str()
+    }
+
+    /// The scene's name.
+    #[getter]
+    fn scene(&self) -> String {
+        self.lock().model.name.clone()
+    }
+
+    /// The bodies' names, in the scene's order (the rows of every array).
+    #[getter]
+    fn body_names(&self) -> Vec<String> {
+        self.lock().model.bodies.iter().map(|b| b.name.clone()).collect()
+    }
+
+    /// The number of bodies.
+    fn __len__(&self) -> usize {
+        self.lock().model.bodies.len()
+    }
+
+    /// The index of the body called `name`; raises `SceneError` when there is none.
+    fn body_index(&self, name: &Bound<'_, PyString>) -> PyResult<usize> {
+        Self::body(&self.lock(), name.as_any())
+    }
+
+    /// The method's timed stages, in order (the keys of `last_stats["stage_seconds"]`).
+    #[getter]
+    fn stage_names(&self) -> Vec<&'static str> {
+        self.stages.to_vec()
+    }
+
+    /// What the loader accepted but cairn cannot use (a `.scn` file's camera, colours, ...).
+    #[getter]
+    fn notes(&self) -> Vec<String> {
+        self.lock().model.notes.clone()
+    }
+
+    /// The statistics of the last step as a dict (None before the first step): contacts, islands,
+    /// max_penetration (m), iterations, residual, normal_impulse and friction_impulse (N·s), unresolved,
+    /// resolutions, resolution_seconds, stage_seconds (stage → wall s), total_seconds, proxies (per proxy
+    /// a dict of contact_force, contact_torque, coupling_force, coupling_torque, arrays of 3), intersections
+    /// and min_distance (None unless measured).
+    #[getter]
+    fn last_stats<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        self.last.as_ref().map(|s| stats_dict(py, s, self.stages)).transpose()
+    }
+
+    /// Every body's pose, shape (bodies, 3, 4): the row-major matrix [R | p] of its reference frame, the
+    /// layout of `trajectory.npy` (for `abd`, the affine map [A | p]).
+    fn poses<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray3<f64>> {
+        let w = self.lock();
+        let n = w.model.bodies.len();
+        filled(py, [n, 3, 4], n, |i| w.state.pose_3x4(&w.model, i))
+    }
+
+    /// Every body's reference-frame origin, shape (bodies, 3) (`poses()[:, :, 3]`).
+    fn positions<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
+        self.per_body(py, |w, i| {
+            let p = w.state.pose_3x4(&w.model, i);
+            [p[3], p[7], p[11]]
+        })
+    }
+
+    /// Every body's centre of mass, shape (bodies, 3).
+    fn centers_of_mass<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
+        self.per_body(py, |w, i| w.state.bodies[i].x.to_array())
+    }
+
+    /// Every body's orientation, shape (bodies, 4), unit quaternions [w, x, y, z].
+    fn quaternions<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
+        self.per_body(py, |w, i| {
+            let q = w.state.bodies[i].q;
+            [q.w, q.x, q.y, q.z]
+        })
+    }
+
+    /// Every body's velocity (of its centre of mass, world frame), shape (bodies, 3), m/s.
+    fn velocities<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
+        self.per_body(py, |w, i| w.state.bodies[i].v.to_array())
+    }
+
+    /// Every body's angular velocity (world frame), shape (bodies, 3), rad/s.
+    fn angular_velocities<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
+        self.per_body(py, |w, i| w.state.bodies[i].w.to_array())
+    }
+
+    /// Kinetic energy of the dynamic bodies, J.
+    fn kinetic_energy(&self) -> f64 {
+        let w = self.lock();
+        w.state.kinetic_energy(&w.model)
+    }
+
+    /// Potential energy of the dynamic bodies in the scene's gravity, J.
+    fn potential_energy(&self) -> f64 {
+        let w = self.lock();
+        w.state.potential_energy(&w.model)
+    }
+
+    /// Moves `body` (an index or a name) to `position` (of its reference frame) and `quaternion`
+    /// ([w, x, y, z], unit; None keeps its orientation) before the next step. Every method honours it.
+    /// Raises `SceneError` naming the body when it does not exist or a value is not finite.
+    #[pyo3(signature = (body, position, quaternion=None))]
+    fn set_body_pose(&mut self, body: &Bound<'_, PyAny>, position: [f64; 3], quaternion: Option<[f64; 4]>) -> PyResult<()> {
+        let w = self.get_mut();
+        let i = Self::body(w, body)?;
+        let q = match quaternion {
+            Some(q) => quat(q),
+            None => w.state.bodies.get(i).map_or(Quat::IDENTITY, |s| s.q),
+        };
+        w.set_body_pose(i, vec3(position), q).map_err(scene_err)
+    }
+
+    /// Sets `body`'s velocity (of its centre of mass) and angular velocity, world frame, before the next
+    /// step; None keeps that one. Every method honours it. Raises `SceneError` naming the body when it does
+    /// not exist or a value is not finite.
+    #[pyo3(signature = (body, velocity=None, angular_velocity=None))]
+    fn set_body_velocity(
+        &mut self,
+        body: &Bound<'_, PyAny>,
+        velocity: Option<[f64; 3]>,
+        angular_velocity: Option<[f64; 3]>,
+    ) -> PyResult<()> {
+        let w = self.get_mut();
+        let i = Self::body(w, body)?;
+        let now = w.state.bodies.get(i).copied();
+        let v = velocity.map(vec3).or(now.map(|s| s.v)).unwrap_or(Vec3::ZERO);
+        let om = angular_velocity.map(vec3).or(now.map(|s| s.w)).unwrap_or(Vec3::ZERO);
+        w.set_body_velocity(i, v, om).map_err(scene_err)
+    }
+
+    /// Sets the target of haptic proxy `proxy` (an index in the scene's `[[proxy]]` order) for the coming
+    /// steps: the pose of the body's reference frame (`position`, `rotation` [w, x, y, z]) and its velocity
+    /// and angular velocity (default: at rest). From then on the scene's path no longer moves that proxy;
+    /// what it receives is in `last_stats["proxies"]`. Raises `SceneError` naming the proxy when it does not
+    /// exist or the target is not finite with a unit rotation.
+    #[pyo3(signature = (proxy, position, rotation, velocity=[0.0; 3], angular_velocity=[0.0; 3]))]
+    fn set_proxy_target(
+        &mut self,
+        proxy: usize,
+        position: [f64; 3],
+        rotation: [f64; 4],
+        velocity: [f64; 3],
+        angular_velocity: [f64; 3],
+    ) -> PyResult<()> {
+        self.get_mut().set_proxy_target(proxy, vec3(position), quat(rotation), vec3(velocity), vec3(angular_velocity)).map_err(scene_err)
+    }
+
+    /// The whole state now (poses, velocities, the method's warm starts and carried data) as a picklable
+    /// `Snapshot`.
+    fn snapshot(&self) -> Snapshot {
+        Snapshot { inner: self.lock().snapshot() }
+    }
+
+    /// Brings the world back to `snapshot`: the following steps are those of the run it was taken from, bit
+    /// for bit. Raises `SceneError` when it is of another method or number of bodies. `last_stats` becomes
+    /// None.
+    fn restore(&mut self, snapshot: &Bound<'_, Snapshot>) -> PyResult<()> {
+        self.get_mut().restore(&snapshot.get().inner).map_err(scene_err)?;
+        self.last = None;
+        Ok(())
+    }
+
+    fn __repr__(&self) -> String {
+        let w = self.lock();
+        format!(
+            "World(scene={:?}, method={:?}, bodies={}, dt={}, time={})",
+            w.model.name,
+            w.model.method.as_str(),
+            w.model.bodies.len(),
+            w.model.dt,
+            w.state.time
+        )
+    }
+}
