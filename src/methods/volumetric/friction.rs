@@ -22,9 +22,6 @@ pub struct Anchor {
     /// Whether the last step slid (force) / twisted (torque).
     pub sliding: bool,
     pub twisting: bool,
-    /// The contact's spring force filtered over the substeps (stiffness.rs), N: the load it carries.
-    #[serde(default)]
-    pub load: f64,
 }
 
 /// The inputs of one contact's friction.

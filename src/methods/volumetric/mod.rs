@@ -45,10 +45,9 @@ use crate::dynamics::proxy::{coupling, Reading};
 use crate::error::{InputError, SimError};
 use crate::geometry::polytope::{Plane, Polytope};
 use crate::math::Vec3;
-use crate::methods::registry::{self, param, Params};
+use crate::methods::registry::{self, Params};
 use crate::methods::stages::{stage_enum, Stage, StageTimer};
 use crate::methods::{check_finite, Method, StepStats};
-use crate::model::MethodKey;
 use crate::model::{BodyKind, Model};
 use crate::state::State;
 use friction::{Anchor, Gains};
@@ -110,6 +109,8 @@ pub struct Volumetric {
     movable: Vec<bool>,
     candidates: Vec<(u32, u32)>,
     overlaps: Vec<Overlap>,
+    /// Overlapping piece pairs per body this substep (the damper's share, [`Volumetric::damper_share`]).
+    counts: Vec<u32>,
     anchors: Vec<((u32, u32, u32, u32), Anchor)>,
     next_anchors: Vec<((u32, u32, u32, u32), Anchor)>,
     world_a: (Vec<Plane>, Vec<Vec3>),
@@ -155,6 +156,7 @@ impl Volumetric {
             movable: Vec::new(),
             candidates: Vec::new(),
             overlaps: Vec::new(),
+            counts: Vec::new(),
             anchors: Vec::new(),
             next_anchors: Vec::new(),
             world_a: (Vec::new(), Vec::new()),
@@ -186,6 +188,8 @@ impl Volumetric {
         }
         self.broad.find_pairs(&self.aabbs, &self.movable, &mut self.candidates);
         self.overlaps.clear();
+        self.counts.clear();
+        self.counts.resize(model.bodies.len(), 0);
         for &(a, b) in &self.candidates {
             let (a, b) = (a as usize, b as usize);
             let (pa, pb) = (crate::collision::narrow::body_pose(model, state, a), crate::collision::narrow::body_pose(model, state, b));
@@ -201,6 +205,8 @@ impl Volumetric {
                     if c.dist >= 0.0 {
                         continue;
                     }
+                    self.counts[a] += 1;
+                    self.counts[b] += 1;
                     self.overlaps.push(Overlap {
                         a,
                         b,
@@ -216,20 +222,32 @@ impl Volumetric {
     }
 
     /// The pair's spring from the source's rule k = π²m/(8h)² (eq. 8, m the reduced mass), unless `stiffness`
-    /// overrides it, times the load ratio r (stiffness.rs): (k, r).
-    fn spring(&self, model: &Model, a: usize, b: usize, h: f64, load: f64) -> (f64, f64) {
-        let m = reduced_mass(model, a, b);
-        if let Some(k) = self.params.stiffness {
-            return (k, 1.0);
+    /// overrides it.
+    fn spring(&self, model: &Model, a: usize, b: usize, h: f64) -> f64 {
+        self.params.stiffness.unwrap_or_else(|| stiffness::source_spring(reduced_mass(model, a, b), h))
+    }
+
+    /// The spring law (stiffness.rs): the force for the linear spring force `f` and the tangent stiffness ratio r.
+    fn law(&self, model: &Model, a: usize, b: usize, f: f64) -> (f64, f64) {
+        if self.params.stiffness.is_some() || !self.params.stiffness_from_load {
+            return (f, 1.0);
         }
-        let r = if self.params.stiffness_from_load {
-            let (_, _, e) = model.pair_material(a, b);
-            let zeta = self.params.damping_ratio.unwrap_or_else(|| damping_ratio_for(e));
-            stiffness::load_ratio(load, m, model.gravity.length(), zeta)
+        let (_, _, e) = model.pair_material(a, b);
+        let zeta = self.params.damping_ratio.unwrap_or_else(|| damping_ratio_for(e)) * self.damper_share(a, b);
+        stiffness::hardening(f, reduced_mass(model, a, b) * model.gravity.length(), stiffness::max_ratio(zeta))
+    }
+
+    /// The share s = min(1, 2/n) of the source's dampers that a contact gets, n the most overlapping piece
+    /// pairs on either of its moving bodies (stiffness.rs: a body's dampers add up, and two critical ones are
+    /// what explicit integration bears).
+    fn damper_share(&self, a: usize, b: usize) -> f64 {
+        let n = |i: usize| if self.movable[i] { self.counts[i] } else { 0 };
+        let most = n(a).max(n(b));
+        if most > 2 {
+            2.0 / most as f64
         } else {
             1.0
-        };
-        (r * stiffness::source_spring(m, h), r)
+        }
     }
 
     /// The pair's spring k (eq. 8, from the reduced mass, times the load ratio `r`) and the damper c and
@@ -254,10 +272,12 @@ impl Volumetric {
         let mt = 1.0 / lmax;
         let (mu_k, mu_s, e) = model.pair_material(a, b);
         let zeta = self.params.damping_ratio.unwrap_or_else(|| damping_ratio_for(e));
-        let c = self.params.damping.unwrap_or_else(|| stiffness::budget_damper(2.0 * zeta * (k_src * mn.min(m)).sqrt(), k_src, k, h));
+        let share = self.damper_share(a, b);
+        let c_src = share * 2.0 * zeta * (k_src * mn.min(m)).sqrt();
+        let c = self.params.damping.unwrap_or_else(|| stiffness::budget_damper(c_src, k_src, k, h));
         let rf = self.params.friction_stiffness;
         let kf = rf * self.params.stiffness.unwrap_or(stiffness::source_spring(mt.min(m), h));
-        let cf = rf * self.params.damping.unwrap_or(2.0 * zeta * (kf * mt.min(m)).sqrt());
+        let cf = rf * self.params.damping.unwrap_or(share * 2.0 * zeta * (kf * mt.min(m)).sqrt());
         (k, c, Gains { k: kf, c: cf, mu_s, mu_k })
     }
 
@@ -278,9 +298,8 @@ impl Volumetric {
             let (sa, sb) = (state.bodies[a], state.bodies[b]);
             let vel_a = |x: Vec3| sa.v + sa.w.cross(x - sa.x);
             let vel_b = |x: Vec3| sb.v + sb.w.cross(x - sb.x);
-            // what the piece pair carries from the last substep: friction anchors and the filtered load
-            let carried = self.anchors.binary_search_by_key(&o.key, |e| e.0).ok().map(|i| self.anchors[i].1);
-            let (k, r) = self.spring(model, a, b, h, carried.map_or(0.0, |c| c.load));
+            let k = self.spring(model, a, b, h);
+            let r;
             let mut patch = match self.params.model {
                 PenaltyModel::Volume => {
                     t.lap(VolumetricStage::Penalty);
@@ -299,8 +318,12 @@ impl Volumetric {
                     if !ok {
                         continue; // touching or a sliver: no volume, no force
                     }
-                    let damper = |x: Vec3, n: Vec3| self.gains(model, state, a, b, x, n, h, r).1;
-                    let patch = penalty::integrate(&self.isect, k, damper, vel_a, vel_b, o.normal);
+                    let law = |x: Vec3, n: Vec3, f: f64| {
+                        let (g, r) = self.law(model, a, b, f);
+                        (if f > 0.0 { g / f } else { 1.0 }, self.gains(model, state, a, b, x, n, h, r).1)
+                    };
+                    let patch = penalty::integrate_law(&self.isect, k, law, |_, _| 0.0, vel_a, vel_b, o.normal);
+                    r = self.law(model, a, b, patch.spring).1;
                     // penetration: the intersection's extent along its normal
                     let (lo, hi) = self.isect.polygon.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, u), p| {
                         let z = p.dot(patch.normal);
@@ -312,9 +335,10 @@ impl Volumetric {
                 PenaltyModel::Point => {
                     self.max_depth = self.max_depth.max(o.depth);
                     let point = 0.5 * (o.point_a + o.point_b);
+                    let (spring, rr) = self.law(model, a, b, k * o.depth);
+                    r = rr;
                     let (_, c, _) = self.gains(model, state, a, b, point, o.normal, h, r);
                     let vn = (vel_a(point) - vel_b(point)).dot(o.normal);
-                    let spring = k * o.depth;
                     penalty::Patch { normal: o.normal, volume: 0.0, area: 0.0, force: (spring + c * vn).max(0.0), spring, point, arm: 0.0 }
                 }
             };
@@ -325,12 +349,12 @@ impl Volumetric {
             patch.force = patch.force.max(0.0);
             // friction: the anchors persist by piece pair
             let (pa, pb) = (crate::collision::narrow::body_pose(model, state, a), crate::collision::narrow::body_pose(model, state, b));
-            let mut anchor = carried.unwrap_or_else(|| Anchor {
-                a: pa.inverse_transform_point(patch.point),
-                b: pb.inverse_transform_point(patch.point),
-                ..Default::default()
-            });
-            anchor.load = stiffness::filter_load(anchor.load, patch.spring.max(0.0));
+            let mut anchor = match self.anchors.binary_search_by_key(&o.key, |e| e.0) {
+                Ok(i) => self.anchors[i].1,
+                Err(_) => {
+                    Anchor { a: pa.inverse_transform_point(patch.point), b: pb.inverse_transform_point(patch.point), ..Default::default() }
+                }
+            };
             let fc = friction::Contact {
                 n: patch.normal,
                 point: patch.point,
