@@ -230,8 +230,7 @@ impl Volumetric {
     /// The spring law (stiffness.rs): the force for the linear spring force `f` and the tangent stiffness ratio r.
     fn law(&self, model: &Model, a: usize, b: usize, f: f64) -> (f64, f64) {
         // only where the analysis holds: bodies with at most two contacts (a chain, a stack, a body between
-        // the ground and a load); with more, a body's antiphase modes already spend the margin (the silo's
-        // pile of balls gained energy with hardened contacts)
+        // the ground and a load); with more, a body's antiphase modes already spend the margin
         if self.params.stiffness.is_some() || !self.params.stiffness_from_load || self.damper_share(a, b) < 1.0 {
             return (f, 1.0);
         }
