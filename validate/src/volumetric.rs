@@ -9,7 +9,18 @@ use cairn::methods::volumetric::penalty::{integrate, triangle_integrals, Patch};
 use cairn::world::World;
 
 /// Experiment names, in table order.
-pub const EXPERIMENTS: [&str; 7] = ["vp_intersection", "vp_integrals", "vp_resting", "vp_cubedrop", "vp_incline", "vp_blocks4", "vp_proxy"];
+pub const EXPERIMENTS: [&str; 10] = [
+    "vp_intersection",
+    "vp_integrals",
+    "vp_resting",
+    "vp_cubedrop",
+    "vp_incline",
+    "vp_blocks4",
+    "vp_proxy",
+    "vp_slope_100hz",
+    "vp_heavy_on_light",
+    "vp_scene_depths",
+];
 
 pub(super) fn run(name: &str, method: &Overrides) -> Vec<Row> {
     let r = match name {
@@ -20,6 +31,9 @@ pub(super) fn run(name: &str, method: &Overrides) -> Vec<Row> {
         "vp_incline" => incline(method),
         "vp_blocks4" => blocks4(method),
         "vp_proxy" => proxy(method),
+        "vp_slope_100hz" => super::volumetric_frames::slope(method),
+        "vp_heavy_on_light" => super::volumetric_frames::heavy_on_light(method),
+        "vp_scene_depths" => super::volumetric_frames::scene_depths(method),
         other => Err(anyhow::anyhow!("unknown experiment `{other}`")),
     };
     r.unwrap_or_else(|e| vec![super::failed(name, e)])
@@ -145,7 +159,8 @@ fn resting(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     for _ in 0..300 {
         w.step()?;
     }
-    let (m, h) = (w.model.bodies[1].mass, w.model.dt);
+    // the spring follows the substep h = dt/substeps (10 at the scene's 10 ms frames)
+    let (m, h) = (w.model.bodies[1].mass, w.model.dt / super::volumetric_frames::substeps(&w.model) as f64);
     let k = std::f64::consts::PI.powi(2) * m / (64.0 * h * h);
     let p = floor_patch(&w, 1, k).ok_or_else(|| anyhow::anyhow!("the resting cube does not touch the floor"))?;
     let x = w.state.bodies[1].x;
@@ -157,7 +172,7 @@ fn resting(method: &Overrides) -> anyhow::Result<Vec<Row>> {
         row("resting cube: centre of pressure under the COM", "0 m", format!("{off:.1e} m"), "1e-9 m", off <= 1e-9),
         row("resting cube: net moment about the COM", "0 N·m", format!("{moment:.1e} N·m"), "1e-9·m g", moment <= 1e-9 * mg),
         row(
-            "resting cube: depth (k = π²m/(8h)²)",
+            &format!("resting cube: depth (k = π²m/(8h)², h = {:.1} ms)", h * 1e3),
             format!("{:.4} mm (m g / k)", mg / k * 1e3),
             format!("{:.4} mm", depth * 1e3),
             "0.5%",
@@ -233,7 +248,8 @@ fn incline(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
     for deg in [15.0f64, 25.0, 28.0, 35.0] {
         let th = deg.to_radians();
-        let depth = g * th.cos() * 64.0 * h * h / std::f64::consts::PI.powi(2);
+        let hs = h / cairn::methods::volumetric::VolumetricParams::default().substeps_for(h) as f64; // the substep
+        let depth = g * th.cos() * 64.0 * hs * hs / std::f64::consts::PI.powi(2);
         let mut text = format!(
             "format = 1\n[world]\ndt = {h}\ngravity = [0.0, 0.0, {}]\n[[material]]\nname = \"default\"\nfriction = {mu_k}\nstatic_friction = {mu_s}\n\
 [[body]]\nname = \"floor\"\nkind = \"static\"\nshape = {{ type = \"box\", size = [200.0, 4.0, 1.0] }}\nposition = [0.0, 0.0, -0.5]\n\

@@ -13,6 +13,13 @@
 //!    application point from force and moment; friction by anchor springs (§4.6, friction.rs).
 //! 4. **integrate**: symplectic Euler, v += h·F/m and L += h·τ, then the pose (dynamics/integrate.rs).
 //!
+//! **Substeps.** The method runs at its own rate inside a frame: [`World::step`](crate::world::World::step)
+//! calls it once per frame of the scene's dt, and it repeats stages 1–4 `substeps` times with h = dt/substeps
+//! (by default the fewest substeps that keep h ≤ 1 ms, the source's haptic rate). The gains use h; loads are
+//! evaluated at each substep's time; the proxies' targets stay those of the frame. The frame's `StepStats`:
+//! largest penetration over the substeps, impulses summed (Σ F·h), `contacts` the largest substep count, stage
+//! times summed, each proxy's reading (contact wrench and coupling) averaged over the frame.
+//!
 //! Symbols of the paper → names here:
 //! - k, m = m1·m2/(m1+m2), T (eqs. 7–8): `Pair::k`, `reduced_mass`, the step `h`; k = π²m/(8T)².
 //! - the damper b of eq. (6): `Pair::c` = 2ζ√(k·m), ζ from the pair's restitution e, ζ = −ln e/√(π² + ln²e).
@@ -24,7 +31,11 @@
 //! wrench on them.
 
 pub mod friction;
+mod params;
 pub mod penalty;
+pub mod stiffness;
+
+pub use params::{PenaltyModel, VolumetricParams, HAPTIC_STEP};
 
 use crate::collision::broad::BroadPhase;
 use crate::collision::intersect::{intersect, Intersection, PolyView, Workspace};
@@ -34,77 +45,13 @@ use crate::dynamics::proxy::{coupling, Reading};
 use crate::error::{InputError, SimError};
 use crate::geometry::polytope::{Plane, Polytope};
 use crate::math::Vec3;
-use crate::methods::registry::{self, param, Params};
+use crate::methods::registry::{self, Params};
 use crate::methods::stages::{stage_enum, Stage, StageTimer};
 use crate::methods::{check_finite, Method, StepStats};
-use crate::model::MethodKey;
 use crate::model::{BodyKind, Model};
 use crate::state::State;
 use friction::{Anchor, Gains};
 use parry3d_f64::bounding_volume::{Aabb, BoundingVolume};
-
-/// Where the penalty acts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PenaltyModel {
-    /// Integrated over the intersection volume (the paper's method).
-    Volume,
-    /// One spring at the most penetrating point (the paper's comparison, "simple penalty method").
-    Point,
-}
-
-/// Parameters of `[solver.volumetric-penalty]`.
-#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct VolumetricParams {
-    /// Normal spring, N/m on the mean depth. Default: k = π²m/(8h)² from the pair's reduced mass (eq. 8).
-    pub stiffness: Option<f64>,
-    /// Normal damper, N·s/m. Default: 2ζ√(k·m).
-    pub damping: Option<f64>,
-    /// Damping ratio ζ. Default: from the pair's restitution e, ζ = −ln e/√(π² + ln²e) (1 for e = 0).
-    pub damping_ratio: Option<f64>,
-    /// Friction anchor spring and damper as multiples of the normal ones. Default 1.
-    pub friction_stiffness: f64,
-    /// `volume` (default) or `point`.
-    pub model: PenaltyModel,
-    /// Segments around a circle when spheres, capsules and cylinders become polytopes. Default 16.
-    pub tessellation: u32,
-}
-
-impl Default for VolumetricParams {
-    fn default() -> Self {
-        VolumetricParams {
-            stiffness: None,
-            damping: None,
-            damping_ratio: None,
-            friction_stiffness: 1.0,
-            model: PenaltyModel::Volume,
-            tessellation: 16,
-        }
-    }
-}
-
-impl Params for VolumetricParams {
-    const KEY: MethodKey = MethodKey::VolumetricPenalty;
-    fn validate(&self) -> Result<(), String> {
-        if let Some(k) = self.stiffness {
-            param::positive(Self::KEY, "stiffness", k)?;
-        }
-        for (v, k) in
-            [(self.damping, "damping"), (self.damping_ratio, "damping_ratio"), (Some(self.friction_stiffness), "friction_stiffness")]
-        {
-            if let Some(v) = v {
-                param::non_negative(Self::KEY, k, v)?;
-            }
-        }
-        param::within(Self::KEY, "tessellation", self.tessellation, 4, 256)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for PenaltyModel {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        param::keyword(d, MethodKey::VolumetricPenalty, "model", &[("volume", PenaltyModel::Volume), ("point", PenaltyModel::Point)])
-    }
-}
 
 /// `volumetric-penalty` runs haptic proxies, and no joints yet.
 pub fn supports(model: &Model) -> Result<(), String> {
@@ -162,6 +109,8 @@ pub struct Volumetric {
     movable: Vec<bool>,
     candidates: Vec<(u32, u32)>,
     overlaps: Vec<Overlap>,
+    /// Overlapping piece pairs per body this substep (the damper's share, [`Volumetric::damper_share`]).
+    counts: Vec<u32>,
     anchors: Vec<((u32, u32, u32, u32), Anchor)>,
     next_anchors: Vec<((u32, u32, u32, u32), Anchor)>,
     /// The step's contact points (centres of pressure) and normals, for `StepStats::contact_points`.
@@ -172,6 +121,10 @@ pub struct Volumetric {
     isect: Intersection,
     force: Vec<Vec3>,
     torque: Vec<Vec3>,
+    /// The contact wrench per body and the coupling per proxy, averaged over the frame's substeps so far.
+    frame_force: Vec<Vec3>,
+    frame_torque: Vec<Vec3>,
+    frame_coupling: Vec<(Vec3, Vec3)>,
     /// Largest penetration this step: the intersection's extent along its normal (`volume`), the EPA depth
     /// (`point`).
     max_depth: f64,
@@ -205,6 +158,7 @@ impl Volumetric {
             movable: Vec::new(),
             candidates: Vec::new(),
             overlaps: Vec::new(),
+            counts: Vec::new(),
             anchors: Vec::new(),
             next_anchors: Vec::new(),
             contact_points: Vec::new(),
@@ -214,13 +168,16 @@ impl Volumetric {
             isect: Intersection::default(),
             force: Vec::new(),
             torque: Vec::new(),
+            frame_force: Vec::new(),
+            frame_torque: Vec::new(),
+            frame_coupling: Vec::new(),
             max_depth: 0.0,
         })
     }
 
-    /// The contact force and torque (about the centre of mass) on body `i` in the last step.
+    /// The contact force and torque (about the centre of mass) on body `i`, averaged over the last frame.
     pub fn contact_wrench(&self, i: usize) -> (Vec3, Vec3) {
-        (self.force.get(i).copied().unwrap_or_default(), self.torque.get(i).copied().unwrap_or_default())
+        (self.frame_force.get(i).copied().unwrap_or_default(), self.frame_torque.get(i).copied().unwrap_or_default())
     }
 
     /// Stage 1: overlapping piece pairs, in a deterministic order.
@@ -234,6 +191,8 @@ impl Volumetric {
         }
         self.broad.find_pairs(&self.aabbs, &self.movable, &mut self.candidates);
         self.overlaps.clear();
+        self.counts.clear();
+        self.counts.resize(model.bodies.len(), 0);
         for &(a, b) in &self.candidates {
             let (a, b) = (a as usize, b as usize);
             let (pa, pb) = (crate::collision::narrow::body_pose(model, state, a), crate::collision::narrow::body_pose(model, state, b));
@@ -249,6 +208,8 @@ impl Volumetric {
                     if c.dist >= 0.0 {
                         continue;
                     }
+                    self.counts[a] += 1;
+                    self.counts[b] += 1;
                     self.overlaps.push(Overlap {
                         a,
                         b,
@@ -263,24 +224,51 @@ impl Volumetric {
         }
     }
 
-    /// The pair's spring k = π²m/(8h)² (eq. 8, m the reduced mass), unless `stiffness` overrides it.
+    /// The pair's spring from the source's rule k = π²m/(8h)² (eq. 8, m the reduced mass), unless `stiffness`
+    /// overrides it.
     fn spring(&self, model: &Model, a: usize, b: usize, h: f64) -> f64 {
-        let pi2 = std::f64::consts::PI * std::f64::consts::PI;
-        self.params.stiffness.unwrap_or(pi2 * reduced_mass(model, a, b) / (64.0 * h * h))
+        self.params.stiffness.unwrap_or_else(|| stiffness::source_spring(reduced_mass(model, a, b), h))
     }
 
-    /// The pair's spring k (eq. 8, from the reduced mass) and the damper c and friction gains for a contact at
-    /// `point` with normal `n`.
+    /// The spring law (stiffness.rs): the force for the linear spring force `f` and the tangent stiffness ratio r.
+    fn law(&self, model: &Model, a: usize, b: usize, f: f64) -> (f64, f64) {
+        // only where the analysis holds: bodies with at most two contacts (a chain, a stack, a body between
+        // the ground and a load); with more, a body's antiphase modes already spend the margin
+        if self.params.stiffness.is_some() || !self.params.stiffness_from_load || self.damper_share(a, b) < 1.0 {
+            return (f, 1.0);
+        }
+        let (_, _, e) = model.pair_material(a, b);
+        let zeta = self.params.damping_ratio.unwrap_or_else(|| damping_ratio_for(e));
+        stiffness::hardening(f, reduced_mass(model, a, b) * model.gravity.length(), stiffness::max_ratio(zeta))
+    }
+
+    /// The share s = min(1, 2/n) of the source's dampers that a contact gets, n the most overlapping piece
+    /// pairs on either of its moving bodies (stiffness.rs: a body's dampers add up, and two critical ones are
+    /// what explicit integration bears).
+    fn damper_share(&self, a: usize, b: usize) -> f64 {
+        let n = |i: usize| if self.movable[i] { self.counts[i] } else { 0 };
+        let most = n(a).max(n(b));
+        if most > 2 {
+            2.0 / most as f64
+        } else {
+            1.0
+        }
+    }
+
+    /// The pair's spring k (eq. 8, from the reduced mass, times the load ratio `r`) and the damper c and
+    /// friction gains for a contact at `point` with normal `n`.
     ///
     /// Dampers and the friction spring act on the contact point, where the bodies' rotation makes the mass that
     /// the contact moves smaller than the reduced mass (a corner of a tilted box moves about four times more
     /// easily than its centre). With the reduced mass, a critically damped contact would make symplectic Euler
     /// unstable there, so the damper uses the effective mass along n at the point, m_n = 1/(nᵀKn), and the
-    /// friction spring and damper the smallest tangential one, both from the collision matrix K (§0).
-    fn gains(&self, model: &Model, state: &State, a: usize, b: usize, point: Vec3, n: Vec3, h: f64) -> (f64, f64, Gains) {
+    /// friction spring and damper the smallest tangential one, both from the collision matrix K (§0). With
+    /// r > 1 the damper shrinks to keep the contact's share of the stability budget (stiffness.rs).
+    #[allow(clippy::too_many_arguments)]
+    fn gains(&self, model: &Model, state: &State, a: usize, b: usize, point: Vec3, n: Vec3, h: f64, r: f64) -> (f64, f64, Gains) {
         let m = reduced_mass(model, a, b);
-        let pi2 = std::f64::consts::PI * std::f64::consts::PI;
-        let k = self.spring(model, a, b, h);
+        let k_src = self.params.stiffness.unwrap_or(stiffness::source_spring(m, h));
+        let k = r * k_src;
         let kmat = collision_matrix(model, state, a, b, point);
         let mn = 1.0 / n.dot(kmat * n);
         let (t1, t2) = crate::math::tangent_basis(n);
@@ -289,10 +277,12 @@ impl Volumetric {
         let mt = 1.0 / lmax;
         let (mu_k, mu_s, e) = model.pair_material(a, b);
         let zeta = self.params.damping_ratio.unwrap_or_else(|| damping_ratio_for(e));
-        let c = self.params.damping.unwrap_or(2.0 * zeta * (k * mn.min(m)).sqrt());
-        let r = self.params.friction_stiffness;
-        let kf = r * self.params.stiffness.unwrap_or(pi2 * mt.min(m) / (64.0 * h * h));
-        let cf = r * self.params.damping.unwrap_or(2.0 * zeta * (kf * mt.min(m)).sqrt());
+        let share = self.damper_share(a, b);
+        let c_src = share * 2.0 * zeta * (k_src * mn.min(m)).sqrt();
+        let c = self.params.damping.unwrap_or_else(|| stiffness::budget_damper(c_src, k_src, k, h));
+        let rf = self.params.friction_stiffness;
+        let kf = rf * self.params.stiffness.unwrap_or(stiffness::source_spring(mt.min(m), h));
+        let cf = rf * self.params.damping.unwrap_or(share * 2.0 * zeta * (kf * mt.min(m)).sqrt());
         (k, c, Gains { k: kf, c: cf, mu_s, mu_k })
     }
 
@@ -315,6 +305,7 @@ impl Volumetric {
             let vel_a = |x: Vec3| sa.v + sa.w.cross(x - sa.x);
             let vel_b = |x: Vec3| sb.v + sb.w.cross(x - sb.x);
             let k = self.spring(model, a, b, h);
+            let r;
             let mut patch = match self.params.model {
                 PenaltyModel::Volume => {
                     t.lap(VolumetricStage::Penalty);
@@ -333,8 +324,12 @@ impl Volumetric {
                     if !ok {
                         continue; // touching or a sliver: no volume, no force
                     }
-                    let damper = |x: Vec3, n: Vec3| self.gains(model, state, a, b, x, n, h).1;
-                    let patch = penalty::integrate(&self.isect, k, damper, vel_a, vel_b, o.normal);
+                    let law = |x: Vec3, n: Vec3, f: f64| {
+                        let (g, r) = self.law(model, a, b, f);
+                        (if f > 0.0 { g / f } else { 1.0 }, self.gains(model, state, a, b, x, n, h, r).1)
+                    };
+                    let patch = penalty::integrate_law(&self.isect, k, law, |_, _| 0.0, vel_a, vel_b, o.normal);
+                    r = self.law(model, a, b, patch.spring).1;
                     // penetration: the intersection's extent along its normal
                     let (lo, hi) = self.isect.polygon.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, u), p| {
                         let z = p.dot(patch.normal);
@@ -346,27 +341,26 @@ impl Volumetric {
                 PenaltyModel::Point => {
                     self.max_depth = self.max_depth.max(o.depth);
                     let point = 0.5 * (o.point_a + o.point_b);
-                    let (_, c, _) = self.gains(model, state, a, b, point, o.normal, h);
+                    let (spring, rr) = self.law(model, a, b, k * o.depth);
+                    r = rr;
+                    let (_, c, _) = self.gains(model, state, a, b, point, o.normal, h, r);
                     let vn = (vel_a(point) - vel_b(point)).dot(o.normal);
-                    let spring = k * o.depth;
                     penalty::Patch { normal: o.normal, volume: 0.0, area: 0.0, force: (spring + c * vn).max(0.0), spring, point, arm: 0.0 }
                 }
             };
             if patch.force <= 0.0 {
                 continue;
             }
-            let (_, _, g) = self.gains(model, state, a, b, patch.point, patch.normal, h);
+            let (_, _, g) = self.gains(model, state, a, b, patch.point, patch.normal, h, r);
             patch.force = patch.force.max(0.0);
             // friction: the anchors persist by piece pair
+            let (pa, pb) = (crate::collision::narrow::body_pose(model, state, a), crate::collision::narrow::body_pose(model, state, b));
             let mut anchor = match self.anchors.binary_search_by_key(&o.key, |e| e.0) {
                 Ok(i) => self.anchors[i].1,
                 Err(_) => {
-                    let (pa, pb) =
-                        (crate::collision::narrow::body_pose(model, state, a), crate::collision::narrow::body_pose(model, state, b));
                     Anchor { a: pa.inverse_transform_point(patch.point), b: pb.inverse_transform_point(patch.point), ..Default::default() }
                 }
             };
-            let (pa, pb) = (crate::collision::narrow::body_pose(model, state, a), crate::collision::narrow::body_pose(model, state, b));
             let fc = friction::Contact {
                 n: patch.normal,
                 point: patch.point,
@@ -397,9 +391,9 @@ impl Volumetric {
         (active, sum_n, sum_t)
     }
 
-    /// Stage 4: symplectic Euler with gravity, loads, proxy couplings and the contact wrenches.
-    fn integrate(&mut self, model: &Model, state: &mut State, h: f64) {
-        let t = state.time;
+    /// Stage 4: symplectic Euler with gravity, loads (at the substep's time `t`), proxy couplings and the
+    /// contact wrenches.
+    fn integrate(&mut self, model: &Model, state: &mut State, h: f64, t: f64) {
         for i in 0..model.bodies.len() {
             let body = &model.bodies[i];
             if body.kind == BodyKind::Dynamic {
@@ -434,46 +428,58 @@ stage_enum! {
 }
 
 impl Volumetric {
-    /// Stages 2–3: the contact forces (intersection and penalty, timed through `t`), their statistics and the
-    /// proxy readings.
+    /// Stages 2–3 of one substep of `h` out of `n`: the contact forces (intersection and penalty, timed through
+    /// `t`), their statistics combined into the frame's `stats`, and the frame averages of the proxies' wrenches.
     fn contact(
         &mut self,
         model: &Model,
         state: &State,
-        dt: f64,
+        (h, n): (f64, u32),
         stats: &mut StepStats,
         t: &mut StageTimer<VolumetricStage>,
     ) -> Result<(), SimError> {
         self.max_depth = 0.0;
-        let (active, sum_n, sum_t) = self.contact_forces(model, state, dt, t);
-        stats.max_penetration = self.max_depth;
-        stats.contacts = active;
+        let (active, sum_n, sum_t) = self.contact_forces(model, state, h, t);
+        stats.max_penetration = stats.max_penetration.max(self.max_depth);
+        stats.contacts = stats.contacts.max(active);
+        // the last substep's contact points (each substep replaces them)
         stats.contact_points.clone_from(&self.contact_points);
-        stats.normal_impulse = sum_n * dt;
-        stats.friction_impulse = sum_t * dt;
+        stats.normal_impulse += sum_n * h;
+        stats.friction_impulse += sum_t * h;
         for (i, f) in self.force.iter().chain(&self.torque).enumerate() {
             if !crate::math::finite3(*f) {
                 let body = model.bodies[i % model.bodies.len()].name.clone();
                 return Err(SimError::NonFinite { body, step: state.step, stage: "penalty", quantity: "contact force" });
             }
         }
-        // proxy readings: the contact wrench and the coupling at the start of the step
-        stats.proxies = model
-            .proxies
-            .iter()
-            .zip(&state.proxies)
-            .map(|(p, t)| {
-                let (fc, tc) = coupling(model, p, t, &state.bodies[p.body]);
-                Reading {
-                    contact_force: self.force[p.body].to_array(),
-                    contact_torque: self.torque[p.body].to_array(),
-                    coupling_force: fc.to_array(),
-                    coupling_torque: tc.to_array(),
-                }
-            })
-            .collect();
+        let w = 1.0 / n as f64;
+        for i in 0..model.bodies.len() {
+            self.frame_force[i] += self.force[i] * w;
+            self.frame_torque[i] += self.torque[i] * w;
+        }
+        // proxy readings: the coupling at the start of each substep, averaged
+        for ((p, tg), acc) in model.proxies.iter().zip(&state.proxies).zip(&mut self.frame_coupling) {
+            let (fc, tc) = coupling(model, p, tg, &state.bodies[p.body]);
+            acc.0 += fc * w;
+            acc.1 += tc * w;
+        }
         t.lap(VolumetricStage::Penalty);
         Ok(())
+    }
+
+    /// The frame's proxy readings from the averages.
+    fn readings(&self, model: &Model) -> Vec<Reading> {
+        model
+            .proxies
+            .iter()
+            .zip(&self.frame_coupling)
+            .map(|(p, (fc, tc))| Reading {
+                contact_force: self.frame_force[p.body].to_array(),
+                contact_torque: self.frame_torque[p.body].to_array(),
+                coupling_force: fc.to_array(),
+                coupling_torque: tc.to_array(),
+            })
+            .collect()
     }
 }
 
@@ -496,15 +502,28 @@ impl Method for Volumetric {
 }
 
 impl Volumetric {
-    /// The step's stages, in order.
+    /// The frame's substeps, each the stages in order.
     fn stages(&mut self, model: &Model, state: &mut State, dt: f64) -> Result<StepStats, SimError> {
         let mut stats = StepStats::default();
         check_finite(model, state, "start of step")?;
+        let n = self.params.substeps_for(dt);
+        let h = dt / n as f64;
+        let nb = model.bodies.len();
+        for v in [&mut self.frame_force, &mut self.frame_torque] {
+            v.clear();
+            v.resize(nb, Vec3::ZERO);
+        }
+        self.frame_coupling.clear();
+        self.frame_coupling.resize(model.proxies.len(), (Vec3::ZERO, Vec3::ZERO));
         let mut t = StageTimer::start();
-        t.time(VolumetricStage::Collision, || self.detect(model, state));
-        self.contact(model, state, dt, &mut stats, &mut t)?;
-        t.time(VolumetricStage::Integrate, || self.integrate(model, state, dt));
-        check_finite(model, state, "integrate")?;
+        for s in 0..n {
+            let time = state.time + s as f64 * h;
+            t.time(VolumetricStage::Collision, || self.detect(model, state));
+            self.contact(model, state, (h, n), &mut stats, &mut t)?;
+            t.time(VolumetricStage::Integrate, || self.integrate(model, state, h, time));
+            check_finite(model, state, "integrate")?;
+        }
+        stats.proxies = self.readings(model);
         t.finish(&mut stats);
         Ok(stats)
     }

@@ -50,6 +50,22 @@ pub fn integrate(
     vel_b: impl Fn(Vec3) -> Vec3,
     fallback: Vec3,
 ) -> Patch {
+    integrate_law(isect, k, |_, _, _| (1.0, -1.0), damper, vel_a, vel_b, fallback)
+}
+
+/// [`integrate`] with a spring law on the mean depth: `law(point, n, f)` gets the linear spring force
+/// f = k·(mean depth) and returns (the factor s by which the spring's force and moment are scaled, the damper
+/// c); `damper` is then not used unless `law` returns a negative c. The centre of pressure of the spring is
+/// that of the linear field (s scales force and moment alike).
+pub fn integrate_law(
+    isect: &Intersection,
+    k: f64,
+    law: impl Fn(Vec3, Vec3, f64) -> (f64, f64),
+    damper: impl Fn(Vec3, Vec3) -> f64,
+    vel_a: impl Fn(Vec3) -> Vec3,
+    vel_b: impl Fn(Vec3) -> Vec3,
+    fallback: Vec3,
+) -> Patch {
     let o = isect.center;
     // eq. (1): area-weighted face normals, A's minus B's
     let mut n = Vec3::ZERO;
@@ -90,8 +106,18 @@ pub fn integrate(
     if !(area > 0.0) || !(volume > 0.0) {
         return Patch { normal: n, volume: volume.max(0.0), area, point: o, ..Default::default() };
     }
-    let spring = fs.dot(n) / area;
-    let c = if fs.length_squared() > 0.0 { damper(o + fs.cross(ms) / fs.length_squared(), n) } else { 0.0 };
+    let linear = fs.dot(n) / area;
+    let cop = if fs.length_squared() > 0.0 { o + fs.cross(ms) / fs.length_squared() } else { o };
+    let (scale, c_law) = law(cop, n, linear);
+    let (fs, ms) = (fs * scale, ms * scale);
+    let spring = linear * scale;
+    let c = if fs.length_squared() == 0.0 {
+        0.0
+    } else if c_law >= 0.0 {
+        c_law
+    } else {
+        damper(cop, n)
+    };
     let (fd, md) = (fd * c, md * c);
     let mut total = (fs + fd).dot(n) / area;
     let (mut ftot, mut mtot) = (fs + fd, ms + md);

@@ -52,3 +52,47 @@ fn proxy_follows_its_path_in_free_space() {
     let target = crate::math::Quat::from_rotation_z(std::f64::consts::FRAC_PI_2);
     assert!(s.q.angle_between(target) < 1e-3, "angle off by {}", s.q.angle_between(target));
 }
+
+#[test]
+fn default_substeps_keep_each_at_most_a_millisecond() {
+    let p = super::VolumetricParams::default();
+    for (dt, n) in [(0.01, 10), (1.0 / 60.0, 17), (0.001, 1), (0.005, 5), (0.0002, 1), (0.0105, 11)] {
+        assert_eq!(p.substeps_for(dt), n, "dt {dt}");
+    }
+    let p = super::VolumetricParams { substeps: Some(3), ..Default::default() };
+    assert_eq!(p.substeps_for(0.01), 3);
+}
+
+#[test]
+fn zero_substeps_are_refused_with_the_key_named() {
+    let text =
+        CUBE.replace("method = \"volumetric-penalty\"\n", "method = \"volumetric-penalty\"\n[solver.volumetric-penalty]\nsubsteps = 0\n");
+    let e = World::from_scene_text(&text, "t").err().expect("substeps = 0 must be refused").to_string();
+    assert!(e.contains("solver.volumetric-penalty.substeps") && e.contains("1..="), "{e}");
+}
+
+/// One frame of 2 ms in two substeps is two frames of 1 ms: the same bits (the gains use the substep, the
+/// anchors and loads carry over), a load switched on at the second substep's time, impulses summed, the
+/// penetration and the contacts the larger of the two.
+#[test]
+fn substeps_are_frames_of_the_substep() {
+    let scene = |dt: &str, extra: &str| {
+        CUBE.replace("dt = 0.001", &format!("dt = {dt}"))
+            .replace("method = \"volumetric-penalty\"\n", &format!("method = \"volumetric-penalty\"\n{extra}"))
+            + "[[load]]\nbody = \"cube\"\nforce = [15.0, 5.0, 0.0]\ntorque = [0.0, 0.0, 0.5]\nstart = 0.0005\n"
+    };
+    let mut fine = world(&scene("0.001", ""));
+    let mut coarse = world(&scene("0.002", "[solver.volumetric-penalty]\nsubsteps = 2\n"));
+    for _ in 0..400 {
+        let a = fine.step().unwrap();
+        let b = fine.step().unwrap();
+        let c = coarse.step().unwrap();
+        assert_eq!(c.normal_impulse, a.normal_impulse + b.normal_impulse);
+        assert_eq!(c.friction_impulse, a.friction_impulse + b.friction_impulse);
+        assert_eq!(c.max_penetration, a.max_penetration.max(b.max_penetration));
+        assert_eq!(c.contacts, a.contacts.max(b.contacts));
+    }
+    assert_eq!(fine.state.bodies, coarse.state.bodies);
+    assert_eq!(fine.state.anchors, coarse.state.anchors);
+    assert!(!fine.state.anchors.is_empty() && fine.state.bodies[1].v.length() > 1e-3, "the load must slide the cube");
+}

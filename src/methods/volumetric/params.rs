@@ -1,0 +1,87 @@
+//! `[solver.volumetric-penalty]`: the method's parameters.
+
+use crate::methods::registry::{param, Params};
+use crate::model::MethodKey;
+
+/// Where the penalty acts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PenaltyModel {
+    /// Integrated over the intersection volume (the paper's method).
+    Volume,
+    /// One spring at the most penetrating point (the paper's comparison, "simple penalty method").
+    Point,
+}
+
+/// Parameters of `[solver.volumetric-penalty]`.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct VolumetricParams {
+    /// Normal spring, N/m on the mean depth. Default: k = π²m/(8h)² from the pair's reduced mass (eq. 8).
+    pub stiffness: Option<f64>,
+    /// Normal damper, N·s/m. Default: 2ζ√(k·m).
+    pub damping: Option<f64>,
+    /// Damping ratio ζ. Default: from the pair's restitution e, ζ = −ln e/√(π² + ln²e) (1 for e = 0).
+    pub damping_ratio: Option<f64>,
+    /// Friction anchor spring and damper as multiples of the normal ones. Default 1.
+    pub friction_stiffness: f64,
+    /// `volume` (default) or `point`.
+    pub model: PenaltyModel,
+    /// Segments around a circle when spheres, capsules and cylinders become polytopes. Default 16.
+    pub tessellation: u32,
+    /// Substeps per frame, ≥ 1. Default: the fewest that keep each substep ≤ 1 ms ([`HAPTIC_STEP`]).
+    pub substeps: Option<u32>,
+    /// Let the spring follow the load the contact carries, with the damper that keeps explicit integration's
+    /// margin (stiffness.rs). Default true; a single body on a fixed one keeps the source's rule exactly.
+    pub stiffness_from_load: bool,
+}
+
+/// The substep the default `substeps` aims at: 1 ms, the source's haptic rate, s.
+pub const HAPTIC_STEP: f64 = 1e-3;
+
+impl VolumetricParams {
+    /// Substeps per frame of `dt`: `substeps`, or the fewest that keep each substep ≤ [`HAPTIC_STEP`].
+    pub fn substeps_for(&self, dt: f64) -> u32 {
+        self.substeps.unwrap_or_else(|| ((dt / HAPTIC_STEP) * (1.0 - 1e-9)).ceil().clamp(1.0, 1e6) as u32)
+    }
+}
+
+impl Default for VolumetricParams {
+    fn default() -> Self {
+        VolumetricParams {
+            stiffness: None,
+            damping: None,
+            damping_ratio: None,
+            friction_stiffness: 1.0,
+            model: PenaltyModel::Volume,
+            tessellation: 16,
+            substeps: None,
+            stiffness_from_load: true,
+        }
+    }
+}
+
+impl Params for VolumetricParams {
+    const KEY: MethodKey = MethodKey::VolumetricPenalty;
+    fn validate(&self) -> Result<(), String> {
+        if let Some(k) = self.stiffness {
+            param::positive(Self::KEY, "stiffness", k)?;
+        }
+        for (v, k) in
+            [(self.damping, "damping"), (self.damping_ratio, "damping_ratio"), (Some(self.friction_stiffness), "friction_stiffness")]
+        {
+            if let Some(v) = v {
+                param::non_negative(Self::KEY, k, v)?;
+            }
+        }
+        if let Some(n) = self.substeps {
+            param::within(Self::KEY, "substeps", n, 1, 1_000_000)?;
+        }
+        param::within(Self::KEY, "tessellation", self.tessellation, 4, 256)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for PenaltyModel {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        param::keyword(d, MethodKey::VolumetricPenalty, "model", &[("volume", PenaltyModel::Volume), ("point", PenaltyModel::Point)])
+    }
+}
