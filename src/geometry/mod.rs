@@ -2,10 +2,14 @@
 //! a compound of convex pieces for non-convex meshes), the convex pieces themselves, and exact mass properties.
 
 pub mod faces;
+pub mod fields;
 pub mod generated;
 pub mod mass;
 pub mod mesh;
+pub mod perforated;
+pub mod point_shell;
 pub mod polytope;
+pub mod sdf;
 pub mod surface;
 pub mod threaded;
 

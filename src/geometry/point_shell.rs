@@ -1,0 +1,240 @@
+//! Point shells for the `implicit-penalty` method (methods.md §A): points on a body's surface with the body's
+//! INWARD unit normals, in its reference frame, tested against other bodies' distance fields.
+//!
+//! Points are spread evenly to a target spacing, deterministically (lattices and spirals, no randomness):
+//! - box: a lattice on each face with ⌈edge/spacing⌉ divisions per edge, shared along edges and corners (far more
+//!   than the 8 corners); normals: the face's on a face, the normalised sum of the two or three faces' normals on
+//!   edges and corners;
+//! - sphere: a Fibonacci spiral of ⌈4πr²/spacing²⌉ points;
+//! - capsule: rings on the side and Fibonacci half-spirals on the caps; cylinder: rings on the side, concentric
+//!   rings on the caps, rim circles with the mean of the side and cap normals;
+//! - convex hulls, meshes and generated shapes: every mesh vertex (normal: the angle-weighted mean of its faces'
+//!   normals), points along every edge longer than the spacing (the mean of its two faces' normals), and a
+//!   barycentric lattice strictly inside every face larger than the spacing (the face normal).
+
+use super::ShapeDesc;
+use crate::math::Vec3;
+use std::collections::BTreeMap;
+use std::f64::consts::{PI, TAU};
+
+/// Surface points and inward unit normals, body frame.
+#[derive(Debug, Clone, Default)]
+pub struct PointShell {
+    pub points: Vec<Vec3>,
+    /// INWARD unit normals, body frame.
+    pub normals: Vec<Vec3>,
+}
+
+/// Default spacing: a twentieth of the shape's longest extent (a unit box gets 2,402 points, a bowl of radius r
+/// about 1,300). Mesh vertices are kept in any case, so detailed meshes (threads) are denser than this.
+pub fn default_spacing(desc: &ShapeDesc) -> f64 {
+    let (lo, hi) = super::sdf::shape_box(desc);
+    (hi - lo).max_element() / 20.0
+}
+
+/// Divisions of a length to a spacing (at least one).
+fn divisions(length: f64, spacing: f64) -> usize {
+    ((length / spacing).ceil() as usize).max(1)
+}
+
+impl PointShell {
+    /// The shell of a shape at `spacing` (m, > 0, and at least 1/2000 of the shape's longest extent, so a shell
+    /// stays below a few million points).
+    pub fn build(desc: &ShapeDesc, spacing: f64) -> Result<PointShell, String> {
+        let (lo, hi) = super::sdf::shape_box(desc);
+        let extent = (hi - lo).max_element();
+        if !(spacing.is_finite() && spacing > 0.0) {
+            return Err(format!("point-shell spacing must be a positive number, got {spacing}"));
+        }
+        if spacing < extent / 2000.0 {
+            return Err(format!(
+                "point-shell spacing {spacing} is below 1/2000 of the {} shape's extent {extent} (too many points)",
+                desc.type_name()
+            ));
+        }
+        let mut s = PointShell::default();
+        match desc {
+            ShapeDesc::Sphere { radius } => s.sphere_cap(Vec3::ZERO, *radius, spacing, 1.0, 1.0),
+            ShapeDesc::Box { size } => s.cuboid(*size * 0.5, spacing),
+            ShapeDesc::Capsule { radius, length } => {
+                let half = length / 2.0;
+                s.side(*radius, half, spacing, false);
+                s.sphere_cap(Vec3::new(0.0, 0.0, half), *radius, spacing, 1.0, 0.5);
+                s.sphere_cap(Vec3::new(0.0, 0.0, -half), *radius, spacing, -1.0, 0.5);
+            }
+            ShapeDesc::Cylinder { radius, length } => {
+                let half = length / 2.0;
+                s.side(*radius, half, spacing, true);
+                s.disc(*radius, half, spacing);
+                s.disc(*radius, -half, spacing);
+            }
+            ShapeDesc::Convex { points } => {
+                let hull = parry3d_f64::shape::SharedShape::convex_hull(points).ok_or("the points have no 3-D convex hull")?;
+                let (v, t) = hull.as_convex_polyhedron().ok_or("convex hull failed")?.to_trimesh();
+                s.mesh(&v, &t, spacing)?;
+            }
+            ShapeDesc::Mesh { mesh, .. } | ShapeDesc::Generated { mesh, .. } => s.mesh(&mesh.vertices, &mesh.triangles, spacing)?,
+        }
+        if s.points.iter().chain(&s.normals).any(|v| !v.is_finite()) {
+            return Err(format!("the {} shape's point shell has a non-finite point or normal", desc.type_name()));
+        }
+        Ok(s)
+    }
+
+    /// Number of points.
+    pub fn len(&self) -> usize {
+        self.points.len()
+    }
+
+    /// True when there is no point.
+    pub fn is_empty(&self) -> bool {
+        self.points.is_empty()
+    }
+
+    /// Heap bytes of the points and normals plus the struct.
+    pub fn memory_bytes(&self) -> usize {
+        std::mem::size_of::<PointShell>() + (self.points.capacity() + self.normals.capacity()) * std::mem::size_of::<Vec3>()
+    }
+
+    fn push(&mut self, p: Vec3, outward: Vec3) {
+        self.points.push(p);
+        self.normals.push(-outward.normalize());
+    }
+
+    /// Lattice on the box's surface: nodes (i, j, k) with at least one index on its boundary.
+    fn cuboid(&mut self, e: Vec3, spacing: f64) {
+        let n = [0, 1, 2].map(|a| divisions(2.0 * e[a], spacing));
+        for k in 0..=n[2] {
+            for j in 0..=n[1] {
+                for i in 0..=n[0] {
+                    let idx = [i, j, k];
+                    let mut out = Vec3::ZERO;
+                    for a in 0..3 {
+                        if idx[a] == 0 {
+                            out[a] = -1.0;
+                        } else if idx[a] == n[a] {
+                            out[a] = 1.0;
+                        }
+                    }
+                    if out != Vec3::ZERO {
+                        let p = Vec3::new(i as f64, j as f64, k as f64) / Vec3::new(n[0] as f64, n[1] as f64, n[2] as f64);
+                        self.push(-e + p * 2.0 * e, out);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Fibonacci spiral on the part of a sphere (centre c, radius r) where sign·cos(polar angle) ≥ 1 − 2·fraction
+    /// (fraction 1: the whole sphere; 1/2 with sign ±1: the half-sphere towards ±z).
+    fn sphere_cap(&mut self, c: Vec3, r: f64, spacing: f64, sign: f64, fraction: f64) {
+        let count = ((4.0 * PI * r * r * fraction / (spacing * spacing)).ceil() as usize).max(1);
+        let golden = PI * (3.0 - 5f64.sqrt());
+        for i in 0..count {
+            // z from the pole down to the cap's edge, point centred in its band of equal area
+            let z = 1.0 - 2.0 * fraction * (i as f64 + 0.5) / count as f64;
+            let rho = (1.0 - z * z).max(0.0).sqrt();
+            let a = golden * i as f64;
+            let d = Vec3::new(rho * a.cos(), rho * a.sin(), sign * z);
+            self.push(c + d * r, d);
+        }
+    }
+
+    /// Rings on the side of a cylinder of radius r from z = −half to half; `rims` adds the rim circles (with the
+    /// mean of side and cap normals), otherwise the rings stop short of the ends (capsules: the caps start there).
+    fn side(&mut self, r: f64, half: f64, spacing: f64, rims: bool) {
+        let around = divisions(TAU * r, spacing).max(3);
+        let rows = divisions(2.0 * half, spacing);
+        for k in 0..=rows {
+            let z = -half + 2.0 * half * k as f64 / rows as f64;
+            let end = k == 0 || k == rows;
+            if end && !rims {
+                continue; // a capsule's caps start here: their spirals cover the equator
+            }
+            for s in 0..around {
+                let a = TAU * s as f64 / around as f64;
+                let radial = Vec3::new(a.cos(), a.sin(), 0.0);
+                let out = if end { radial + Vec3::new(0.0, 0.0, z.signum()) } else { radial };
+                self.push(radial * r + Vec3::new(0.0, 0.0, z), out);
+            }
+        }
+    }
+
+    /// Concentric rings on a cylinder's end cap at height z (the rim itself belongs to the side).
+    fn disc(&mut self, r: f64, z: f64, spacing: f64) {
+        let out = Vec3::new(0.0, 0.0, z.signum());
+        self.push(Vec3::new(0.0, 0.0, z), out);
+        let rings = divisions(r, spacing);
+        for k in 1..rings {
+            let rr = r * k as f64 / rings as f64;
+            let around = divisions(TAU * rr, spacing).max(3);
+            for s in 0..around {
+                let a = TAU * s as f64 / around as f64;
+                self.push(Vec3::new(rr * a.cos(), rr * a.sin(), z), out);
+            }
+        }
+    }
+
+    /// Vertices, edge points and face lattices of a closed, outward-oriented triangle mesh.
+    fn mesh(&mut self, v: &[Vec3], t: &[[u32; 3]], spacing: f64) -> Result<(), String> {
+        let face_normal = |f: &[u32; 3]| (v[f[1] as usize] - v[f[0] as usize]).cross(v[f[2] as usize] - v[f[0] as usize]);
+        // vertices: angle-weighted pseudo-normals
+        let mut vn = vec![Vec3::ZERO; v.len()];
+        for f in t {
+            let n = face_normal(f).normalize_or_zero();
+            for c in 0..3 {
+                let (a, b, o) = (v[f[(c + 1) % 3] as usize], v[f[(c + 2) % 3] as usize], v[f[c] as usize]);
+                vn[f[c] as usize] += n * (a - o).angle_between(b - o);
+            }
+        }
+        for (i, (p, n)) in v.iter().zip(&vn).enumerate() {
+            if n.length() == 0.0 {
+                if t.iter().any(|f| f.contains(&(i as u32))) {
+                    return Err(format!("mesh vertex {i} has no normal (its faces cancel out)"));
+                }
+                continue; // a vertex no triangle uses
+            }
+            self.push(*p, *n);
+        }
+        // edges: each undirected edge once (sorted map: deterministic), with the sum of its faces' normals
+        let mut edges: BTreeMap<(u32, u32), Vec3> = BTreeMap::new();
+        for f in t {
+            let n = face_normal(f).normalize_or_zero();
+            for c in 0..3 {
+                let (a, b) = (f[c], f[(c + 1) % 3]);
+                *edges.entry((a.min(b), a.max(b))).or_insert(Vec3::ZERO) += n;
+            }
+        }
+        for (&(a, b), n) in &edges {
+            let (pa, pb) = (v[a as usize], v[b as usize]);
+            let m = divisions((pb - pa).length(), spacing);
+            if n.length() < 1e-12 {
+                continue; // a knife edge: its end vertices carry it
+            }
+            for k in 1..m {
+                self.push(pa + (pb - pa) * (k as f64 / m as f64), *n);
+            }
+        }
+        // faces: barycentric lattice strictly inside
+        for f in t {
+            let (a, b, c) = (v[f[0] as usize], v[f[1] as usize], v[f[2] as usize]);
+            let longest = (b - a).length().max((c - b).length()).max((a - c).length());
+            let m = divisions(longest, spacing);
+            let n = face_normal(f);
+            if n.length() == 0.0 {
+                continue;
+            }
+            for i in 1..m {
+                for j in 1..m - i {
+                    let (u, w) = (i as f64 / m as f64, j as f64 / m as f64);
+                    self.push(a + (b - a) * u + (c - a) * w, n);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+#[path = "point_shell_tests.rs"]
+mod tests;
