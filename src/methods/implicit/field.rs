@@ -15,6 +15,12 @@ pub trait Field: Send + Sync {
     fn eval(&self, p: &Vec3) -> Option<(f64, Vec3)>;
 }
 
+impl Field for crate::geometry::sdf::Sdf {
+    fn eval(&self, p: &Vec3) -> Option<(f64, Vec3)> {
+        crate::geometry::sdf::Sdf::eval(self, p)
+    }
+}
+
 /// A point shell: points on the surface and their inward unit normals, in the body's reference frame.
 #[derive(Debug, Clone, Copy)]
 pub struct ShellRef<'a> {

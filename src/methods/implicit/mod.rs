@@ -29,11 +29,27 @@ pub mod contact;
 pub mod field;
 pub mod friction;
 pub mod gradients;
+mod method;
 pub mod step;
 pub mod system;
 
-use crate::methods::registry::{param, Params};
-use crate::model::MethodKey;
+use crate::error::InputError;
+use crate::methods::registry::{self, param, Params};
+use crate::methods::Method;
+use crate::model::{MethodKey, Model};
+pub use method::{ImplicitPenalty, ImplicitStage};
+
+/// `implicit-penalty` runs no joints and no haptic proxies yet.
+pub fn supports(model: &Model) -> Result<(), String> {
+    registry::no_joints(model)?;
+    registry::no_proxies(model)
+}
+
+/// The registry's constructor: builds the fields and shells of every body.
+pub fn create(model: &Model) -> Result<Box<dyn Method + Send>, InputError> {
+    let params = ImplicitParams::from_model(model).map_err(|e| InputError::at(&model.name, e))?;
+    Ok(Box::new(ImplicitPenalty::new(params, model)?))
+}
 
 /// Parameters of `[solver.implicit-penalty]`. Gains are per contact point; the defaults are scaled to the
 /// bodies and to the scene's time step h (see each field), n_ref being a sixth of the smaller dynamic body's
