@@ -192,7 +192,7 @@ fn bad_parameters_and_open_meshes_are_errors() {
     let mut m = generated::torus(1.0, 0.3, 8, 6).unwrap().mesh;
     m.triangles.pop();
     let open = ShapeDesc::Mesh { mesh: Arc::new(m), source: "open.obj".into() };
-    let err = Sdf::build(&open, &SdfParams { resolution: 16, band: 0.3 }).unwrap_err();
+    let err = Sdf::build(&open, &SdfParams { resolution: 16, band: 0.5 }).unwrap_err();
     assert!(err.contains("closed"), "{err}");
 }
 

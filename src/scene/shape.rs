@@ -1,6 +1,6 @@
 //! The `shape` table of a body: parsed by hand so that every message names the key and the keys allowed.
 
-use crate::geometry::{build, generated, mesh, threaded, Geometry, ShapeDesc};
+use crate::geometry::{build, generated, mesh, perforated, threaded, Geometry, ShapeDesc};
 use crate::math::Vec3;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -166,7 +166,7 @@ fn count(t: &toml::Table, key: &str, default: usize, min: usize) -> Result<usize
     }
 }
 
-const GENERATORS: &str = "`torus`, `bowl`, `cup`, `gear`, `bolt`, `nut`";
+const GENERATORS: &str = "`torus`, `bowl`, `cup`, `gear`, `bolt`, `nut`, `perforated_box`";
 
 fn positive_or(t: &toml::Table, key: &str, default: f64) -> Result<f64, String> {
     if t.contains_key(key) {
@@ -222,6 +222,11 @@ fn generated_shape(t: &toml::Table) -> Result<ShapeDesc, String> {
             let clearance = positive_or(t, "clearance", 0.25 * depth)?;
             let outer = positive_or(t, "outer", 1.8 * radius)?;
             threaded::nut(radius, positive(t, "height")?, pitch, depth, clearance, outer, count(t, "segments", 24, 6)?)?
+        }
+        "perforated_box" => {
+            only_keys(t, "generated", &["generator", "size", "wall", "holes"])?;
+            let size = vec3_of(t.get("size").ok_or("missing `size` ([x, y, z] full edge lengths)")?, "size")?;
+            perforated::perforated_box(size, positive(t, "wall")?, count(t, "holes", 2, 1)?)?
         }
         other => return Err(format!("unknown generator `{other}`; allowed: {GENERATORS}")),
     };
