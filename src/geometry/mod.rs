@@ -6,6 +6,7 @@ pub mod fields;
 pub mod generated;
 pub mod mass;
 pub mod mesh;
+pub mod perforated;
 pub mod point_shell;
 pub mod polytope;
 pub mod sdf;
