@@ -130,6 +130,20 @@ pub fn add_damper(c: &PointContact, g: &Gains, vel: &Velocities, out: &mut Jacob
     add_forces(c, fa, &dp, &dv, out);
 }
 
+/// The anchor spring of implicit friction, added to `out`: F_B = k_t T s with s = (x_A + α) − (x_B + b) the
+/// stretch from B's point to A's anchor (α = the anchor's arm from A's centre of mass, fixed in A) and
+/// T = I − N̂N̂ᵀ the projection on the contact plane, which turns with B; F_A = −F_B, both at the point.
+/// δs = δx_A − [α]×δθ_A − δx_B + [b]×δθ_B and δT s = ((N̂ᵀs)[N̂]× + N̂sᵀ[N̂]×) δθ_B.
+pub fn add_anchor_spring(c: &PointContact, alpha: Vec3, kt: f64, out: &mut Jacobian) {
+    let s = alpha - c.a; // anchor − P = (x_A + α) − (x_A + a)
+    let t = Mat3::IDENTITY - outer(c.n, c.n);
+    let sn = skew(c.n);
+    let fb = t * s * kt;
+    let turn = sn * c.n.dot(s) + outer(c.n, s) * sn;
+    let dts = [t, -t * skew(alpha), -t, t * skew(c.b) + turn];
+    add_forces(c, -fb, &dts.map(|m| m * -kt), &[Mat3::ZERO; 4], out);
+}
+
 /// Adds a force `fa` on A (and −fa on B) at the point, with its gradients, and the torques about the centres
 /// of mass with theirs: ∂τ_A = [a]×∂F_A − [F_A]×∂a, ∂τ_B = [b]×∂F_B − [F_B]×∂b, ∂a = (−I, 0, I, −[b]×),
 /// ∂b = (0, 0, 0, −[b]×).
@@ -256,6 +270,44 @@ mod tests {
         let bx = BoxField { half: Vec3::new(0.5, 0.4, 0.6) };
         let p = s.x[0] + s.q[0] * Vec3::new(0.2, -0.3, 0.45);
         check(&bx, point_at(&s, p), nb, &s, &Gains { k: 2.0e3, kd: 5.0, tangential: false });
+    }
+
+    #[test]
+    fn the_anchor_spring_matches_finite_differences() {
+        let s = state();
+        let sphere = SphereField { radius: 0.8 };
+        let p = s.x[0] + s.q[0] * Vec3::new(0.3, 0.4, 0.5);
+        let (r, nb) = (point_at(&s, p), Vec3::new(0.3, -0.5, 0.8).normalize());
+        // the anchor, fixed in A, a little off the point
+        let alpha_body = s.q[0].inverse() * (p + Vec3::new(0.02, -0.01, 0.015) - s.x[0]);
+        let spring = |s: &Pose2| {
+            let b = s.q[1] * r;
+            let a = s.x[1] + b - s.x[0];
+            let (d, g) = sphere.eval(&(s.q[0].inverse() * a)).unwrap();
+            let c = PointContact { d, g: s.q[0] * g, n: s.q[1] * nb, a, b };
+            let mut j = Jacobian::default();
+            add_anchor_spring(&c, s.q[0] * alpha_body, 2.0e3, &mut j);
+            j
+        };
+        let jac = spring(&s);
+        assert!(jac.wrench[0].length() > 1.0);
+        let e = 1e-6;
+        for var in [0, 1, 4, 5] {
+            let (body, kind) = (var / 4, var % 4);
+            for k in 0..3 {
+                let (wp, wm) = (spring(&perturbed(&s, var, k, e)).wrench, spring(&perturbed(&s, var, k, -e)).wrench);
+                for row in 0..4 {
+                    let fd = (wp[row] - wm[row]) / (2.0 * e);
+                    let block = jac.pos[row][2 * body + kind];
+                    let scale = block.abs().to_cols_array().iter().fold(1.0f64, |m, v| m.max(*v));
+                    assert!(
+                        (fd - block.col(k)).abs().max_element() / scale < 1e-6,
+                        "row {row} var {var} {k}: {fd:?} vs {:?}",
+                        block.col(k)
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -3,10 +3,10 @@
 use super::contact::{self, Hit, Placement};
 use super::field::ShellRef;
 use super::friction::{self, Anchor, Key};
-use super::gradients::{relative_velocity, Gains, Jacobian};
+use super::gradients::{add_anchor_spring, relative_velocity, Gains, Jacobian};
 use super::step::{add_pair, add_wrench, finish_rhs, Kin, Side};
 use super::system::{IslandSystem, Solver};
-use super::ImplicitParams;
+use super::{FrictionMode, ImplicitParams};
 use crate::collision::broad::BroadPhase;
 use crate::dynamics::integrate::{external_wrench, integrate_pose};
 use crate::error::{InputError, SimError};
@@ -163,17 +163,22 @@ impl ImplicitPenalty {
             let (ba, bb) = (state.bodies[a], state.bodies[b]);
             let mut jac = contact::role_jacobian(&h0, &g, scale, &[ba.v, ba.w, bb.v, bb.w]);
             jac.add(&contact::role_jacobian(&h1, &g, scale, &[bb.v, bb.w, ba.v, ba.w]), true);
-            out.push(PairContact { a, b, hits: [h0, h1], jac, k: g.k * scale, friction: fg });
+            // the anchor springs follow the (clamped) contact spring
+            let friction = friction::Gains { kt: fg.kt * g.k * scale, ..fg };
+            out.push(PairContact { a, b, hits: [h0, h1], jac, k: g.k * scale, friction });
         }
         out
     }
 
-    /// Stage 3: explicit anchor friction; per body the friction wrench (force, torque about the centre of mass).
-    fn friction(&mut self, model: &Model, state: &State, pairs: &[PairContact]) -> (Vec<(Vec3, Vec3)>, f64) {
+    /// Stage 3: anchor friction; per body the explicit friction wrench (force, torque about the centre of mass).
+    /// With implicit friction the springs of sticking points go into their pair's Jacobian instead.
+    fn friction(&mut self, model: &Model, state: &State, pairs: &mut [PairContact]) -> (Vec<(Vec3, Vec3)>, f64) {
+        let implicit = self.params.friction == FrictionMode::Implicit;
         let mut wrench = vec![(Vec3::ZERO, Vec3::ZERO); model.bodies.len()];
         let mut next = Vec::new();
         let mut total = 0.0;
-        for p in pairs {
+        for p in pairs.iter_mut() {
+            let mut springs = [Jacobian::default(), Jacobian::default()];
             for (role, hits) in p.hits.iter().enumerate() {
                 let (fb, pb) = if role == 0 { (p.a, p.b) } else { (p.b, p.a) };
                 let field = Self::placement(model, state, fb);
@@ -185,6 +190,12 @@ impl ImplicitPenalty {
                     let fn_ = p.k * -h.c.d;
                     let (f, anchor) = friction::point_friction(h, fn_, -relative_velocity(&h.c, &vel), &field, old, &p.friction);
                     next.push((key, anchor));
+                    if implicit && !anchor.sliding {
+                        let alpha = field.origin + field.q * anchor.at - field.com;
+                        add_anchor_spring(&h.c, alpha, p.friction.kt, &mut springs[role]);
+                        total += f.length();
+                        continue;
+                    }
                     wrench[pb].0 += f;
                     wrench[pb].1 += h.c.b.cross(f);
                     wrench[fb].0 -= f;
@@ -192,6 +203,8 @@ impl ImplicitPenalty {
                     total += f.length();
                 }
             }
+            p.jac.add(&springs[0], false);
+            p.jac.add(&springs[1], true);
         }
         next.sort_by_key(|e| e.0);
         self.anchors = next;
@@ -266,7 +279,7 @@ impl ImplicitPenalty {
         check_finite(model, state, "start of step")?;
         let mut t = StageTimer::start();
         t.time(ImplicitStage::Collision, || self.detect(model, state));
-        let pairs = t.time(ImplicitStage::Contact, || self.contacts(model, state));
+        let mut pairs = t.time(ImplicitStage::Contact, || self.contacts(model, state));
         for p in &pairs {
             for (k, w) in p.jac.wrench.iter().enumerate() {
                 if !crate::math::finite3(*w) {
@@ -275,7 +288,7 @@ impl ImplicitPenalty {
                 }
             }
         }
-        let (friction, friction_sum) = t.time(ImplicitStage::Friction, || self.friction(model, state, &pairs));
+        let (friction, friction_sum) = t.time(ImplicitStage::Friction, || self.friction(model, state, &mut pairs));
         let (kins, islands) = t.time(ImplicitStage::Assembly, || self.assemble(model, state, &pairs, &friction, dt))?;
         self.solver.begin_step();
         let mut solutions = Vec::with_capacity(islands.len());

@@ -74,6 +74,11 @@ pub struct ImplicitParams {
     /// (much stiffer) contact springs; with k tied to m/(h²n_ref), 0.1 keeps the explicit friction stable
     /// (k_t·n_ref·h²/m = 0.1) and the creep before a contact saturates near 10·μ·g·h².
     pub friction_stiffness: f64,
+    /// `explicit`: the anchor springs' forces enter the right-hand side only (the paper); `implicit`: the
+    /// springs of sticking points enter the system with their gradients (gradients.rs `add_anchor_spring`),
+    /// kinetic friction stays explicit. Default `implicit`: with explicit springs a stack's chain of contacts
+    /// has modes above the explicit limit (stack10 at the default gains grew ×1.04 per step once at rest).
+    pub friction: FrictionMode,
     /// N0 of the paper's stiffness clamp (eq. 77): with N ≥ N0 penetrating points in a pair, k·N0/N. Default:
     /// off (N0 = ∞), as in all of the paper's examples but the excavator.
     pub n0: Option<u32>,
@@ -95,11 +100,30 @@ impl Default for ImplicitParams {
             damping_ratio: None,
             tangential_damping: false,
             friction_stiffness: 0.1,
+            friction: FrictionMode::Implicit,
             n0: None,
             sdf_resolution: None,
             sdf_band: None,
             point_spacing: None,
         }
+    }
+}
+
+/// How the anchor springs are integrated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrictionMode {
+    Explicit,
+    Implicit,
+}
+
+impl<'de> serde::Deserialize<'de> for FrictionMode {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        param::keyword(
+            d,
+            MethodKey::ImplicitPenalty,
+            "friction",
+            &[("explicit", FrictionMode::Explicit), ("implicit", FrictionMode::Implicit)],
+        )
     }
 }
 
@@ -137,7 +161,11 @@ mod tests {
         let t: toml::Table = "stiffness = 1e5\ntangential_damping = true\nn0 = 10".parse().unwrap();
         let p = ImplicitParams::from_table(&t).unwrap();
         assert_eq!(p.stiffness, Some(1e5));
-        assert!(p.tangential_damping && p.n0 == Some(10));
+        assert!(p.tangential_damping && p.n0 == Some(10) && p.friction == FrictionMode::Implicit);
+        let t: toml::Table = "friction = \"explicit\"".parse().unwrap();
+        assert_eq!(ImplicitParams::from_table(&t).unwrap().friction, FrictionMode::Explicit);
+        let t: toml::Table = "friction = \"lagged\"".parse().unwrap();
+        assert!(ImplicitParams::from_table(&t).unwrap_err().contains("`explicit` or `implicit`"));
         let bad: toml::Table = "stifness = 1.0".parse().unwrap();
         let e = ImplicitParams::from_table(&bad).unwrap_err();
         assert!(e.contains("stifness") && e.contains("stiffness"), "{e}");
