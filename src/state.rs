@@ -30,6 +30,9 @@ pub struct State {
     pub contacts: crate::collision::narrow::PairCache,
     /// `volumetric-penalty`: the friction anchors, by piece pair (bodies and pieces), sorted.
     pub anchors: Vec<((u32, u32, u32, u32), crate::methods::volumetric::friction::Anchor)>,
+    /// `implicit-penalty`: the friction anchors, by (field body, point body, shell point), sorted.
+    #[serde(default)]
+    pub implicit_anchors: Vec<(crate::methods::implicit::friction::Key, crate::methods::implicit::friction::Anchor)>,
     /// `abd`: what its Newton solve carries over (barrier stiffness, factorisation pattern); `None` before the
     /// first step.
     pub abd: Option<crate::methods::abd::Carry>,

@@ -1,6 +1,7 @@
 //! The contact methods. Each implements [`Method`]; `World::step` calls it once per time step.
 
 pub mod abd;
+pub mod implicit;
 pub mod impulse;
 pub mod lcp;
 pub mod registry;

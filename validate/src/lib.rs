@@ -31,6 +31,7 @@ pub const EXPERIMENTS: [&str; 10] =
 
 pub mod abd;
 mod abd_scenes;
+mod implicit;
 mod impulse;
 pub mod volumetric;
 mod volumetric_frames;
@@ -48,6 +49,11 @@ pub fn experiments(method: &str) -> Vec<&'static str> {
         "volumetric-penalty" => {
             let mut v = vec!["free_fall", "tumbling", "resting_box", "determinism"];
             v.extend_from_slice(&volumetric::EXPERIMENTS);
+            v
+        }
+        "implicit-penalty" => {
+            let mut v = vec!["free_fall", "tumbling"];
+            v.extend_from_slice(&implicit::EXPERIMENTS);
             v
         }
         "abd" => {
@@ -84,6 +90,7 @@ pub fn run_experiment(name: &str, method: &str, sets: &[(String, String)]) -> Ve
         other if IMPULSE_EXPERIMENTS.contains(&other) => Ok(impulse::run(other, method)),
         other if volumetric::EXPERIMENTS.contains(&other) => Ok(volumetric::run(other, method)),
         other if abd::EXPERIMENTS.contains(&other) => Ok(abd::run(other, method)),
+        other if implicit::EXPERIMENTS.contains(&other) => Ok(implicit::run(other, method)),
         other => Err(anyhow::anyhow!("unknown experiment `{other}`")),
     };
     r.unwrap_or_else(|e| vec![failed(name, e)])

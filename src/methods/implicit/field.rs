@@ -1,0 +1,143 @@
+//! What the method needs of a body's geometry: a signed distance field φ (φ < 0 inside, with its gradient, in
+//! the body's reference frame) and a point shell (surface points with INWARD unit normals, same frame).
+//!
+//! The scenes use the grid and analytic fields of `geometry::sdf` and the shells of `geometry::point_shell`
+//! (built once per shape by `geometry::fields`); the method itself only sees the [`Field`] trait, so the unit
+//! tests and the validation rows can also use the exact fields below (sphere, box, half-space), whose values
+//! and gradients are closed forms.
+
+use crate::math::Vec3;
+
+/// A signed distance field in a body's reference frame.
+pub trait Field: Send + Sync {
+    /// φ at `p` (negative inside) and ∇φ, or `None` where the field is not defined (outside its grid): a point
+    /// there is not in contact.
+    fn eval(&self, p: &Vec3) -> Option<(f64, Vec3)>;
+}
+
+impl Field for crate::geometry::sdf::Sdf {
+    fn eval(&self, p: &Vec3) -> Option<(f64, Vec3)> {
+        crate::geometry::sdf::Sdf::eval(self, p)
+    }
+}
+
+/// A point shell: points on the surface and their inward unit normals, in the body's reference frame.
+#[derive(Debug, Clone, Copy)]
+pub struct ShellRef<'a> {
+    pub points: &'a [Vec3],
+    pub normals: &'a [Vec3],
+}
+
+/// The exact distance to a sphere of `radius` about the origin.
+#[derive(Debug, Clone, Copy)]
+pub struct SphereField {
+    pub radius: f64,
+}
+
+impl Field for SphereField {
+    fn eval(&self, p: &Vec3) -> Option<(f64, Vec3)> {
+        let l = p.length();
+        let g = if l > 0.0 { *p / l } else { Vec3::Z };
+        Some((l - self.radius, g))
+    }
+}
+
+/// The exact signed distance to a box of half extents `half` about the origin.
+#[derive(Debug, Clone, Copy)]
+pub struct BoxField {
+    pub half: Vec3,
+}
+
+impl Field for BoxField {
+    fn eval(&self, p: &Vec3) -> Option<(f64, Vec3)> {
+        let q = p.abs() - self.half;
+        let sign = Vec3::new(p.x.signum(), p.y.signum(), p.z.signum());
+        if q.max_element() <= 0.0 {
+            // inside: the nearest face
+            let (axis, d) =
+                [q.x, q.y, q.z].iter().copied().enumerate().fold((0, f64::NEG_INFINITY), |b, (i, v)| if v > b.1 { (i, v) } else { b });
+            let mut g = Vec3::ZERO;
+            g[axis] = sign[axis];
+            return Some((d, g));
+        }
+        let o = q.max(Vec3::ZERO);
+        let l = o.length();
+        Some((l, o * sign / l))
+    }
+}
+
+/// The half-space nᵀp ≤ offset (n unit): φ = nᵀp − offset.
+#[derive(Debug, Clone, Copy)]
+pub struct HalfSpace {
+    pub normal: Vec3,
+    pub offset: f64,
+}
+
+impl Field for HalfSpace {
+    fn eval(&self, p: &Vec3) -> Option<(f64, Vec3)> {
+        Some((self.normal.dot(*p) - self.offset, self.normal))
+    }
+}
+
+/// A point shell on a box of half extents `half`: an `n`×`n` lattice on each face (face normals inward), for the
+/// unit tests and validation rows that use [`BoxField`].
+pub fn box_shell(half: Vec3, n: usize) -> (Vec<Vec3>, Vec<Vec3>) {
+    let (mut pts, mut nrm) = (Vec::new(), Vec::new());
+    for axis in 0..3 {
+        for s in [-1.0, 1.0] {
+            let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
+            for i in 0..n {
+                for j in 0..n {
+                    let mut p = Vec3::ZERO;
+                    p[axis] = s * half[axis];
+                    p[u] = half[u] * (2.0 * (i as f64 + 0.5) / n as f64 - 1.0);
+                    p[v] = half[v] * (2.0 * (j as f64 + 0.5) / n as f64 - 1.0);
+                    let mut nn = Vec3::ZERO;
+                    nn[axis] = -s;
+                    pts.push(p);
+                    nrm.push(nn);
+                }
+            }
+        }
+    }
+    (pts, nrm)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn analytic_fields_give_their_gradients() {
+        let fields: [&dyn Field; 3] = [
+            &SphereField { radius: 0.7 },
+            &BoxField { half: Vec3::new(0.5, 0.3, 0.2) },
+            &HalfSpace { normal: Vec3::new(0.6, 0.0, 0.8), offset: 0.1 },
+        ];
+        let pts = [Vec3::new(0.31, -0.12, 0.05), Vec3::new(0.9, 0.4, -0.3), Vec3::new(-0.2, 0.1, 0.15)];
+        for f in fields {
+            for p in pts {
+                let (_, g) = f.eval(&p).unwrap();
+                let e = 1e-6;
+                for k in 0..3 {
+                    let mut dp = Vec3::ZERO;
+                    dp[k] = e;
+                    let fd = (f.eval(&(p + dp)).unwrap().0 - f.eval(&(p - dp)).unwrap().0) / (2.0 * e);
+                    assert!((fd - g[k]).abs() < 1e-8, "{fd} vs {}", g[k]);
+                }
+            }
+        }
+        assert!(BoxField { half: Vec3::splat(0.5) }.eval(&Vec3::new(0.1, 0.0, 0.45)).unwrap().0 + 0.05 < 1e-15);
+    }
+
+    #[test]
+    fn box_shell_lies_on_the_box_with_inward_normals() {
+        let half = Vec3::new(0.5, 0.3, 0.2);
+        let (p, n) = box_shell(half, 3);
+        assert_eq!(p.len(), 54);
+        for (p, n) in p.iter().zip(&n) {
+            assert!(BoxField { half }.eval(p).unwrap().0.abs() < 1e-15);
+            assert!(BoxField { half }.eval(&(*p + 1e-3 * *n)).unwrap().0 < 0.0);
+        }
+    }
+}

@@ -1,0 +1,350 @@
+//! Exact gradients of one contact point's force and torque (paper §4.1–4.2, eqs. 22–51; every sign re-derived
+//! here and checked against finite differences in the tests below).
+//!
+//! Roles: A is the field body, B the point body; P = x_B + b is B's shell point, a = P − x_A, b = R_B r_B,
+//! d = φ_A(R_Aᵀ a) < 0, G = R_A ∇φ_A (world), N̂ = R_B N (B's inward normal, world).
+//! Perturbations: x ← x + δx, R ← exp([δθ]×) R, v ← v + δv, ω ← ω + δω (world frame). Then
+//! δP = δx_B − [b]×δθ_B, δa = δP − δx_A, δd = Gᵀ(δa + [a]×δθ_A), δN̂ = −[N̂]×δθ_B, δb = −[b]×δθ_B.
+//!
+//! Forces on A (B gets the opposite): the spring F_s = k d N̂ and the damper F_d = −k_d u (or −k_d N̂N̂ᵀu with
+//! the tangential part off), u = v_A + ω_A × a − v_B − ω_B × b the velocity of A's material point at P relative
+//! to B's. Torques about the current centres of mass: τ_A = a × F_A, τ_B = b × F_B.
+//!
+//! Blocks are 3×3, rows (F_A, τ_A, F_B, τ_B), columns (x_A, θ_A, x_B, θ_B) for [`Jacobian::pos`] and
+//! (v_A, ω_A, v_B, ω_B) for [`Jacobian::vel`]; the gradient in θ is at fixed world ω.
+
+use crate::math::{Mat3, Vec3};
+
+/// The cross-product matrix [v]×.
+pub fn skew(v: Vec3) -> Mat3 {
+    Mat3::from_cols(Vec3::new(0.0, v.z, -v.y), Vec3::new(-v.z, 0.0, v.x), Vec3::new(v.y, -v.x, 0.0))
+}
+
+/// The outer product a bᵀ.
+pub fn outer(a: Vec3, b: Vec3) -> Mat3 {
+    Mat3::from_cols(a * b.x, a * b.y, a * b.z)
+}
+
+/// The wrench of a pair on its two bodies and its gradients (see the module comment for the layout).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Jacobian {
+    /// (F_A, τ_A, F_B, τ_B).
+    pub wrench: [Vec3; 4],
+    /// ∂(F_A, τ_A, F_B, τ_B)/∂(x_A, θ_A, x_B, θ_B).
+    pub pos: [[Mat3; 4]; 4],
+    /// ∂(F_A, τ_A, F_B, τ_B)/∂(v_A, ω_A, v_B, ω_B).
+    pub vel: [[Mat3; 4]; 4],
+}
+
+impl Default for Jacobian {
+    fn default() -> Self {
+        Jacobian { wrench: [Vec3::ZERO; 4], pos: [[Mat3::ZERO; 4]; 4], vel: [[Mat3::ZERO; 4]; 4] }
+    }
+}
+
+impl Jacobian {
+    /// Adds `o`; with `swap`, `o` is of the reversed role (its A is this pair's B), so its rows and columns of the
+    /// two bodies trade places.
+    pub fn add(&mut self, o: &Jacobian, swap: bool) {
+        let m = |i: usize| if swap { (i + 2) % 4 } else { i };
+        for r in 0..4 {
+            self.wrench[m(r)] += o.wrench[r];
+            for c in 0..4 {
+                self.pos[m(r)][m(c)] += o.pos[r][c];
+                self.vel[m(r)][m(c)] += o.vel[r][c];
+            }
+        }
+    }
+
+    /// Scales the wrench and gradients (the N0 clamp on the spring part).
+    pub fn scale(&mut self, s: f64) {
+        for r in 0..4 {
+            self.wrench[r] *= s;
+            for c in 0..4 {
+                self.pos[r][c] *= s;
+                self.vel[r][c] *= s;
+            }
+        }
+    }
+}
+
+/// One penetrating point, in world quantities (see the module comment).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PointContact {
+    /// φ_A at the point (< 0).
+    pub d: f64,
+    /// R_A ∇φ_A.
+    pub g: Vec3,
+    /// N̂ = R_B N.
+    pub n: Vec3,
+    /// P − x_A and P − x_B.
+    pub a: Vec3,
+    pub b: Vec3,
+}
+
+/// Gains of one point: spring k (N/m), damper k_d (N·s/m), and whether the damper acts on the tangential
+/// relative velocity too.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Gains {
+    pub k: f64,
+    pub kd: f64,
+    pub tangential: bool,
+}
+
+/// Velocities (v_A, ω_A, v_B, ω_B), world frame.
+pub type Velocities = [Vec3; 4];
+
+/// The relative velocity u = v_A + ω_A × a − v_B − ω_B × b of A's material point at P with respect to B's.
+pub fn relative_velocity(c: &PointContact, vel: &Velocities) -> Vec3 {
+    vel[0] + vel[1].cross(c.a) - vel[2] - vel[3].cross(c.b)
+}
+
+/// The spring's wrench and gradients of one point (the part the N0 clamp scales), added to `out`.
+pub fn add_spring(c: &PointContact, k: f64, out: &mut Jacobian) {
+    let fa = c.n * (k * c.d);
+    let kng = outer(c.n * k, c.g);
+    // ∂F_A/∂(x_A, θ_A, x_B, θ_B); none in velocities
+    let df = [-kng, kng * skew(c.a), kng, -kng * skew(c.b) - skew(fa)];
+    add_forces(c, fa, &df, &[Mat3::ZERO; 4], out);
+}
+
+/// The damper's wrench and gradients of one point, added to `out`.
+pub fn add_damper(c: &PointContact, g: &Gains, vel: &Velocities, out: &mut Jacobian) {
+    let u = relative_velocity(c, vel);
+    let (wa, wb) = (skew(vel[1]), skew(vel[3]));
+    let sb = skew(c.b);
+    // ∂u/∂(x_A, θ_A, x_B, θ_B) and ∂u/∂(v_A, ω_A, v_B, ω_B)
+    let du_pos = [-wa, Mat3::ZERO, wa, -wa * sb + wb * sb];
+    let du_vel = [Mat3::IDENTITY, -skew(c.a), -Mat3::IDENTITY, sb];
+    let (fa, dp, dv) = if g.tangential {
+        (u * -g.kd, du_pos.map(|m| m * -g.kd), du_vel.map(|m| m * -g.kd))
+    } else {
+        let nn = outer(c.n, c.n);
+        let un = c.n.dot(u);
+        let mut dp = du_pos.map(|m| nn * m * -g.kd);
+        // the normal turns with B: δ(N̂N̂ᵀu) = −(N̂ᵀu)[N̂]×δθ_B − N̂uᵀ[N̂]×δθ_B
+        let sn = skew(c.n);
+        dp[3] += (sn * un + outer(c.n, u) * sn) * g.kd;
+        (c.n * (-g.kd * un), dp, du_vel.map(|m| nn * m * -g.kd))
+    };
+    add_forces(c, fa, &dp, &dv, out);
+}
+
+/// The anchor spring of implicit friction, added to `out`: F_B = k_t T s with s = (x_A + α) − (x_B + b) the
+/// stretch from B's point to A's anchor (α = the anchor's arm from A's centre of mass, fixed in A) and
+/// T = I − N̂N̂ᵀ the projection on the contact plane, which turns with B; F_A = −F_B, both at the point.
+/// δs = δx_A − [α]×δθ_A − δx_B + [b]×δθ_B and δT s = ((N̂ᵀs)[N̂]× + N̂sᵀ[N̂]×) δθ_B.
+pub fn add_anchor_spring(c: &PointContact, alpha: Vec3, kt: f64, out: &mut Jacobian) {
+    let s = alpha - c.a; // anchor − P = (x_A + α) − (x_A + a)
+    let t = Mat3::IDENTITY - outer(c.n, c.n);
+    let sn = skew(c.n);
+    let fb = t * s * kt;
+    let turn = sn * c.n.dot(s) + outer(c.n, s) * sn;
+    let dts = [t, -t * skew(alpha), -t, t * skew(c.b) + turn];
+    add_forces(c, -fb, &dts.map(|m| m * -kt), &[Mat3::ZERO; 4], out);
+}
+
+/// Adds a force `fa` on A (and −fa on B) at the point, with its gradients, and the torques about the centres
+/// of mass with theirs: ∂τ_A = [a]×∂F_A − [F_A]×∂a, ∂τ_B = [b]×∂F_B − [F_B]×∂b, ∂a = (−I, 0, I, −[b]×),
+/// ∂b = (0, 0, 0, −[b]×).
+fn add_forces(c: &PointContact, fa: Vec3, dfp: &[Mat3; 4], dfv: &[Mat3; 4], out: &mut Jacobian) {
+    let (sa, sb, sf) = (skew(c.a), skew(c.b), skew(fa));
+    out.wrench[0] += fa;
+    out.wrench[1] += c.a.cross(fa);
+    out.wrench[2] -= fa;
+    out.wrench[3] += c.b.cross(-fa);
+    let da = [-Mat3::IDENTITY, Mat3::ZERO, Mat3::IDENTITY, -sb];
+    for j in 0..4 {
+        out.pos[0][j] += dfp[j];
+        out.pos[1][j] += sa * dfp[j] - sf * da[j];
+        out.pos[2][j] -= dfp[j];
+        out.pos[3][j] -= sb * dfp[j];
+        out.vel[0][j] += dfv[j];
+        out.vel[1][j] += sa * dfv[j];
+        out.vel[2][j] -= dfv[j];
+        out.vel[3][j] -= sb * dfv[j];
+    }
+    // −[F_B]×∂b/∂θ_B = −[−F_A]×(−[b]×) = −[F_A]×[b]×
+    out.pos[3][3] -= sf * sb;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::{quat_exp, Quat};
+    use crate::methods::implicit::field::{BoxField, Field, SphereField};
+
+    /// A pair's poses and velocities: (x, q, v, ω) of A and of B.
+    #[derive(Clone, Copy)]
+    struct Pose2 {
+        x: [Vec3; 2],
+        q: [Quat; 2],
+        v: [Vec3; 2],
+        w: [Vec3; 2],
+    }
+
+    /// The wrench of B's point (`r`, normal `nb`, B's body frame about its centre of mass) in A's field, from
+    /// the poses alone: the reference the gradients are compared with.
+    fn wrench(f: &dyn Field, r: Vec3, nb: Vec3, s: &Pose2, g: &Gains) -> Option<([Vec3; 4], Jacobian)> {
+        let b = s.q[1] * r;
+        let p = s.x[1] + b;
+        let a = p - s.x[0];
+        let (d, grad) = f.eval(&(s.q[0].inverse() * a))?;
+        if d >= 0.0 {
+            return None;
+        }
+        let c = PointContact { d, g: s.q[0] * grad, n: s.q[1] * nb, a, b };
+        let mut j = Jacobian::default();
+        add_spring(&c, g.k, &mut j);
+        add_damper(&c, g, &[s.v[0], s.w[0], s.v[1], s.w[1]], &mut j);
+        Some((j.wrench, j))
+    }
+
+    fn perturbed(s: &Pose2, var: usize, k: usize, e: f64) -> Pose2 {
+        let mut t = *s;
+        let mut dv = Vec3::ZERO;
+        dv[k] = e;
+        let body = var / 4;
+        match var % 4 {
+            0 => t.x[body] += dv,
+            1 => t.q[body] = quat_exp(dv) * t.q[body],
+            2 => t.v[body] += dv,
+            _ => t.w[body] += dv,
+        }
+        t
+    }
+
+    fn check(f: &dyn Field, r: Vec3, nb: Vec3, s: &Pose2, g: &Gains) -> f64 {
+        let (_, jac) = wrench(f, r, nb, s, g).expect("the test point must penetrate");
+        // a block that is zero is compared on the scale of the whole Jacobian (finite differences of a wrench
+        // of size W carry a rounding noise of about W·1e-16/e)
+        let big = jac.pos.iter().chain(&jac.vel).flatten().flat_map(|m| m.to_cols_array()).fold(0.0f64, |m, v| m.max(v.abs()));
+        let e = 1e-6;
+        let mut worst: f64 = 0.0;
+        for var in 0..8 {
+            // var: body·4 + (x, θ, v, ω)
+            let (body, kind) = (var / 4, var % 4);
+            let col = 2 * body + (kind % 2);
+            for k in 0..3 {
+                let (wp, _) = wrench(f, r, nb, &perturbed(s, var, k, e), g).unwrap();
+                let (wm, _) = wrench(f, r, nb, &perturbed(s, var, k, -e), g).unwrap();
+                for row in 0..4 {
+                    let fd = (wp[row] - wm[row]) / (2.0 * e);
+                    let block = if kind < 2 { jac.pos[row][col] } else { jac.vel[row][col] };
+                    let an = block.col(k);
+                    let scale = block.abs().to_cols_array().iter().fold(1e-3 * big, |m, v| m.max(*v));
+                    let err = (fd - an).abs().max_element() / scale;
+                    assert!(err < 1e-6, "row {row} var {var} component {k}: fd {fd:?} vs {an:?}");
+                    worst = worst.max(err);
+                }
+            }
+        }
+        worst
+    }
+
+    fn state() -> Pose2 {
+        Pose2 {
+            x: [Vec3::new(0.1, -0.2, 0.05), Vec3::new(0.3, 0.1, 0.7)],
+            q: [quat_exp(Vec3::new(0.2, -0.4, 0.3)), quat_exp(Vec3::new(-0.5, 0.1, 0.25))],
+            v: [Vec3::new(0.3, -0.1, 0.2), Vec3::new(-0.4, 0.5, 0.1)],
+            w: [Vec3::new(1.1, -0.7, 0.4), Vec3::new(-0.3, 0.9, 1.3)],
+        }
+    }
+
+    /// A point of B that lies `depth` inside A's field: B's body-frame offset for the world point `p`.
+    fn point_at(s: &Pose2, p: Vec3) -> Vec3 {
+        s.q[1].inverse() * (p - s.x[1])
+    }
+
+    #[test]
+    fn every_block_matches_finite_differences_in_both_damper_modes() {
+        let s = state();
+        let sphere = SphereField { radius: 0.8 };
+        let p = s.x[0] + s.q[0] * Vec3::new(0.3, 0.4, 0.5);
+        let (r, nb) = (point_at(&s, p), Vec3::new(0.3, -0.5, 0.8).normalize());
+        for tangential in [true, false] {
+            let g = Gains { k: 1.0e4, kd: 35.0, tangential };
+            let worst = check(&sphere, r, nb, &s, &g);
+            assert!(worst < 1e-6, "{worst}");
+        }
+        let bx = BoxField { half: Vec3::new(0.5, 0.4, 0.6) };
+        let p = s.x[0] + s.q[0] * Vec3::new(0.2, -0.3, 0.45);
+        check(&bx, point_at(&s, p), nb, &s, &Gains { k: 2.0e3, kd: 5.0, tangential: false });
+    }
+
+    #[test]
+    fn the_anchor_spring_matches_finite_differences() {
+        let s = state();
+        let sphere = SphereField { radius: 0.8 };
+        let p = s.x[0] + s.q[0] * Vec3::new(0.3, 0.4, 0.5);
+        let (r, nb) = (point_at(&s, p), Vec3::new(0.3, -0.5, 0.8).normalize());
+        // the anchor, fixed in A, a little off the point
+        let alpha_body = s.q[0].inverse() * (p + Vec3::new(0.02, -0.01, 0.015) - s.x[0]);
+        let spring = |s: &Pose2| {
+            let b = s.q[1] * r;
+            let a = s.x[1] + b - s.x[0];
+            let (d, g) = sphere.eval(&(s.q[0].inverse() * a)).unwrap();
+            let c = PointContact { d, g: s.q[0] * g, n: s.q[1] * nb, a, b };
+            let mut j = Jacobian::default();
+            add_anchor_spring(&c, s.q[0] * alpha_body, 2.0e3, &mut j);
+            j
+        };
+        let jac = spring(&s);
+        assert!(jac.wrench[0].length() > 1.0);
+        let e = 1e-6;
+        for var in [0, 1, 4, 5] {
+            let (body, kind) = (var / 4, var % 4);
+            for k in 0..3 {
+                let (wp, wm) = (spring(&perturbed(&s, var, k, e)).wrench, spring(&perturbed(&s, var, k, -e)).wrench);
+                for row in 0..4 {
+                    let fd = (wp[row] - wm[row]) / (2.0 * e);
+                    let block = jac.pos[row][2 * body + kind];
+                    let scale = block.abs().to_cols_array().iter().fold(1.0f64, |m, v| m.max(*v));
+                    assert!(
+                        (fd - block.col(k)).abs().max_element() / scale < 1e-6,
+                        "row {row} var {var} {k}: {fd:?} vs {:?}",
+                        block.col(k)
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_reversed_role_maps_onto_the_pair() {
+        // B's points in A's field, and A's points in B's field, summed into the pair (A, B)
+        let s = state();
+        let sphere = SphereField { radius: 0.8 };
+        let g = Gains { k: 1.0e4, kd: 35.0, tangential: true };
+        let p = s.x[0] + s.q[0] * Vec3::new(0.3, 0.4, 0.5);
+        let (_, j1) = wrench(&sphere, point_at(&s, p), Vec3::Z, &s, &g).unwrap();
+        let rev = Pose2 { x: [s.x[1], s.x[0]], q: [s.q[1], s.q[0]], v: [s.v[1], s.v[0]], w: [s.w[1], s.w[0]] };
+        let p2 = rev.x[0] + rev.q[0] * Vec3::new(-0.2, 0.3, 0.4);
+        let (_, j2) = wrench(&sphere, point_at(&rev, p2), Vec3::X, &rev, &g).unwrap();
+        let mut sum = Jacobian::default();
+        sum.add(&j1, false);
+        sum.add(&j2, true);
+        // the sum as a function of the pair's state, by finite differences in A's and B's variables
+        let total = |s: &Pose2| {
+            let r = Pose2 { x: [s.x[1], s.x[0]], q: [s.q[1], s.q[0]], v: [s.v[1], s.v[0]], w: [s.w[1], s.w[0]] };
+            let (w1, _) = wrench(&sphere, point_at(&state(), p), Vec3::Z, s, &g).unwrap();
+            let (w2, _) = wrench(&sphere, point_at(&rev, p2), Vec3::X, &r, &g).unwrap();
+            [w1[0] + w2[2], w1[1] + w2[3], w1[2] + w2[0], w1[3] + w2[1]]
+        };
+        let e = 1e-6;
+        for var in 0..8 {
+            let (body, kind) = (var / 4, var % 4);
+            for k in 0..3 {
+                let (wp, wm) = (total(&perturbed(&s, var, k, e)), total(&perturbed(&s, var, k, -e)));
+                for row in 0..4 {
+                    let fd = (wp[row] - wm[row]) / (2.0 * e);
+                    let block = if kind < 2 { sum.pos[row][2 * body + kind % 2] } else { sum.vel[row][2 * body + kind % 2] };
+                    let scale = block.abs().to_cols_array().iter().fold(1.0f64, |m, v| m.max(*v));
+                    assert!((fd - block.col(k)).abs().max_element() / scale < 1e-6, "row {row} var {var}");
+                }
+            }
+        }
+        // Newton's third law: the pair's forces cancel
+        assert!((sum.wrench[0] + sum.wrench[2]).length() < 1e-9);
+    }
+}

@@ -1,0 +1,345 @@
+//! The `implicit-penalty` step: the stages of the module comment of mod.rs, in order.
+
+use super::contact::{self, Hit, Placement};
+use super::field::ShellRef;
+use super::friction::{self, Anchor, Key};
+use super::gradients::{add_anchor_spring, relative_velocity, Gains, Jacobian};
+use super::step::{add_pair, add_wrench, finish_rhs, Kin, Side};
+use super::system::{IslandSystem, Solver};
+use super::{FrictionMode, ImplicitParams};
+use crate::collision::broad::BroadPhase;
+use crate::dynamics::integrate::{external_wrench, integrate_pose};
+use crate::error::{InputError, SimError};
+use crate::geometry::fields::{FieldMemory, FieldSettings, Fields};
+use crate::math::Vec3;
+use crate::methods::stages::{stage_enum, Stage, StageTimer};
+use crate::methods::volumetric::{damping_ratio_for, reduced_mass};
+use crate::methods::{check_finite, Method, StepStats};
+use crate::model::{BodyKind, Model};
+use crate::state::State;
+use parry3d_f64::bounding_volume::Aabb;
+
+stage_enum! {
+    /// The timed stages of an `implicit-penalty` step, in order (metrics.csv's `wall_<name>` columns).
+    pub enum ImplicitStage {
+        /// Bounding boxes and sweep and prune.
+        Collision = "collision",
+        /// Point shells against fields, both ways, with the gradients.
+        Contact = "contact",
+        /// Anchor friction.
+        Friction = "friction",
+        /// Islands and their 6×6-block systems.
+        Assembly = "assembly",
+        /// Sparse LU (or 6×6) solves.
+        Solve = "solve",
+        /// Momenta, positions and orientations.
+        Integrate = "integrate",
+    }
+}
+
+/// One pair in contact this step.
+struct PairContact {
+    a: usize,
+    b: usize,
+    /// Role 0: B's points in A's field; role 1: A's points in B's field.
+    hits: [Vec<Hit>; 2],
+    /// The pair's wrench and gradients, rows and columns (A, B).
+    jac: Jacobian,
+    /// The spring per point after the N0 clamp.
+    k: f64,
+    friction: friction::Gains,
+}
+
+/// The method and its workspace.
+pub struct ImplicitPenalty {
+    params: ImplicitParams,
+    fields: Fields,
+    /// Per body: n_ref, a sixth of its shell's points.
+    n_ref: Vec<f64>,
+    broad: BroadPhase,
+    aabbs: Vec<Aabb>,
+    movable: Vec<bool>,
+    candidates: Vec<(u32, u32)>,
+    solver: Solver,
+    /// The friction anchors, borrowed from the state for the step.
+    anchors: Vec<(Key, Anchor)>,
+    /// Points tested in the last step.
+    pub points_tested: usize,
+}
+
+impl ImplicitPenalty {
+    /// Builds every body's field and shell.
+    pub fn new(params: ImplicitParams, model: &Model) -> Result<Self, InputError> {
+        let fields = Fields::build(model, |_, body| {
+            let mut s = FieldSettings::default_for(body);
+            if let Some(r) = params.sdf_resolution {
+                s.sdf.resolution = r as usize;
+            }
+            if let Some(b) = params.sdf_band {
+                s.sdf.band = b;
+            }
+            if let Some(h) = params.point_spacing {
+                s.spacing = h;
+            }
+            s
+        })
+        .map_err(|e| InputError::at(&model.name, format!("[solver.implicit-penalty]: {e}")))?;
+        let n_ref = fields.per_body.iter().map(|f| (f.shell.points.len() as f64 / 6.0).max(1.0)).collect();
+        Ok(ImplicitPenalty {
+            params,
+            fields,
+            n_ref,
+            broad: BroadPhase::default(),
+            aabbs: Vec::new(),
+            movable: Vec::new(),
+            candidates: Vec::new(),
+            solver: Solver::default(),
+            anchors: Vec::new(),
+            points_tested: 0,
+        })
+    }
+
+    /// What the distance fields and shells hold.
+    pub fn memory(&self) -> FieldMemory {
+        self.fields.memory()
+    }
+
+    /// The pair's contact gains (see `ImplicitParams`): spring, damper and friction.
+    fn gains(&self, model: &Model, a: usize, b: usize) -> (Gains, friction::Gains) {
+        let dynamic = |i: usize| model.bodies[i].kind == BodyKind::Dynamic;
+        let n_ref = [a, b].iter().filter(|&&i| dynamic(i)).map(|&i| self.n_ref[i]).fold(f64::INFINITY, f64::min);
+        let m = reduced_mass(model, a, b);
+        let h = model.dt;
+        let k = self.params.stiffness.unwrap_or(m / (h * h * n_ref));
+        let (mu_k, mu_s, e) = model.pair_material(a, b);
+        let zeta = self.params.damping_ratio.unwrap_or_else(|| damping_ratio_for(e));
+        let kd = self.params.damping.unwrap_or(2.0 * zeta * (k * m / n_ref).sqrt());
+        (
+            Gains { k, kd, tangential: self.params.tangential_damping },
+            friction::Gains { kt: self.params.friction_stiffness * k, mu_s, mu_k },
+        )
+    }
+
+    fn placement(model: &Model, state: &State, i: usize) -> Placement {
+        Placement { origin: state.origin(model, i), q: state.bodies[i].q, com: state.bodies[i].x }
+    }
+
+    /// Stage 1: candidate pairs with a dynamic body.
+    fn detect(&mut self, model: &Model, state: &State) {
+        self.aabbs.clear();
+        self.movable.clear();
+        for (i, b) in model.bodies.iter().enumerate() {
+            let pose = crate::collision::narrow::body_pose(model, state, i);
+            self.aabbs.push(b.geometry.shape.compute_aabb(&pose));
+            self.movable.push(b.kind == BodyKind::Dynamic);
+        }
+        self.broad.find_pairs(&self.aabbs, &self.movable, &mut self.candidates);
+    }
+
+    /// Stage 2: both roles of every candidate pair; the pairs with penetrating points.
+    fn contacts(&mut self, model: &Model, state: &State) -> Vec<PairContact> {
+        let mut out = Vec::new();
+        self.points_tested = 0;
+        for &(a, b) in &self.candidates {
+            let (a, b) = (a as usize, b as usize);
+            let side = |i: usize| {
+                let f = &self.fields.per_body[i];
+                contact::Side {
+                    field: f.sdf.as_ref(),
+                    shell: ShellRef { points: &f.shell.points, normals: &f.shell.normals },
+                    at: Self::placement(model, state, i),
+                }
+            };
+            let (sa, sb) = (side(a), side(b));
+            let (h0, t0) = contact::hits(&sa, &sb);
+            let (h1, t1) = contact::hits(&sb, &sa);
+            self.points_tested += t0 + t1;
+            if h0.is_empty() && h1.is_empty() {
+                continue;
+            }
+            let (g, fg) = self.gains(model, a, b);
+            let n = (h0.len() + h1.len()) as f64;
+            let scale = self.params.n0.map_or(1.0, |n0| if n >= n0 as f64 { n0 as f64 / n } else { 1.0 });
+            let (ba, bb) = (state.bodies[a], state.bodies[b]);
+            let mut jac = contact::role_jacobian(&h0, &g, scale, &[ba.v, ba.w, bb.v, bb.w]);
+            jac.add(&contact::role_jacobian(&h1, &g, scale, &[bb.v, bb.w, ba.v, ba.w]), true);
+            // the anchor springs follow the (clamped) contact spring
+            let friction = friction::Gains { kt: fg.kt * g.k * scale, ..fg };
+            out.push(PairContact { a, b, hits: [h0, h1], jac, k: g.k * scale, friction });
+        }
+        out
+    }
+
+    /// Stage 3: anchor friction; per body the explicit friction wrench (force, torque about the centre of mass).
+    /// With implicit friction the springs of sticking points go into their pair's Jacobian instead.
+    fn friction(&mut self, model: &Model, state: &State, pairs: &mut [PairContact]) -> (Vec<(Vec3, Vec3)>, f64) {
+        let implicit = self.params.friction == FrictionMode::Implicit;
+        let mut wrench = vec![(Vec3::ZERO, Vec3::ZERO); model.bodies.len()];
+        let mut next = Vec::new();
+        let mut total = 0.0;
+        for p in pairs.iter_mut() {
+            let mut springs = [Jacobian::default(), Jacobian::default()];
+            for (role, hits) in p.hits.iter().enumerate() {
+                let (fb, pb) = if role == 0 { (p.a, p.b) } else { (p.b, p.a) };
+                let field = Self::placement(model, state, fb);
+                let (sf, sp) = (state.bodies[fb], state.bodies[pb]);
+                let vel = [sf.v, sf.w, sp.v, sp.w];
+                for h in hits {
+                    let key = (fb as u32, pb as u32, h.point);
+                    let old = self.anchors.binary_search_by_key(&key, |e| e.0).ok().map(|i| self.anchors[i].1);
+                    let fn_ = p.k * -h.c.d;
+                    let (f, anchor) = friction::point_friction(h, fn_, -relative_velocity(&h.c, &vel), &field, old, &p.friction);
+                    next.push((key, anchor));
+                    if implicit && !anchor.sliding {
+                        let alpha = field.origin + field.q * anchor.at - field.com;
+                        add_anchor_spring(&h.c, alpha, p.friction.kt, &mut springs[role]);
+                        total += f.length();
+                        continue;
+                    }
+                    wrench[pb].0 += f;
+                    wrench[pb].1 += h.c.b.cross(f);
+                    wrench[fb].0 -= f;
+                    wrench[fb].1 -= h.c.a.cross(f);
+                    total += f.length();
+                }
+            }
+            p.jac.add(&springs[0], false);
+            p.jac.add(&springs[1], true);
+        }
+        next.sort_by_key(|e| e.0);
+        self.anchors = next;
+        (wrench, total)
+    }
+}
+
+/// One island's bodies (model indices, slot order) and its system.
+struct Island {
+    bodies: Vec<usize>,
+    sys: IslandSystem,
+}
+
+impl ImplicitPenalty {
+    /// Stage 4: kinematics of the dynamic bodies, islands and their systems.
+    fn assemble(
+        &self,
+        model: &Model,
+        state: &State,
+        pairs: &[PairContact],
+        friction: &[(Vec3, Vec3)],
+        h: f64,
+    ) -> Result<(Vec<Option<Kin>>, Vec<Island>), SimError> {
+        let n = model.bodies.len();
+        let dynamic: Vec<bool> = model.bodies.iter().map(|b| b.kind == BodyKind::Dynamic).collect();
+        let mut kins = vec![None; n];
+        for i in (0..n).filter(|&i| dynamic[i]) {
+            let b = &model.bodies[i];
+            let k = Kin::new(b.mass, &b.inertia, &b.inv_inertia, &state.bodies[i], h).ok_or_else(|| SimError::Solver {
+                step: state.step,
+                stage: "assembly",
+                message: format!("body `{}`: singular quaternion update", b.name),
+            })?;
+            kins[i] = Some(k);
+        }
+        let fixed: Vec<bool> = dynamic.iter().map(|d| !d).collect();
+        let edges: Vec<(usize, usize)> = pairs.iter().map(|p| (p.a, p.b)).collect();
+        let (id, count) = crate::dynamics::graph::islands(n, &fixed, &edges);
+        let mut islands: Vec<Island> = (0..count).map(|_| Island { bodies: Vec::new(), sys: IslandSystem::default() }).collect();
+        let mut slot = vec![usize::MAX; n];
+        for i in (0..n).filter(|&i| dynamic[i]) {
+            let isl = &mut islands[id[i] as usize];
+            slot[i] = isl.bodies.len();
+            isl.bodies.push(i);
+        }
+        for isl in islands.iter_mut() {
+            isl.sys = IslandSystem::identity(isl.bodies.len());
+        }
+        let side = |i: usize| match model.bodies[i].kind {
+            BodyKind::Dynamic => Side::Dynamic { slot: slot[i], kin: kins[i].as_ref().expect("set above") },
+            BodyKind::Kinematic => Side::Kinematic { v: state.bodies[i].v, w: state.bodies[i].w },
+            BodyKind::Static => Side::Static,
+        };
+        for p in pairs {
+            let owner = if dynamic[p.a] { p.a } else { p.b };
+            add_pair(&mut islands[id[owner] as usize].sys, &p.jac, [side(p.a), side(p.b)], h);
+        }
+        for i in (0..n).filter(|&i| dynamic[i]) {
+            let (f, t) = external_wrench(model, i, state.time);
+            let sys = &mut islands[id[i] as usize].sys;
+            add_wrench(sys, slot[i], f + friction[i].0, t + friction[i].1);
+        }
+        for isl in islands.iter_mut() {
+            finish_rhs(&mut isl.sys, h);
+        }
+        Ok((kins, islands))
+    }
+
+    /// The step's stages, in order.
+    fn stages(&mut self, model: &Model, state: &mut State, dt: f64) -> Result<StepStats, SimError> {
+        let mut stats = StepStats::default();
+        check_finite(model, state, "start of step")?;
+        let mut t = StageTimer::start();
+        t.time(ImplicitStage::Collision, || self.detect(model, state));
+        let mut pairs = t.time(ImplicitStage::Contact, || self.contacts(model, state));
+        for p in &pairs {
+            for (k, w) in p.jac.wrench.iter().enumerate() {
+                if !crate::math::finite3(*w) {
+                    let body = model.bodies[if k < 2 { p.a } else { p.b }].name.clone();
+                    return Err(SimError::NonFinite { body, step: state.step, stage: "contact", quantity: "contact force" });
+                }
+            }
+        }
+        let (friction, friction_sum) = t.time(ImplicitStage::Friction, || self.friction(model, state, &mut pairs));
+        let (kins, islands) = t.time(ImplicitStage::Assembly, || self.assemble(model, state, &pairs, &friction, dt))?;
+        self.solver.begin_step();
+        let mut solutions = Vec::with_capacity(islands.len());
+        for isl in &islands {
+            let x = self.solver.solve(&isl.sys).map_err(|message| SimError::Solver {
+                step: state.step,
+                stage: "solve",
+                message: format!("island of `{}`: {message}", model.bodies[isl.bodies[0]].name),
+            })?;
+            solutions.push(x);
+        }
+        t.lap(ImplicitStage::Solve);
+        for (isl, x) in islands.iter().zip(&solutions) {
+            for (s, &i) in isl.bodies.iter().enumerate() {
+                let k = kins[i].as_ref().expect("dynamic");
+                let (dp, dl) = (Vec3::from_slice(&x[6 * s..]), Vec3::from_slice(&x[6 * s + 3..]));
+                k.advance(&mut state.bodies[i], dp, dl, dt, &model.bodies[i].inv_inertia);
+            }
+        }
+        for i in 0..model.bodies.len() {
+            if model.bodies[i].kind == BodyKind::Kinematic {
+                integrate_pose(model, i, &mut state.bodies[i], dt);
+            }
+        }
+        t.lap(ImplicitStage::Integrate);
+        check_finite(model, state, "integrate")?;
+        stats.contacts = pairs.iter().map(|p| p.hits[0].len() + p.hits[1].len()).sum();
+        stats.max_penetration = pairs.iter().flat_map(|p| p.hits.iter().flatten()).fold(0.0, |m, h| m.max(-h.c.d));
+        stats.normal_impulse = pairs.iter().map(|p| p.hits.iter().flatten().map(|h| -h.c.d * p.k).sum::<f64>()).sum::<f64>() * dt;
+        stats.friction_impulse = friction_sum * dt;
+        stats.islands = islands.iter().filter(|i| i.bodies.len() > 1).count();
+        stats.iterations = 1;
+        t.finish(&mut stats);
+        Ok(stats)
+    }
+}
+
+impl Method for ImplicitPenalty {
+    fn name(&self) -> &'static str {
+        "implicit-penalty"
+    }
+
+    fn stage_names(&self) -> &'static [&'static str] {
+        ImplicitStage::NAMES
+    }
+
+    /// The friction anchors live in `State::implicit_anchors` between steps; the step borrows them.
+    fn step(&mut self, model: &Model, state: &mut State, dt: f64) -> Result<StepStats, SimError> {
+        self.anchors = std::mem::take(&mut state.implicit_anchors);
+        let r = self.stages(model, state, dt);
+        state.implicit_anchors = std::mem::take(&mut self.anchors);
+        r
+    }
+}

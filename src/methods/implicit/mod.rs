@@ -1,0 +1,177 @@
+//! `implicit-penalty`: point shells against signed distance fields, exact contact gradients and one implicit
+//! system per island.
+//!
+//! Source: Xu, Zhao, Barbič, "Implicit Multibody Penalty-Based Distributed Contact", IEEE TVCG 20(9), 2014
+//! (../shared/seeds/000_1e5a4b39cf89a01a.txt), as ../shared/reference/methods.md §A re-reads it.
+//!
+//! One step, each a timed stage (method.rs):
+//! 1. **collision**: bounding boxes of the bodies, sweep and prune (collision/broad.rs).
+//! 2. **contact**: every candidate pair both ways, each body's point shell in the other's field (contact.rs),
+//!    springs, dampers and their exact gradients (gradients.rs), points in parallel in a fixed order.
+//! 3. **friction**: anchor springs, explicit (friction.rs).
+//! 4. **assembly**: islands of touching dynamic bodies; per island the 6×6-block system (step.rs).
+//! 5. **solve**: per island, sparse LU or a dense 6×6 solve (system.rs).
+//! 6. **integrate**: momenta, positions and quaternions from (ΔP, ΔL) (step.rs); kinematic bodies move on.
+//!
+//! Symbols of the paper → names here:
+//! - S = (x, q, P, L) (eq. 1) → `BodyState` (x, q, v = P/m, ω = R J⁻¹Rᵀ L); J → `Body::inertia`.
+//! - Q (Qω = ½ω̂q), V (eq. 18), ∂q̇/∂q (eq. 11), G_ij and Z_i (eqs. 15–17) → step.rs `q_matrix`, `Kin::vm`,
+//!   `qdot_jacobian`, `add_pair`; ΔS_i = (ΔP_i, ΔL_i) → the island solution.
+//! - A the distance-field body, B the point-shell body, r_A, r_B, N, N̂ = R_B N, d = φ_A(r_A), g = ∇φ_A
+//!   (eqs. 19–23) → gradients.rs `PointContact { d, g: R_A g, n: N̂, a: R_A r_A, b: R_B r_B }`.
+//! - k, k_d (eqs. 19, 41) → `ImplicitParams::{stiffness, damping}` (per point), `gradients::Gains`.
+//! - the force and torque gradients (eqs. 24–40) and the damping ones (eqs. 42–51) → `gradients::Jacobian`
+//!   (`pos` in x and θ, `vel` in v and ω).
+//! - N0 (eq. 77) → `ImplicitParams::n0`.
+//! - the anchors of [14] (§4) → friction.rs, carried in `State::implicit_anchors`.
+
+pub mod contact;
+pub mod field;
+pub mod friction;
+pub mod gradients;
+mod method;
+pub mod step;
+pub mod system;
+
+use crate::error::InputError;
+use crate::methods::registry::{self, param, Params};
+use crate::methods::Method;
+use crate::model::{MethodKey, Model};
+pub use method::{ImplicitPenalty, ImplicitStage};
+
+/// `implicit-penalty` runs no joints and no haptic proxies yet.
+pub fn supports(model: &Model) -> Result<(), String> {
+    registry::no_joints(model)?;
+    registry::no_proxies(model)
+}
+
+/// The registry's constructor: builds the fields and shells of every body.
+pub fn create(model: &Model) -> Result<Box<dyn Method + Send>, InputError> {
+    let params = ImplicitParams::from_model(model).map_err(|e| InputError::at(&model.name, e))?;
+    Ok(Box::new(ImplicitPenalty::new(params, model)?))
+}
+
+/// Parameters of `[solver.implicit-penalty]`. Gains are per contact point; the defaults are scaled to the
+/// bodies and to the scene's time step h (see each field), n_ref being a sixth of the smaller dynamic body's
+/// shell points (about one face's worth: the points a body rests on).
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ImplicitParams {
+    /// Contact spring per penetrating point k, N/m. Default: the pair's reduced mass m over h²·n_ref, so that
+    /// a body resting on n_ref points is a spring–mass pair with ω·h = 1 and sinks by about g·h².
+    pub stiffness: Option<f64>,
+    /// Contact damper per penetrating point k_d, N·s/m. Default: 2ζ√(k·m/n_ref), the damper that makes the
+    /// same spring–mass pair damped with ratio ζ.
+    pub damping: Option<f64>,
+    /// Damping ratio ζ of the default damper. Default: from the pair's restitution e,
+    /// ζ = −ln e/√(π² + ln²e) (1 for e = 0).
+    pub damping_ratio: Option<f64>,
+    /// Whether the damper acts on the whole relative velocity (the paper) or on its normal part only.
+    /// Default `false`: a damper critically damping the normal motion also drags any sliding body to a stop
+    /// within a few steps, which makes Coulomb friction meaningless; `true` is the paper's model.
+    pub tangential_damping: bool,
+    /// Friction anchor spring per point as a multiple of k. Default 0.1: the paper's springs are 10⁻⁴ of its
+    /// (much stiffer) contact springs; with k tied to m/(h²n_ref), 0.1 keeps the explicit friction stable
+    /// (k_t·n_ref·h²/m = 0.1) and the creep before a contact saturates near 10·μ·g·h².
+    pub friction_stiffness: f64,
+    /// `explicit`: the anchor springs' forces enter the right-hand side only (the paper); `implicit`: the
+    /// springs of sticking points enter the system with their gradients (gradients.rs `add_anchor_spring`),
+    /// kinetic friction stays explicit. Default `implicit`: with explicit springs a stack's chain of contacts
+    /// has modes above the explicit limit (stack10 at the default gains grew ×1.04 per step once at rest).
+    pub friction: FrictionMode,
+    /// N0 of the paper's stiffness clamp (eq. 77): with N ≥ N0 penetrating points in a pair, k·N0/N. Default:
+    /// off (N0 = ∞), as in all of the paper's examples but the excavator.
+    pub n0: Option<u32>,
+    /// Grid cells along a shape's longest extent for its distance field. Default: per shape
+    /// (`geometry::sdf::SdfParams::for_shape`: 48 for primitives, 64–192 from the mesh's edge lengths).
+    pub sdf_resolution: Option<u32>,
+    /// Narrow-band half-width of the distance fields, m. Default: per shape, the larger of six cells and a
+    /// tenth of the longest extent.
+    pub sdf_band: Option<f64>,
+    /// Point-shell spacing, m. Default: per shape, a twentieth of its longest extent.
+    pub point_spacing: Option<f64>,
+}
+
+impl Default for ImplicitParams {
+    fn default() -> Self {
+        ImplicitParams {
+            stiffness: None,
+            damping: None,
+            damping_ratio: None,
+            tangential_damping: false,
+            friction_stiffness: 0.1,
+            friction: FrictionMode::Implicit,
+            n0: None,
+            sdf_resolution: None,
+            sdf_band: None,
+            point_spacing: None,
+        }
+    }
+}
+
+/// How the anchor springs are integrated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrictionMode {
+    Explicit,
+    Implicit,
+}
+
+impl<'de> serde::Deserialize<'de> for FrictionMode {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        param::keyword(
+            d,
+            MethodKey::ImplicitPenalty,
+            "friction",
+            &[("explicit", FrictionMode::Explicit), ("implicit", FrictionMode::Implicit)],
+        )
+    }
+}
+
+impl Params for ImplicitParams {
+    const KEY: MethodKey = MethodKey::ImplicitPenalty;
+    fn validate(&self) -> Result<(), String> {
+        for (v, k) in [(self.stiffness, "stiffness"), (self.sdf_band, "sdf_band"), (self.point_spacing, "point_spacing")] {
+            if let Some(v) = v {
+                param::positive(Self::KEY, k, v)?;
+            }
+        }
+        for (v, k) in
+            [(self.damping, "damping"), (self.damping_ratio, "damping_ratio"), (Some(self.friction_stiffness), "friction_stiffness")]
+        {
+            if let Some(v) = v {
+                param::non_negative(Self::KEY, k, v)?;
+            }
+        }
+        if let Some(n) = self.n0 {
+            param::within(Self::KEY, "n0", n, 1, u32::MAX)?;
+        }
+        if let Some(r) = self.sdf_resolution {
+            param::within(Self::KEY, "sdf_resolution", r, 4, 2048)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameters_parse_and_name_bad_keys() {
+        let t: toml::Table = "stiffness = 1e5\ntangential_damping = true\nn0 = 10".parse().unwrap();
+        let p = ImplicitParams::from_table(&t).unwrap();
+        assert_eq!(p.stiffness, Some(1e5));
+        assert!(p.tangential_damping && p.n0 == Some(10) && p.friction == FrictionMode::Implicit);
+        let t: toml::Table = "friction = \"explicit\"".parse().unwrap();
+        assert_eq!(ImplicitParams::from_table(&t).unwrap().friction, FrictionMode::Explicit);
+        let t: toml::Table = "friction = \"lagged\"".parse().unwrap();
+        assert!(ImplicitParams::from_table(&t).unwrap_err().contains("`explicit` or `implicit`"));
+        let bad: toml::Table = "stifness = 1.0".parse().unwrap();
+        let e = ImplicitParams::from_table(&bad).unwrap_err();
+        assert!(e.contains("stifness") && e.contains("stiffness"), "{e}");
+        let neg: toml::Table = "damping = -1.0".parse().unwrap();
+        assert!(ImplicitParams::from_table(&neg).unwrap_err().contains("solver.implicit-penalty.damping must be >= 0"));
+        let zero: toml::Table = "n0 = 0".parse().unwrap();
+        assert!(ImplicitParams::from_table(&zero).unwrap_err().contains("n0"));
+    }
+}

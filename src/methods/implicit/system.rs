@@ -1,0 +1,221 @@
+//! One island's linear system G ΔS = h Z (paper eq. 15): a 6×6 block per dynamic body on the diagonal and one
+//! per ordered pair of touching (or jointed) bodies, unsymmetric but structurally symmetric. A lone body is a
+//! dense 6×6 solve (LU with partial pivoting); larger islands go to faer's sparse LU (COLAMD ordering,
+//! sequential, so results do not depend on the thread count), whose symbolic analysis is kept from one step to
+//! the next for every island whose block pattern repeats.
+
+use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::sparse::linalg::lu::{factorize_symbolic_lu, NumericLu, SymbolicLu};
+use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
+use faer::{Conj, MatMut, Par};
+use std::collections::BTreeMap;
+
+/// A 6×6 block, row-major.
+pub type Block6 = [[f64; 6]; 6];
+
+/// The system of one island: blocks by (row body, column body) in island indices, and the right-hand side.
+#[derive(Debug, Clone, Default)]
+pub struct IslandSystem {
+    pub n: usize,
+    /// Every block present, the diagonal ones included; sorted by (row, column).
+    pub blocks: BTreeMap<(u32, u32), Block6>,
+    pub rhs: Vec<f64>,
+}
+
+impl IslandSystem {
+    /// An identity system of `n` bodies with a zero right-hand side.
+    pub fn identity(n: usize) -> Self {
+        let mut blocks = BTreeMap::new();
+        for i in 0..n as u32 {
+            let mut b = [[0.0; 6]; 6];
+            for (k, row) in b.iter_mut().enumerate() {
+                row[k] = 1.0;
+            }
+            blocks.insert((i, i), b);
+        }
+        IslandSystem { n, blocks, rhs: vec![0.0; 6 * n] }
+    }
+
+    /// The block (i, j), created as zeros.
+    pub fn block(&mut self, i: usize, j: usize) -> &mut Block6 {
+        self.blocks.entry((i as u32, j as u32)).or_insert([[0.0; 6]; 6])
+    }
+
+    /// The block pattern (what the symbolic analysis depends on).
+    pub fn pattern(&self) -> Vec<(u32, u32)> {
+        self.blocks.keys().copied().collect()
+    }
+
+    /// The matrix as a dense row-major 6n×6n array (tests and the global comparison).
+    pub fn dense(&self) -> Vec<Vec<f64>> {
+        let m = 6 * self.n;
+        let mut a = vec![vec![0.0; m]; m];
+        for (&(i, j), b) in &self.blocks {
+            for r in 0..6 {
+                for c in 0..6 {
+                    a[6 * i as usize + r][6 * j as usize + c] = b[r][c];
+                }
+            }
+        }
+        a
+    }
+}
+
+/// Solves a dense square system by LU with partial pivoting; `None` when it is singular.
+pub fn dense_solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
+    let n = b.len();
+    for k in 0..n {
+        let p = (k..n).max_by(|&i, &j| a[i][k].abs().total_cmp(&a[j][k].abs()))?;
+        if a[p][k] == 0.0 || !a[p][k].is_finite() {
+            return None;
+        }
+        a.swap(k, p);
+        b.swap(k, p);
+        for i in k + 1..n {
+            let f = a[i][k] / a[k][k];
+            if f != 0.0 {
+                for j in k..n {
+                    a[i][j] -= f * a[k][j];
+                }
+                b[i] -= f * b[k];
+            }
+        }
+    }
+    for k in (0..n).rev() {
+        let s: f64 = (k + 1..n).map(|j| a[k][j] * b[j]).sum();
+        b[k] = (b[k] - s) / a[k][k];
+    }
+    Some(b)
+}
+
+/// The sparse solver with its kept symbolic analyses.
+#[derive(Default)]
+pub struct Solver {
+    /// Symbolic LU by block pattern, kept while a pattern recurs from one step to the next.
+    kept: BTreeMap<Vec<(u32, u32)>, SymbolicLu<usize>>,
+    used: BTreeMap<Vec<(u32, u32)>, SymbolicLu<usize>>,
+    /// Symbolic analyses computed (statistics).
+    pub symbolic_count: usize,
+}
+
+impl Solver {
+    /// Call once per step before the islands' solves: patterns not seen in the previous step are dropped.
+    pub fn begin_step(&mut self) {
+        self.kept = std::mem::take(&mut self.used);
+    }
+
+    /// Solves one island's system; the error says why it failed.
+    pub fn solve(&mut self, sys: &IslandSystem) -> Result<Vec<f64>, String> {
+        if sys.n == 1 {
+            return dense_solve(sys.dense(), sys.rhs.clone()).ok_or_else(|| "singular 6×6 body system".to_string());
+        }
+        let m = 6 * sys.n;
+        // column-major layout: block column j holds the blocks (i, j) in increasing i
+        let mut cols: Vec<Vec<(u32, &Block6)>> = vec![Vec::new(); sys.n];
+        for (&(i, j), b) in &sys.blocks {
+            cols[j as usize].push((i, b));
+        }
+        let mut col_ptr = Vec::with_capacity(m + 1);
+        let mut row_idx = Vec::new();
+        let mut values = Vec::new();
+        col_ptr.push(0usize);
+        for col in &cols {
+            for c in 0..6 {
+                for &(i, b) in col {
+                    for r in 0..6 {
+                        row_idx.push(6 * i as usize + r);
+                        values.push(b[r][c]);
+                    }
+                }
+                col_ptr.push(row_idx.len());
+            }
+        }
+        let sym = SymbolicSparseColMatRef::new_checked(m, m, &col_ptr, None, &row_idx);
+        let pattern = sys.pattern();
+        let symbolic = match self.kept.remove(&pattern).or_else(|| self.used.remove(&pattern)) {
+            Some(s) => s,
+            None => {
+                self.symbolic_count += 1;
+                factorize_symbolic_lu(sym, Default::default()).map_err(|e| format!("symbolic LU failed: {e:?}"))?
+            }
+        };
+        let mut numeric = NumericLu::new();
+        let mut mem = MemBuffer::new(symbolic.factorize_numeric_lu_scratch::<f64>(Par::Seq, Default::default()));
+        let a = SparseColMatRef::new(sym, &values);
+        let mut x = sys.rhs.clone();
+        {
+            let lu = symbolic
+                .factorize_numeric_lu(&mut numeric, a, Par::Seq, MemStack::new(&mut mem), Default::default())
+                .map_err(|e| format!("sparse LU failed: {e:?}"))?;
+            let mut mem2 = MemBuffer::new(symbolic.solve_in_place_scratch::<f64>(1, Par::Seq));
+            lu.solve_in_place_with_conj(Conj::No, MatMut::from_column_major_slice_mut(&mut x, m, 1), Par::Seq, MemStack::new(&mut mem2));
+        }
+        self.used.insert(pattern, symbolic);
+        if x.iter().any(|v| !v.is_finite()) {
+            return Err("the island's system is singular".into());
+        }
+        Ok(x)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::rng::Rng;
+
+    fn random_system(n: usize, pairs: &[(usize, usize)], seed: u64) -> IslandSystem {
+        let mut rng = Rng::new(seed);
+        let mut s = IslandSystem::identity(n);
+        let fill = |b: &mut Block6, rng: &mut Rng, diag: bool| {
+            for (r, row) in b.iter_mut().enumerate() {
+                for (c, v) in row.iter_mut().enumerate() {
+                    *v += 0.3 * rng.symmetric() + if diag && r == c { 2.0 } else { 0.0 };
+                }
+            }
+        };
+        for i in 0..n {
+            fill(s.block(i, i), &mut rng, true);
+        }
+        for &(i, j) in pairs {
+            fill(s.block(i, j), &mut rng, false);
+            fill(s.block(j, i), &mut rng, false);
+        }
+        for v in s.rhs.iter_mut() {
+            *v = rng.symmetric();
+        }
+        s
+    }
+
+    fn residual(s: &IslandSystem, x: &[f64]) -> f64 {
+        let a = s.dense();
+        (0..x.len()).map(|r| ((0..x.len()).map(|c| a[r][c] * x[c]).sum::<f64>() - s.rhs[r]).abs()).fold(0.0, f64::max)
+    }
+
+    #[test]
+    fn sparse_lu_solves_an_unsymmetric_island_and_reuses_its_analysis() {
+        let mut solver = Solver::default();
+        let s = random_system(4, &[(0, 1), (1, 2), (2, 3), (0, 3)], 7);
+        solver.begin_step();
+        let x = solver.solve(&s).unwrap();
+        assert!(residual(&s, &x) < 1e-12, "{}", residual(&s, &x));
+        let dense = dense_solve(s.dense(), s.rhs.clone()).unwrap();
+        assert!(x.iter().zip(&dense).all(|(a, b)| (a - b).abs() < 1e-12));
+        // same pattern next step: no new analysis; a new pattern: one more
+        solver.begin_step();
+        let s2 = random_system(4, &[(0, 1), (1, 2), (2, 3), (0, 3)], 8);
+        let x2 = solver.solve(&s2).unwrap();
+        assert!(residual(&s2, &x2) < 1e-12);
+        assert_eq!(solver.symbolic_count, 1);
+        solver.begin_step();
+        solver.solve(&random_system(4, &[(0, 1), (1, 2)], 9)).unwrap();
+        assert_eq!(solver.symbolic_count, 2);
+    }
+
+    #[test]
+    fn a_lone_body_is_a_dense_solve() {
+        let s = random_system(1, &[], 3);
+        let x = Solver::default().solve(&s).unwrap();
+        assert!(residual(&s, &x) < 1e-13);
+        assert!(dense_solve(vec![vec![0.0; 2]; 2], vec![1.0, 1.0]).is_none());
+    }
+}
