@@ -328,6 +328,9 @@ fn run(
         }
     })?;
     bar.finish_and_clear();
+    for note in world.notes().iter().skip(world.model.notes.len()) {
+        eprintln!("note: {note}");
+    }
     if let Some(dir) = &out {
         println!("wrote {}/{{trajectory.npy, metrics.csv, summary.json}}", dir.display());
     }

@@ -289,7 +289,11 @@ impl Abd {
             // Newton direction
             if !assembled {
                 t.time(AbdStage::Culling, || self.cull(&q, swept));
-                t.time(AbdStage::Assembly, || self.assemble(&q, qtilde, h));
+                let (_, d_at_q) = t.time(AbdStage::Assembly, || self.assemble(&q, qtilde, h));
+                // κ doubles when the distance shrinks below d̂/10 from one iterate to the next (IPC): the first
+                // iteration compares with q^t, so gaps that start small (bodies separated at the start) do not
+                // stiffen the barrier unless they close
+                prev_dmin = prev_dmin.min(d_at_q);
             }
             // (either way `self.x` now holds the positions at q)
             let p_dyn = t.time(AbdStage::Solve, || self.system.solve());
