@@ -193,6 +193,8 @@ pub struct Abd {
     scale: f64,
     dhat: f64,
     eps_v: f64,
+    /// |g| of the scene (the residual tolerance's acceleration).
+    gravity: f64,
     kappa: f64,
     kappa_max: f64,
     /// Coordinates and velocities of every body (12 each).
@@ -218,7 +220,7 @@ pub struct Abd {
 pub const DHAT_FRACTION: f64 = 1e-3;
 
 /// ε_v by default, as a fraction of l_c per second.
-pub const EPS_V_FRACTION: f64 = 1e-3;
+pub const EPS_V_FRACTION: f64 = 1e-4;
 
 /// A body's size: the root mean square of its surface's bounding-box extents in its own axes (a cube's edge).
 pub fn body_size(surfaces: &Surfaces, b: usize) -> f64 {
@@ -305,6 +307,7 @@ impl Abd {
             scale,
             dhat,
             eps_v,
+            gravity: model.gravity.length(),
             kappa: 0.0,
             kappa_max: 0.0,
             q: Vec::new(),

@@ -275,6 +275,10 @@ impl Abd {
         t: &mut StageTimer<AbdStage>,
     ) -> Result<Vec<f64>, SimError> {
         let tol = self.params.tolerance * self.scale * h;
+        // the unbalanced force's displacement M⁻¹∇E over a step: tolerance/10 of what gravity adds in one step
+        // (of l_c/s² without gravity)
+        let accel = if self.gravity > 0.0 { self.gravity } else { self.scale };
+        let tol_r = 0.1 * self.params.tolerance * accel * h * h;
         let mut q = qt.to_vec();
         let mut prev_dmin = f64::INFINITY;
         let mut x = Vec::new();
@@ -295,14 +299,15 @@ impl Abd {
                 // stiffen the barrier unless they close
                 prev_dmin = prev_dmin.min(d_at_q);
             }
-            // (either way `self.x` now holds the positions at q)
+            // (either way `self.x` now holds the positions at q, and the system the gradient there)
+            let unbalanced = self.residual_move();
             let p_dyn = t.time(AbdStage::Solve, || self.system.solve());
             let p_dyn = p_dyn.map_err(|message| SimError::Solver { step: state.step, stage: "solve", message })?;
             let dir = t.time(AbdStage::Culling, || self.cull_along(&q, &p_dyn));
             last_move = largest_move(&self.bodies, &dir);
             // a direction below tolerance ends the loop, but is taken first (it is already computed; only the CCD
             // and one energy evaluation are left), without backtracking
-            let last = last_move < tol;
+            let last = last_move < tol && unbalanced < tol_r;
             st.iterations += 1;
             // CCD along the direction bounds the step
             let alpha_ccd = t.time(AbdStage::Ccd, || self.ccd_bound());
@@ -330,6 +335,35 @@ impl Abd {
         }
         st.residual = last_move / (self.scale * h);
         Ok(q)
+    }
+
+    /// The largest vertex move of M⁻¹∇E (the system's gradient, per moving body, over its weighted mass): how far
+    /// the forces left unbalanced at q would move a body within the step. The Newton step alone is no measure of
+    /// convergence where static friction makes the Hessian stiff: there every step is shorter than ε_v·h while
+    /// the net force may still be far from balanced (a cube on a slope just steeper than its friction angle
+    /// stopped each step in the static zone and crept at ≤ ε_v instead of sliding).
+    fn residual_move(&self) -> f64 {
+        let mut r = vec![0.0; self.q.len()];
+        for (b, body) in self.bodies.iter().enumerate() {
+            let Some(d) = self.dyn_index[b] else { continue };
+            let w = inertia_weight(body.kind);
+            let m = &body.mass;
+            let s = Mat3::from_cols(
+                Vec3::new(m[0][0], m[1][0], m[2][0]),
+                Vec3::new(m[0][1], m[1][1], m[2][1]),
+                Vec3::new(m[0][2], m[1][2], m[2][2]),
+            )
+            .inverse();
+            for row in 0..3 {
+                let g = &self.system.grad[12 * d + 4 * row..12 * d + 4 * row + 4];
+                let a = s * Vec3::new(g[0], g[1], g[2]) / w;
+                for j in 0..3 {
+                    r[12 * b + 4 * row + j] = a[j];
+                }
+                r[12 * b + 4 * row + 3] = g[3] / (w * m[3][3]);
+            }
+        }
+        largest_move(&self.bodies, &r)
     }
 
     /// Culling stage before an assembly: the positions at `q`, and the pairs within d̂ there unless the last
