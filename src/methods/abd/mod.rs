@@ -32,8 +32,9 @@
 //! the pairs swept by the previous line search) → gradient and PSD-projected Hessian → sparse Cholesky solve →
 //! CCD along the Newton direction bounds the step → backtrack on the energy (the first trial assembled, its
 //! energy from the assembly) → adapt κ; stop when the largest
-//! vertex move of the Newton step is below tolerance·l·h, after taking that last step too (CCD-bounded, no
-//! backtracking).
+//! vertex move of the Newton step is below tolerance·l_c·h and that of the unbalanced force M⁻¹∇E below
+//! tolerance/10·|g|h², after taking that last step too (CCD-bounded, no backtracking). Before the first step,
+//! bodies that touch are pushed apart (separate.rs, start.rs).
 
 pub mod affine;
 pub mod assemble;
@@ -65,12 +66,13 @@ use friction::Contact;
 use surface::Surfaces;
 use system::{Block, System};
 
-/// Parameters of `[solver.abd]`. Lengths default to fractions of l, the diagonal of the dynamic bodies'
-/// initial bounding box.
+/// Parameters of `[solver.abd]`. Lengths default to fractions of l_c, the smallest dynamic body's size
+/// ([`body_size`]).
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct AbdParams {
-    /// Barrier activation distance d̂, m. Default 1e-3·l (IPC).
+    /// Barrier activation distance d̂, m. Default 1e-3·l_c ([`DHAT_FRACTION`]; IPC's fraction, of the bodies'
+    /// size rather than the scene's).
     pub dhat: Option<f64>,
     /// Initial barrier stiffness κ, N/m³ (the barrier's force on a pair is κ|b′(d²)|·2d). Default: the
     /// stiffness at which a pair at d̂/2 is as stiff as the average body's inertia, m̄/(h² d̂² b″(d̂²/4)); κ then
@@ -78,9 +80,12 @@ pub struct AbdParams {
     pub kappa: Option<f64>,
     /// Orthogonality stiffness κ of V⊥, Pa. Default 1e8 (100 MPa, as libuipc's examples).
     pub orthogonality: f64,
-    /// Friction's static-to-sliding velocity threshold ε_v, m/s. Default 1e-3·l per second.
+    /// Friction's static-to-sliding velocity threshold ε_v, m/s. Default 1e-4·l_c per second
+    /// ([`EPS_V_FRACTION`]): static friction creeps below ε_v (about 0.8 ε_v for a load 3% inside the friction
+    /// cone), so IPC's 1e-3 let a 0.5 m cube creep 1.5 mm in 3 s; 1e-4 leaves 0.36 mm.
     pub friction_velocity: Option<f64>,
-    /// Newton stops when the largest vertex move of a step is below tolerance·l·h; that last step is still taken
+    /// Newton stops when the largest vertex move of a step is below tolerance·l_c·h and that of M⁻¹∇E (the
+    /// unbalanced force's move) below tolerance/10·|g|h²; that last step is still taken
     /// (bounded by CCD, kept only if it lowers the energy). Default 1e-3 (IPC uses 1e-2, which leaves sliding
     /// friction visibly wrong here: the 30° ramp rows fail).
     pub tolerance: f64,
@@ -219,7 +224,7 @@ pub struct Abd {
 /// the scene's diagonal (IPC's l) reached across them, and the barrier pushed stacks apart.
 pub const DHAT_FRACTION: f64 = 1e-3;
 
-/// ε_v by default, as a fraction of l_c per second.
+/// ε_v by default, as a fraction of l_c per second (see [`AbdParams::friction_velocity`]).
 pub const EPS_V_FRACTION: f64 = 1e-4;
 
 /// A body's size: the root mean square of its surface's bounding-box extents in its own axes (a cube's edge).
