@@ -307,13 +307,17 @@ impl Abd {
             last_move = largest_move(&self.bodies, &dir);
             // a direction below tolerance ends the loop, but is taken first (it is already computed; only the CCD
             // and one energy evaluation are left), without backtracking
-            let last = last_move < tol && unbalanced < tol_r;
+            // a short step while forces are still unbalanced (static friction's stiff zone) is taken like a last
+            // one (one trial, no backtracking: at this size the energy's decrease is near its rounding, and 40
+            // halvings cost more than the step), but the loop goes on
+            let short = last_move < tol;
+            let last = short && unbalanced < tol_r;
             st.iterations += 1;
             // CCD along the direction bounds the step
             let alpha_ccd = t.time(AbdStage::Ccd, || self.ccd_bound());
             let accepted;
-            (accepted, assembled) = self.line_search(&q, &dir, qtilde, h, alpha_ccd, e_at_q, last, &mut x, t);
-            if last && accepted.is_none() {
+            (accepted, assembled) = self.line_search(&q, &dir, qtilde, h, alpha_ccd, e_at_q, (short, last), &mut x, t);
+            if short && accepted.is_none() {
                 st.iterations -= 1;
             }
             let Some((trial, dmin, e1)) = accepted else { break };
@@ -391,7 +395,8 @@ impl Abd {
         dir
     }
 
-    /// Line search stage: backtracking on the energy from the CCD bound `alpha_ccd` (one trial when `last`).
+    /// Line search stage: backtracking on the energy from the CCD bound `alpha_ccd` (one trial when `short`; the
+    /// trial not assembled when `last`, the loop's final step).
     /// The pair set covers every pair within d̂ anywhere on the segment; the energy at q is `e_at_q`, the one the
     /// previous line search accepted (any pair set that covers d̂ at q gives it), when known. The first trial,
     /// usually accepted, is evaluated by an assembly (timed as such), which gives its energy too (the same bits
@@ -406,7 +411,7 @@ impl Abd {
         h: f64,
         alpha_ccd: f64,
         e_at_q: Option<f64>,
-        last: bool,
+        (short, last): (bool, bool),
         x: &mut Vec<[f64; 3]>,
         t: &mut StageTimer<AbdStage>,
     ) -> (Option<(Vec<f64>, f64, f64)>, bool) {
@@ -417,7 +422,7 @@ impl Abd {
         let mut alpha = alpha_ccd;
         let mut accepted = None;
         let mut assembled = false;
-        for trial_no in 0..if last { 1 } else { 40 } {
+        for trial_no in 0..if short { 1 } else { 40 } {
             let trial: Vec<f64> = q.iter().zip(dir).map(|(a, d)| a + alpha * d).collect();
             let (e1, dmin) = if trial_no == 0 && !last {
                 t.lap(AbdStage::LineSearch);
