@@ -12,9 +12,10 @@
 //! The contact normal of a body pair is a weighted sum over its primitive pairs closer than the target gap (weight:
 //! how much closer than the gap), oriented from the first body to the second: of the closest-point direction
 //! where the pair is apart, and of the triangle's outward normal where a point rests inside a face at zero
-//! distance (no distance direction exists there); vertices and edges touching vertices or edges add nothing. When
-//! nothing is left (vertex on vertex, as in an aligned column of cubes), the line between the means of the two
-//! bodies' vertices is the normal.
+//! distance (no distance direction exists there); vertices and edges touching vertices or edges add nothing. It is
+//! used where the collision shapes (parry) give no contact normal; parry's normal is replaced by the line between
+//! the means of the two bodies' vertices where that is closer to a touching face's normal (aligned cubes meeting
+//! vertex on vertex, where parry gives a corner's diagonal).
 
 use super::{affine, assemble};
 use crate::collision::culling::{self, Group, Pair};
@@ -175,12 +176,14 @@ impl Shapes<'_> {
 }
 
 /// The smallest distance of a body pair's primitive pairs and its contact normal (unit, from the first body to the
-/// second), when some pair is closer than `gap`. The normal is the collision shapes' (parry's contact normal) when
-/// `shapes` are given and the shapes touch, else from the surfaces' primitive pairs.
+/// second), when some pair is closer than `gap`. The normal is the collision shapes' (parry's contact normal, when
+/// `shapes` are given), or the bodies' centres' line where that fits a touching face better, else the surfaces'.
 fn closeness(s: &Surfaces, x: &[[f64; 3]], pairs: &[Pair], g: &Group, gap: f64, shapes: Option<(&Shapes, &[Vec3])>) -> Option<(f64, Vec3)> {
     let a = g.bodies[0];
     let mut dmin = f64::INFINITY;
     let mut n = Vec3::ZERO;
+    // unit normals of the triangles touching at zero distance, to choose between fallback normals
+    let mut faces: Vec<Vec3> = Vec::new();
     for p in &pairs[g.range.clone()] {
         let shape = PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x };
         let xs = assemble::stencil(x, &p.verts);
@@ -197,6 +200,12 @@ fn closeness(s: &Surfaces, x: &[[f64; 3]], pairs: &[Pair], g: &Group, gap: f64, 
         // the first primitive's body (the point, or the first edge)
         let first_is_a = s.vertex_body[p.verts[0] as usize] == a;
         let v = |k: usize| Vec3::from_array(xs[k]);
+        if !p.edge_edge && d <= 1e-6 * gap {
+            let f = (v(2) - v(1)).cross(v(3) - v(1));
+            if f.length() > 0.0 {
+                faces.push(f.normalize());
+            }
+        }
         let dir = if d > 1e-6 * gap {
             // from the first primitive's closest point to the second's
             let c = distance::closest_weights(kind, &xs, p.edge_edge);
@@ -217,17 +226,20 @@ fn closeness(s: &Surfaces, x: &[[f64; 3]], pairs: &[Pair], g: &Group, gap: f64, 
     if dmin == f64::INFINITY {
         return None;
     }
-    if let Some(n) = shapes.and_then(|(sh, moved)| sh.normal(a as usize, g.bodies[1] as usize, moved, gap)) {
-        return Some((dmin, n));
-    }
-    // nothing gave a direction (or the directions cancelled): the line between the means of the bodies' vertices
-    if n.length() <= 1e-9 * gap {
-        let mean = |body: usize| {
-            let r = s.body_vertices[body].clone();
-            let k = r.len().max(1) as f64;
-            r.fold(Vec3::ZERO, |acc, v| acc + Vec3::from_array(x[v])) / k
-        };
-        n = mean(g.bodies[1] as usize) - mean(a as usize);
+    // the collision shapes' contact normal (parry) first; where faces touch at zero distance, the line between
+    // the means of the bodies' vertices instead when it is closer to a touching face's normal (parry's normal of
+    // two aligned cubes meeting vertex on vertex is a corner's diagonal); then the surfaces' sum; then that line
+    let mean = |body: usize| {
+        let r = s.body_vertices[body].clone();
+        let k = r.len().max(1) as f64;
+        r.fold(Vec3::ZERO, |acc, v| acc + Vec3::from_array(x[v])) / k
+    };
+    let centres = (mean(g.bodies[1] as usize) - mean(a as usize)).normalize_or_zero();
+    let score = |m: Vec3| faces.iter().map(|f| f.dot(m).abs()).fold(0.0, f64::max);
+    if let Some(p) = shapes.and_then(|(sh, moved)| sh.normal(a as usize, g.bodies[1] as usize, moved, gap)) {
+        n = if faces.is_empty() || centres == Vec3::ZERO || score(p) + 1e-9 >= score(centres) { p } else { centres };
+    } else if n.length() <= 1e-9 * gap {
+        n = centres;
     }
     let len = n.length();
     (len > 0.0).then(|| (dmin, n / len))
