@@ -39,7 +39,8 @@ fn touching_bodies_are_separated_and_crossing_ones_are_an_error_naming_them() {
     // sunk 1 cm into the floor: an error naming both
     let mut w = scene(&text(0.49));
     let e = w.step().unwrap_err().to_string();
-    assert!(e.contains("floor") && e.contains("crate") && e.contains("intersect"), "{e}");
+    // (the pushes to clear it add up past d̂, or the surfaces still cross after them)
+    assert!(e.contains("floor") && e.contains("crate") && e.contains("start"), "{e}");
 }
 
 #[test]
