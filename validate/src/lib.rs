@@ -31,7 +31,6 @@ pub const EXPERIMENTS: [&str; 10] =
 
 pub mod abd;
 mod abd_scenes;
-mod abd_stand;
 mod implicit;
 mod impulse;
 pub mod volumetric;
