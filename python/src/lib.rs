@@ -98,7 +98,7 @@ fn run<'py>(
     let sets = convert::sets(overrides, check_intersections, method, dt, duration)?;
     let model = load_model(py, &scene, &sets)?;
     let mut world = cairn::World::new(model).map_err(scene_err)?;
-    let options = cairn::run::RunOptions { steps: None, out, frame_every };
+    let options = cairn::run::RunOptions { steps: None, out, frame_every, ..Default::default() };
     let report = py.detach(|| cairn::run::run(&mut world, &options, &mut |_, _| {})).map_err(run_err)?;
     convert::json_to_py(py, &report.summary)
 }
