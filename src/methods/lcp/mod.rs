@@ -21,6 +21,7 @@
 //!   propagation is off. Collision detection at t + Δt followed by correction() happens at the start of the
 //!   next step, on the same positions.
 
+mod block;
 #[cfg(test)]
 mod joint_tests;
 mod joints;
@@ -79,10 +80,6 @@ pub struct LcpParams {
     pub static_speed: f64,
     /// Warm starting from the previous step's impulses on/off. Default on.
     pub warm_start: bool,
-    /// Sweeps over the joint rows after each sweep over all rows (in the dynamics pass, the layers and the
-    /// correction), forwards and backwards in turn: Gauss-Seidel converges slowly along a chain of joints, and
-    /// joint rows are few beside contact rows. Default 4.
-    pub joint_sweeps: usize,
 }
 
 impl Default for LcpParams {
@@ -101,7 +98,6 @@ impl Default for LcpParams {
             restitution_threshold: 0.05,
             static_speed: 1e-3,
             warm_start: true,
-            joint_sweeps: 4,
         }
     }
 }
@@ -210,6 +206,8 @@ pub struct Lcp {
     impulses: Vec<ContactData>,
     /// Joint rows of the current pass or layer, and the shared kinematics' row buffer.
     jrows: Vec<joints::JRow>,
+    /// The factored block of the joints' bilateral rows of the current solve.
+    block: block::JointBlock,
     row_buf: Vec<crate::dynamics::joint::Row>,
     row_ahead: Vec<crate::dynamics::joint::Row>,
     /// Joints between two bodies (the world is body n) for the stack analysis; contact and joint edges for
@@ -267,6 +265,7 @@ impl Lcp {
             order: Vec::new(),
             impulses: Vec::new(),
             jrows: Vec::new(),
+            block: Default::default(),
             row_buf: Vec::new(),
             row_ahead: Vec::new(),
             joint_edges: Vec::new(),

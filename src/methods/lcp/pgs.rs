@@ -1,5 +1,6 @@
 //! The projected Gauss-Seidel solver of `lcp`: the rows of a contact point, the sweeps and the merit θ.
 
+use super::block::JointBlock;
 use super::joints::JRow;
 use super::{Rows, SBody, Vel};
 use crate::collision::narrow::Contact;
@@ -79,13 +80,14 @@ pub(super) fn warm_joints(rows: &[JRow], bodies: &mut [Vel]) {
     }
 }
 
-/// One projected Gauss-Seidel sweep over the joint rows: λ ← clamp(λ − (J u + bias + γλ)/(A_ii + γ), lo, hi),
-/// in the rows' order or (`backwards`) the reverse.
-fn sweep_joints(rows: &mut [JRow], bodies: &mut [Vel], backwards: bool) -> (f64, f64) {
+/// One projected Gauss-Seidel sweep over the joint rows outside the block (limits, motors):
+/// λ ← clamp(λ − (J u + bias + γλ)/(A_ii + γ), lo, hi).
+fn sweep_joints(rows: &mut [JRow], bodies: &mut [Vel]) -> (f64, f64) {
     let (mut change, mut size) = (0.0f64, 0.0f64);
-    let n = rows.len();
-    for i in 0..n {
-        let r = &mut rows[if backwards { n - 1 - i } else { i }];
+    for r in rows.iter_mut() {
+        if r.gamma == 0.0 && r.lo == f64::NEG_INFINITY && r.hi == f64::INFINITY {
+            continue;
+        }
         let (a, b) = (r.a as usize, r.b as usize);
         let (mut ba, mut bb) = (bodies[a], bodies[b]);
         let w = r.jv(&ba, &bb) + r.bias + r.gamma * r.lambda;
@@ -132,23 +134,24 @@ fn sweep(rows: &mut [Rows], bodies: &mut [Vel], friction: bool) -> (f64, f64) {
     (change, size)
 }
 
-/// Runs up to `iterations` sweeps (contact rows, then `joint_sweeps` sweeps of the joint rows, forwards and
-/// backwards in turn: Gauss-Seidel converges slowly along the long chains joints form, and their rows are few),
-/// the first `normal_sweeps` without friction, and stops early once no impulse changed by more than `tolerance`
-/// times the largest impulse. Returns the sweeps done.
+/// Runs up to `iterations` sweeps (contact rows, the joints' limit and motor rows, then the block of the joints'
+/// bilateral rows solved exactly: block.rs), the first `normal_sweeps` without friction, and stops early once
+/// no impulse changed by more than `tolerance` times the largest impulse. Returns the sweeps done.
 pub(super) fn solve(
     rows: &mut [Rows],
-    joints: &mut [JRow],
+    (joints, block): (&mut [JRow], &mut JointBlock),
     bodies: &mut [Vel],
-    (iterations, joint_sweeps): (usize, usize),
+    iterations: usize,
     normal_sweeps: usize,
     tolerance: f64,
 ) -> usize {
+    if !joints.is_empty() {
+        block.build(joints);
+    }
     for k in 0..iterations {
         let (mut change, mut size) = sweep(rows, bodies, k >= normal_sweeps);
         if !joints.is_empty() {
-            for s in 0..joint_sweeps.max(1) {
-                let (c, s) = sweep_joints(joints, bodies, s % 2 == 1);
+            for (c, s) in [sweep_joints(joints, bodies), block.solve(joints, bodies)] {
                 change = change.max(c);
                 size = size.max(s);
             }

@@ -130,7 +130,7 @@ impl Lcp {
             warm_joints(&jrows, &mut self.vel);
         }
         let p = &self.params;
-        stats.iterations = solve(&mut self.rows, &mut jrows, &mut self.vel, (p.iterations, p.joint_sweeps), p.normal_sweeps, p.tolerance);
+        stats.iterations = solve(&mut self.rows, (&mut jrows, &mut self.block), &mut self.vel, p.iterations, p.normal_sweeps, p.tolerance);
         stats.residual = merit(&self.rows, &jrows, &self.vel);
         self.joint_impulses(&jrows, 0);
         self.jrows = jrows;
@@ -189,7 +189,7 @@ impl Lcp {
                 warm_joints(&jrows, &mut self.vel);
             }
             let p = &self.params;
-            solve(&mut self.layer_rows, &mut jrows, &mut self.vel, (p.layer_iterations, p.joint_sweeps), p.normal_sweeps, p.tolerance);
+            solve(&mut self.layer_rows, (&mut jrows, &mut self.block), &mut self.vel, p.layer_iterations, p.normal_sweeps, p.tolerance);
             self.joint_impulses(&jrows, 1);
             self.jrows = jrows;
             for r in &self.layer_rows {
@@ -305,8 +305,8 @@ impl Lcp {
             r.bias = self.current_dist(ci as usize, state);
             self.layer_rows.push(r);
         }
-        let sweeps = (self.params.correction_iterations, self.params.joint_sweeps);
-        solve(&mut self.layer_rows, &mut jrows, &mut self.vel, sweeps, usize::MAX, 0.0);
+        let sweeps = self.params.correction_iterations;
+        solve(&mut self.layer_rows, (&mut jrows, &mut self.block), &mut self.vel, sweeps, usize::MAX, 0.0);
         self.jrows = jrows;
         let n = state.bodies.len();
         for (i, b) in self.vel.iter_mut().enumerate() {
