@@ -54,7 +54,7 @@ impl JointBlock {
                 self.l[p * m + q] = a;
             }
         }
-        // in-place Cholesky, lower triangle; a pivot that falls below 1e-9 of its row's own A_jj is a row
+        // in-place Cholesky, lower triangle; a pivot that falls below 1e-6 of its row's own A_jj is a row
         // dependent on earlier ones (or one between fixed bodies): dropped
         for j in 0..m {
             let ajj = self.l[j * m + j];
@@ -62,7 +62,7 @@ impl JointBlock {
             for k in 0..j {
                 d -= self.l[j * m + k] * self.l[j * m + k];
             }
-            if !(d > 1e-9 * ajj) {
+            if !(d > 1e-6 * ajj) {
                 for i in j..m {
                     self.l[i * m + j] = 0.0;
                 }
