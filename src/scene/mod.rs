@@ -504,6 +504,7 @@ fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path) ->
         joints,
         loads,
         proxies,
+        exclusions: Vec::new(),
     };
     crate::methods::check_supported(&model)?;
     Ok(model)

@@ -189,7 +189,7 @@ impl Volumetric {
             self.aabbs.push(b.geometry.shape.compute_aabb(&pose));
             self.movable.push(b.kind == BodyKind::Dynamic);
         }
-        self.broad.find_pairs(&self.aabbs, &self.movable, &mut self.candidates);
+        self.broad.find_pairs(&self.aabbs, &self.movable, &model.exclusions, &mut self.candidates);
         self.overlaps.clear();
         self.counts.clear();
         self.counts.resize(model.bodies.len(), 0);
