@@ -363,3 +363,7 @@ pub fn check_inertia(i: &Mat3) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "robot_tests.rs"]
+mod tests;
