@@ -198,6 +198,9 @@ pub(super) fn geom(cx: &mut Ctx, n: Node, class: &str, in_world: bool) -> Result
         UnitMass { volume: unit.volume * scale, com: unit.com, inertia: unit.inertia * scale }
     };
     let visual = el.get("contype") == Some("0") && el.get("conaffinity") == Some("0");
+    if !visual && (el.get("contype").is_some_and(|c| c != "1") || el.get("conaffinity").is_some_and(|c| c != "1")) {
+        cx.notes.add("geom contype/conaffinity bitmasks: cairn collides every pair of geoms that are not both 0 (visual), except parent–child and excluded body pairs");
+    }
     let mu = el.nums(cx, "friction")?.and_then(|v| v.first().copied()).unwrap_or(1.0);
     if mu < 0.0 {
         return Err(cx.src.at(n, format!("friction must be >= 0, got {mu}")));
