@@ -73,7 +73,7 @@ impl Body {
     }
 }
 
-/// Joint types of the scene format. Parsed and validated; the `lcp` method does not run joints yet.
+/// Joint types of the scene format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JointType {
     Ball,
@@ -82,12 +82,26 @@ pub enum JointType {
     Fixed,
 }
 
-/// A PD servo on a joint coordinate.
+/// A PD servo on a joint coordinate q (hinge angle in rad, prismatic displacement in m): the generalised force
+/// `stiffness·(q* − q) + damping·(q̇* − q̇)`, clamped to ±`max_force` when given. The target q* is `target`, or
+/// follows `path` (linear between waypoints, held outside, q̇* the segment's slope), or is set from the library
+/// (`World::set_motor_target`); the current one is in `State::motor_targets` (dynamics/joint.rs).
 #[derive(Debug, Clone)]
 pub struct Motor {
     pub target: f64,
     pub stiffness: f64,
     pub damping: f64,
+    /// Largest force (prismatic, N) or torque (hinge, N·m) the motor exerts; `None` is unbounded.
+    pub max_force: Option<f64>,
+    /// Waypoints of the target in strictly increasing time; empty for a constant `target`.
+    pub path: Vec<MotorWaypoint>,
+}
+
+/// One waypoint of a motor's target path.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MotorWaypoint {
+    pub time: f64,
+    pub value: f64,
 }
 
 /// One side of a joint in its body's reference frame (in the world for the world side): the anchor, the unit

@@ -187,6 +187,10 @@ impl Recorder {
         if model.check_intersections {
             write!(metrics, ",intersections,min_distance")?;
         }
+        // per joint with a coordinate (hinge, prismatic; k in the scene's `[[joint]]` order): q and q̇, last
+        for (k, _, _) in crate::dynamics::joint::coordinates(model, &State::from_model(model)) {
+            write!(metrics, ",joint{k}_q,joint{k}_qd")?;
+        }
         writeln!(metrics)?;
         Ok(Recorder { traj, metrics, row: Vec::new(), frame_every: frame_every.max(1), metrics_every: metrics_every.max(1), contacts })
     }
@@ -257,6 +261,9 @@ impl Recorder {
             if let Some(d) = stats.min_distance {
                 write!(self.metrics, "{d:e}")?;
             }
+        }
+        for (_, q, qd) in crate::dynamics::joint::coordinates(model, state) {
+            write!(self.metrics, ",{q:e},{qd:e}")?;
         }
         writeln!(self.metrics)
     }

@@ -21,6 +21,9 @@ pub struct State {
     pub bodies: Vec<BodyState>,
     /// Targets of the model's proxies, in their order.
     pub proxies: Vec<crate::dynamics::proxy::Target>,
+    /// Targets of the joints' motors, one entry per joint in the model's order (`None`: no motor).
+    #[serde(default)]
+    pub motor_targets: Vec<Option<crate::dynamics::joint::MotorTarget>>,
     /// `abd` only: each body's affine map about its centre of mass, row-major [A | p] (A close to, but not
     /// exactly, the rotation `q`); empty for the rigid methods.
     pub affine: Vec<[f64; 12]>,
@@ -59,7 +62,8 @@ impl State {
                 })
             })
             .collect();
-        State { time: 0.0, step: 0, bodies, proxies, ..Default::default() }
+        let motor_targets = crate::dynamics::joint::initial_targets(model);
+        State { time: 0.0, step: 0, bodies, proxies, motor_targets, ..Default::default() }
     }
 
     /// Origin of body `i`'s reference frame in the world.

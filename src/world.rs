@@ -77,6 +77,36 @@ impl World {
         Ok(())
     }
 
+    /// Sets the target of the motor of joint `k` (in the model's `[[joint]]` order) for the coming steps: the
+    /// coordinate's value (rad for a hinge, within [−π, π]; m for a prismatic joint) and its rate. From then on the
+    /// scene's path no longer moves that motor. An error names the joint when `k` is out of range, the joint has
+    /// no motor, or the target is not finite or out of range.
+    pub fn set_motor_target(&mut self, k: usize, value: f64, rate: f64) -> Result<(), InputError> {
+        let n = self.model.joints.len();
+        let j = self
+            .model
+            .joints
+            .get(k)
+            .ok_or_else(|| InputError::at(&self.model.name, format!("joint #{k} does not exist (the scene has {n} joints)")))?;
+        if j.motor.is_none() {
+            return Err(InputError::at(&self.model.name, format!("joint #{k} has no motor (give it `motor = {{ ... }}` in the scene)")));
+        }
+        if !(value.is_finite() && rate.is_finite()) {
+            return Err(InputError::at(&self.model.name, format!("joint #{k}: the motor target must be finite, got {value}, rate {rate}")));
+        }
+        if j.kind == crate::model::JointType::Hinge && value.abs() > std::f64::consts::PI {
+            return Err(InputError::at(
+                &self.model.name,
+                format!("joint #{k}: a hinge motor's target {value} must lie within [-π, π] rad"),
+            ));
+        }
+        if self.state.motor_targets.len() != n {
+            self.state.motor_targets = crate::dynamics::joint::initial_targets(&self.model);
+        }
+        self.state.motor_targets[k] = Some(crate::dynamics::joint::MotorTarget { value, rate, external: true });
+        Ok(())
+    }
+
     /// The whole state now, as a value.
     pub fn snapshot(&self) -> Snapshot {
         Snapshot { scene: self.model.name.clone(), method: self.model.method, bodies: self.model.bodies.len(), state: self.state.clone() }
@@ -163,6 +193,7 @@ impl World {
     pub fn step(&mut self) -> Result<StepStats, SimError> {
         let dt = self.model.dt;
         crate::dynamics::proxy::follow_paths(&self.model, &mut self.state);
+        crate::dynamics::joint::follow_paths(&self.model, &mut self.state);
         let mut stats = self.method.step(&self.model, &mut self.state, dt)?;
         self.state.step += 1;
         self.state.time = self.state.step as f64 * dt;

@@ -356,6 +356,15 @@ impl World {
         self.get_mut().set_proxy_target(proxy, vec3(position), quat(rotation), vec3(velocity), vec3(angular_velocity)).map_err(scene_err)
     }
 
+    /// Sets the target of the motor of joint `joint` (an index in the scene's `[[joint]]` order) for the coming
+    /// steps: the coordinate's value (rad for a hinge, within [-π, π]; m for a prismatic joint) and its rate.
+    /// From then on the scene's path no longer moves that motor. Raises `SceneError` naming the joint when it
+    /// does not exist, has no motor, or the target is not finite or out of range.
+    #[pyo3(signature = (joint, value, rate=0.0))]
+    fn set_motor_target(&mut self, joint: usize, value: f64, rate: f64) -> PyResult<()> {
+        self.get_mut().set_motor_target(joint, value, rate).map_err(scene_err)
+    }
+
     /// The whole state now (poses, velocities, the method's warm starts and carried data) as a picklable
     /// `Snapshot`.
     fn snapshot(&self) -> Snapshot {

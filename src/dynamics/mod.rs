@@ -3,4 +3,5 @@
 pub mod collision_matrix;
 pub mod graph;
 pub mod integrate;
+pub mod joint;
 pub mod proxy;

@@ -61,6 +61,17 @@ pub struct StepStats {
     pub stage_seconds: [f64; MAX_STAGES],
     /// The contact points of the step (empty for a method that does not report them).
     pub contact_points: Vec<ContactPoint>,
+    /// What each joint transmitted this step, in the model's `[[joint]]` order (empty for a method that does
+    /// not report it): the force (N) and the torque about body 1's anchor (N·m), world frame, that the joint
+    /// (constraint rows, limit and motor together) applied to body 1, averaged over the step (impulse / dt).
+    pub joints: Vec<JointReading>,
+}
+
+/// What a joint applied to its body 1 during a step (see [`StepStats::joints`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct JointReading {
+    pub force: crate::math::Vec3,
+    pub torque: crate::math::Vec3,
 }
 
 /// A contact method.

@@ -447,7 +447,7 @@ fn joint(cx: &mut Ctx, n: Node, class: &str, frame: Pose) -> Result<Attach, Stri
     let springref = el.num(cx, "springref")?.unwrap_or(0.0);
     let motor = (stiffness > 0.0).then(|| {
         let target = if kind == JointType::Hinge { cx.angle(springref) } else { springref };
-        (crate::model::Motor { target, stiffness, damping: 0.0 }, None)
+        crate::model::Motor { target, stiffness, damping: 0.0, max_force: None, path: Vec::new() }
     });
     if kind == JointType::Ball && (damping > 0.0 || stiffness > 0.0) {
         return Err(cx.src.at(n, "damping or stiffness on a ball joint is not supported (cairn's motors act on one coordinate)"));

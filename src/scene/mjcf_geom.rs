@@ -267,13 +267,13 @@ pub(super) fn actuator(cx: &mut Ctx, n: Node, joint_link: &BTreeMap<String, usiz
     }
     // the servo (target: the control, 0 at the start) adds to a joint spring exactly: k = k_s + k_p,
     // target = k_s t_s / k
-    let (old, old_max) = j.motor.take().unwrap_or((Motor { target: 0.0, stiffness: 0.0, damping: 0.0 }, None));
+    let old = j.motor.take().unwrap_or(Motor { target: 0.0, stiffness: 0.0, damping: 0.0, max_force: None, path: Vec::new() });
     let k = old.stiffness + kp;
     let target = if k > 0.0 { old.stiffness * old.target / k } else { 0.0 };
-    let max = match (old_max, max_force) {
+    let max = match (old.max_force, max_force) {
         (Some(a), Some(b)) => Some(a + b),
         (a, b) => a.or(b),
     };
-    j.motor = Some((Motor { target, stiffness: k, damping: old.damping + kv }, max));
+    j.motor = Some(Motor { target, stiffness: k, damping: old.damping + kv, max_force: max, path: Vec::new() });
     Ok(())
 }

@@ -4,6 +4,7 @@
 //! file, the body or key, what is wrong and what is allowed. Nothing here panics on bad input.
 
 mod files;
+mod joints;
 pub mod mjcf;
 mod mjcf_geom;
 mod proxy;
@@ -17,7 +18,7 @@ pub use files::{find_scene, list_scenes, scenes_dir};
 
 use crate::error::InputError;
 use crate::math::{Mat3, Quat, Vec3};
-use crate::model::{Body, BodyKind, Joint, JointFrame, JointType, Load, Material, MethodKey, Model, Motor};
+use crate::model::{Body, BodyKind, Load, Material, MethodKey, Model};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -35,7 +36,7 @@ struct SceneFile<S> {
     #[serde(default)]
     body: Vec<BodyT>,
     #[serde(default)]
-    joint: Vec<JointT>,
+    joint: Vec<joints::JointT>,
     #[serde(default)]
     load: Vec<LoadT>,
     #[serde(default)]
@@ -119,36 +120,6 @@ struct BodyT {
     mass: Option<f64>,
     kind: Option<KindT>,
     repeat: Option<RepeatT>,
-}
-
-#[derive(Deserialize, Clone, Copy)]
-#[serde(rename_all = "lowercase")]
-enum JointTypeT {
-    Ball,
-    Hinge,
-    Prismatic,
-    Fixed,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct MotorT {
-    target: f64,
-    stiffness: f64,
-    damping: f64,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct JointT {
-    #[serde(rename = "type")]
-    kind: JointTypeT,
-    body1: String,
-    body2: Option<String>,
-    anchor: [f64; 3],
-    axis: Option<[f64; 3]>,
-    limits: Option<[f64; 2]>,
-    motor: Option<MotorT>,
 }
 
 #[derive(Deserialize)]
@@ -421,66 +392,11 @@ fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path) ->
     }
 
     let mut placed = robot_scene::place_all(s.robot, dir, &mut bodies, &mut names, &mut materials, (gravity, dt))?;
-    // joints
+    // the robots' joints first, then the scene's
+    let mut joints = std::mem::take(&mut placed.joints);
+    joints.extend(joints::joints(s.joint, &bodies, &names)?);
     let lookup =
         |n: &str, what: &str| -> Result<usize, String> { names.get(n).copied().ok_or_else(|| format!("{what}: unknown body `{n}`")) };
-    let mut joints = std::mem::take(&mut placed.joints);
-    for (ji, j) in s.joint.into_iter().enumerate() {
-        let what = format!("joint #{ji}");
-        let body1 = lookup(&j.body1, &what)?;
-        let body2 = match j.body2.as_deref() {
-            None | Some("world") => None,
-            Some(n) => Some(lookup(n, &what)?),
-        };
-        if body2 == Some(body1) {
-            return Err(format!("{what}: joins body `{}` to itself", j.body1));
-        }
-        let fixed = |b: Option<usize>| b.is_none_or(|b| bodies[b].kind != BodyKind::Dynamic);
-        if fixed(Some(body1)) && fixed(body2) {
-            return Err(format!("{what}: both bodies are static or the world; a joint needs a moving body"));
-        }
-        let kind = match j.kind {
-            JointTypeT::Ball => JointType::Ball,
-            JointTypeT::Hinge => JointType::Hinge,
-            JointTypeT::Prismatic => JointType::Prismatic,
-            JointTypeT::Fixed => JointType::Fixed,
-        };
-        let anchor = vec3(j.anchor, &format!("{what}: anchor"))?;
-        let axis = vec3(j.axis.unwrap_or([0.0, 0.0, 1.0]), &format!("{what}: axis"))?;
-        if matches!(kind, JointType::Hinge | JointType::Prismatic) && j.axis.is_none() {
-            return Err(format!("{what}: a {kind:?} joint needs `axis`"));
-        }
-        if axis.length() < 1e-12 {
-            return Err(format!("{what}: axis is zero"));
-        }
-        if let Some([lo, hi]) = j.limits {
-            finite(lo, &format!("{what}: limits"))?;
-            finite(hi, &format!("{what}: limits"))?;
-            if lo > hi {
-                return Err(format!("{what}: limits [{lo}, {hi}] are reversed"));
-            }
-        }
-        let motor = match j.motor {
-            Some(m) => {
-                finite(m.target, &format!("{what}: motor.target"))?;
-                for (v, k) in [(m.stiffness, "stiffness"), (m.damping, "damping")] {
-                    if finite(v, &format!("{what}: motor.{k}"))? < 0.0 {
-                        return Err(format!("{what}: motor.{k} must be >= 0, got {v}"));
-                    }
-                }
-                Some(Motor { target: m.target, stiffness: m.stiffness, damping: m.damping })
-            }
-            None => None,
-        };
-        let axis = axis.normalize();
-        let reference = crate::math::tangent_basis(axis).0;
-        let pose = |b: Option<usize>| b.map(|b| (bodies[b].position, bodies[b].rotation));
-        let frames = [
-            JointFrame::from_world(anchor, axis, reference, pose(Some(body1))),
-            JointFrame::from_world(anchor, axis, reference, pose(body2)),
-        ];
-        joints.push(Joint { kind, body1, body2, frames, anchor, axis, limits: j.limits, motor });
-    }
 
     // loads
     let mut loads = Vec::new();

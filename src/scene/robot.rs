@@ -3,8 +3,9 @@
 //!
 //! Links welded to their parent (URDF `fixed` joints, MJCF bodies without a joint) are merged into the parent's
 //! body: one rigid body with a compound shape and the summed inertials, which is exactly a weld. A root welded to
-//! the world becomes a static body. Each joint joins the child's body (`body1`) to the parent's (`body2`, or the
-//! world), with anchor and axis at the zero configuration the file describes. A parent and its child never
+//! the world becomes a static body. Each joint joins the parent's body (`body1`) and the child's (`body2`), or the
+//! child's (`body1`) to the world, with anchor and axis at the zero configuration the file describes, so the
+//! joint coordinate of dynamics/joint.rs is the file's (the child's about the axis relative to the parent). A parent and its child never
 //! collide (the model's exclusions), as in MuJoCo and in the usual URDF simulators; a body with no collision
 //! geometry collides with nothing.
 
@@ -33,8 +34,8 @@ pub struct RobotJoint {
     /// Unit axis (hinge, prismatic); ignored for ball joints.
     pub axis: Vec3,
     pub limits: Option<[f64; 2]>,
-    /// PD servo from an actuator (target, stiffness, damping), and the largest force or torque when bounded.
-    pub motor: Option<(Motor, Option<f64>)>,
+    /// PD servo from an actuator or a joint spring (its damping excludes `damping` below).
+    pub motor: Option<Motor>,
     /// Viscous damping on the joint coordinate (N·s/m or N·m·s/rad): added to the motor's damping.
     pub damping: f64,
     /// Coulomb friction on the joint coordinate: no method runs it, so it becomes a note.
@@ -273,22 +274,23 @@ fn joint_of(
         ));
     }
     let motor = match (&j.motor, j.damping) {
-        (Some((m, max)), d) => {
-            if let Some(f) = max {
-                out.notes.push(format!("{file}: joint `{}`: the motor's force limit {f} is not applied", j.name));
-            }
-            Some(Motor { damping: m.damping + d, ..m.clone() })
-        }
-        (None, d) if d > 0.0 => Some(Motor { target: 0.0, stiffness: 0.0, damping: d }),
+        (Some(m), d) => Some(Motor { damping: m.damping + d, ..m.clone() }),
+        (None, d) if d > 0.0 => Some(Motor { target: 0.0, stiffness: 0.0, damping: d, max_force: None, path: Vec::new() }),
         (None, _) => None,
     };
-    let body2 = parent.map(|q| base + q);
+    // dynamics/joint.rs: body 1 is the parent and body 2 the child, so q is the child's coordinate relative to
+    // the parent; a joint to the world has the child as body 1 and measures it relative to the world
+    let (body1, body2) = match parent {
+        Some(q) => (q, Some(child)),
+        None => (child, None),
+    };
     let pose = |b: usize| (out.bodies[b].position, out.bodies[b].rotation);
     let frames = [
-        JointFrame::from_world(anchor, axis, reference, Some(pose(child))),
-        JointFrame::from_world(anchor, axis, reference, parent.map(pose)),
+        JointFrame::from_world(anchor, axis, reference, Some(pose(body1))),
+        JointFrame::from_world(anchor, axis, reference, body2.map(pose)),
     ];
-    out.joints.push(Joint { kind: j.kind, body1: base + child, body2, frames, anchor, axis, limits: j.limits, motor });
+    let (body1, body2) = (base + body1, body2.map(|b| base + b));
+    out.joints.push(Joint { kind: j.kind, body1, body2, frames, anchor, axis, limits: j.limits, motor });
     Ok(())
 }
 

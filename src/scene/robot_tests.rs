@@ -46,8 +46,8 @@ fn the_urdf_arm_loads_with_merged_tool_compound_link_mesh_and_notes() {
     // joints: shoulder (upper arm to base) and elbow (forearm to upper arm), limits, damping as a motor
     assert_eq!(m.joints.len(), 2);
     let (s, e) = (&m.joints[0], &m.joints[1]);
-    assert_eq!((s.kind, s.body1, s.body2), (JointType::Hinge, 2, Some(1)));
-    assert_eq!((e.body1, e.body2), (3, Some(2)));
+    assert_eq!((s.kind, s.body1, s.body2), (JointType::Hinge, 1, Some(2)));
+    assert_eq!((e.body1, e.body2), (2, Some(3)));
     assert_eq!(s.limits, Some([-1.5, 1.5]));
     assert!((s.anchor - Vec3::new(0.0, 0.0, 0.15)).length() < 1e-12 && (s.axis - Vec3::Y).length() < 1e-12);
     let motor = s.motor.as_ref().unwrap();
@@ -83,7 +83,7 @@ fn the_mjcf_quadruped_loads_defaults_actuators_and_exclusions() {
         assert_eq!(j.kind, JointType::Hinge);
         let l = 60f64.to_radians();
         assert_eq!(j.limits, Some([-l, l]));
-        assert_eq!(j.body2, Some(1));
+        assert_eq!(j.body1, 1);
     }
     let gains: Vec<(f64, f64)> = m.joints.iter().map(|j| j.motor.as_ref().map(|m| (m.stiffness, m.damping)).unwrap()).collect();
     // position servos kp (default 20, hl 30), kv 1 plus the joint damping 0.5; hr: the torque motor makes none
@@ -153,4 +153,22 @@ fn every_file_of_the_bad_corpus_fails_with_its_message() {
         assert!(err.contains(expect), "{}:\n  got: {err}\n  expected: {expect}", f.display());
         assert!(err.contains(&f.display().to_string()), "{err}");
     }
+}
+
+#[test]
+fn urdf_joint_coordinates_are_the_files_child_angle_about_the_axis() {
+    // turn the forearm by +0.3 rad about the elbow's +y axis (URDF: a positive joint value): the shared joint
+    // kinematics read q = 0.3 for the elbow and 0 for the shoulder
+    let m = load(&robots().join("arm2.urdf"));
+    let mut state = crate::state::State::from_model(&m);
+    let q0 = crate::dynamics::joint::coordinates(&m, &state);
+    assert!(q0.iter().all(|&(_, q, qd)| q.abs() < 1e-12 && qd == 0.0), "{q0:?}");
+    let elbow = &m.joints[1];
+    let r = crate::math::Quat::from_axis_angle(elbow.axis, 0.3);
+    let fore = m.body_index("forearm").unwrap();
+    let b = &mut state.bodies[fore];
+    b.x = elbow.anchor + r * (b.x - elbow.anchor);
+    b.q = r * b.q;
+    let q = crate::dynamics::joint::coordinates(&m, &state);
+    assert!((q[1].1 - 0.3).abs() < 1e-12 && q[0].1.abs() < 1e-12, "{q:?}");
 }
