@@ -19,6 +19,11 @@ pub(super) type Built = (SharedShape, Vec<(Pose, SharedShape)>, Vec<Option<Piece
 /// Radius of the placeholder ball of a compound with no parts (it bounds nothing and collides with nothing).
 pub const EMPTY_RADIUS: f64 = 1e-9;
 
+/// True for a compound with no parts: a body that collides with nothing (no pieces, no surface).
+pub fn collides_with_nothing(desc: &ShapeDesc) -> bool {
+    matches!(desc, ShapeDesc::Compound { parts } if parts.is_empty())
+}
+
 /// Mass properties of parts placed by their poses: `parts` gives each part's pose and its mass properties
 /// (`volume` may be a mass, `inertia` a mass-scaled inertia: the sum is linear).
 pub fn combine(parts: &[(Pose, UnitMass)]) -> UnitMass {

@@ -297,9 +297,8 @@ fn joint_of(
 /// Adds to `exclusions` every pair of a body without collision geometry (an empty compound) with every other
 /// body, then sorts and removes duplicates.
 pub fn finish_exclusions(bodies: &[Body], exclusions: &mut Vec<(u32, u32)>) {
-    let empty = |b: &Body| matches!(&b.geometry.desc, ShapeDesc::Compound { parts } if parts.is_empty());
     for (i, b) in bodies.iter().enumerate() {
-        if empty(b) {
+        if crate::geometry::compound::collides_with_nothing(&b.geometry.desc) {
             for j in 0..bodies.len() {
                 if j != i {
                     exclusions.push((i.min(j) as u32, i.max(j) as u32));

@@ -142,7 +142,7 @@ impl Volumetric {
                         .map_err(|e| InputError::at(&model.name, format!("body `{}`: {e}", b.name)))?,
                 );
             }
-            if v.is_empty() {
+            if v.is_empty() && !crate::geometry::compound::collides_with_nothing(&b.geometry.desc) {
                 return Err(InputError::at(
                     &model.name,
                     format!("body `{}`: method `volumetric-penalty` needs convex pieces; an open mesh has none", b.name),
