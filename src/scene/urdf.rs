@@ -5,7 +5,7 @@
 //! `scale`; `package://name/…` is looked up beside the file and in its parent folders, as `name/…` and as
 //! `…` inside a folder called `name`); `<joint>` of type `revolute`, `continuous`, `prismatic`, `fixed` and
 //! `floating` with `origin`, `axis`, `limit` (lower, upper; effort and velocity bound an actuator URDF does not
-//! describe: noted) and `dynamics` (damping: a motor of zero stiffness; friction: a note, since no method runs it). A link
+//! describe: noted), `mimic` (noted: the joint moves on its own, as in Bullet) and `dynamics` (damping: a motor of zero stiffness; friction: a note, since no method runs it). A link
 //! named `world` is the world frame. A closed mesh collides as itself; an open one as its convex hull (noted).
 //! Visuals, materials (colours), transmissions and `<gazebo>` extensions are noted as ignored. Anything else is an
 //! error naming the file, the line, the element and what is supported.
@@ -130,7 +130,7 @@ fn link_body(src: &Src, n: Node, dir: &Path, notes: &mut Notes) -> Result<LinkBo
             if inertial.is_some() {
                 return Err(src.at(c, "a link has at most one <inertial>"));
             }
-            inertial = Some(inertial_of(src, c, notes)?);
+            inertial = inertial_of(src, c, notes)?;
             continue;
         }
         src.attrs(c, &["name"], &["group"], notes)?;
@@ -141,14 +141,15 @@ fn link_body(src: &Src, n: Node, dir: &Path, notes: &mut Notes) -> Result<LinkBo
     Ok((geoms, inertial))
 }
 
-fn inertial_of(src: &Src, n: Node, notes: &mut Notes) -> Result<Inertial, String> {
+/// An `<inertial>`; None for a mass of 0 (a massless frame, as real files write them).
+fn inertial_of(src: &Src, n: Node, notes: &mut Notes) -> Result<Option<Inertial>, String> {
     let kids = src.children(n, &["origin", "mass", "inertia"], &[], notes)?;
     let origin = origin_of(src, n, notes)?;
     let m = kids.iter().find(|k| k.has_tag_name("mass")).ok_or_else(|| src.at(n, "missing <mass value=\"…\"/>"))?;
     src.attrs(*m, &["value"], &[], notes)?;
     let mass = src.num(*m, "value")?.ok_or_else(|| src.at(*m, "missing attribute `value`"))?;
-    if mass <= 0.0 {
-        return Err(src.at(*m, format!("mass must be > 0, got {mass}")));
+    if mass < 0.0 {
+        return Err(src.at(*m, format!("mass must be >= 0, got {mass}")));
     }
     let i = kids.iter().find(|k| k.has_tag_name("inertia")).ok_or_else(|| src.at(n, "missing <inertia ixx=… …/>"))?;
     let keys = ["ixx", "ixy", "ixz", "iyy", "iyz", "izz"];
@@ -157,12 +158,15 @@ fn inertial_of(src: &Src, n: Node, notes: &mut Notes) -> Result<Inertial, String
     for (x, k) in v.iter_mut().zip(keys) {
         *x = src.num(*i, k)?.ok_or_else(|| src.at(*i, format!("missing attribute `{k}`")))?;
     }
+    if mass == 0.0 {
+        return Ok(None);
+    }
     let [xx, xy, xz, yy, yz, zz] = v;
     let local = Mat3::from_cols(Vec3::new(xx, xy, xz), Vec3::new(xy, yy, yz), Vec3::new(xz, yz, zz));
     let r = Mat3::from_quat(origin.rotation);
     let inertia = r * local * r.transpose();
     check_inertia(&inertia).map_err(|e| src.at(*i, e))?;
-    Ok(Inertial { mass, com: origin.translation, inertia })
+    Ok(Some(Inertial { mass, com: origin.translation, inertia }))
 }
 
 fn positive(src: &Src, n: Node, key: &str) -> Result<f64, String> {
@@ -279,8 +283,9 @@ fn joint(src: &Src, n: Node, frame: Pose, notes: &mut Notes) -> Result<Attach, S
         }
     };
     let find = |t: &str| kids.iter().copied().find(|k| k.has_tag_name(t));
-    if let Some(m) = find("mimic") {
-        return Err(src.at(m, "<mimic> (a joint following another) is not supported: cairn has no coupled joint coordinates"));
+    if find("mimic").is_some() {
+        // Bullet ignores it too; cairn has no coupled joint coordinates
+        notes.add("<mimic> not applied: the joint moves on its own (cairn has no coupled joint coordinates)");
     }
     let axis_local = match find("axis") {
         Some(a) => {
