@@ -226,12 +226,20 @@ pub struct Model {
     pub loads: Vec<Load>,
     /// Haptic proxies (`[[proxy]]`): bodies driven through a virtual coupling (dynamics/proxy.rs).
     pub proxies: Vec<crate::dynamics::proxy::Proxy>,
+    /// Body pairs (a, b), a < b, sorted, that never collide: a robot's parent and child links, and every pair
+    /// with a body that has no collision geometry. Every method's pairs skip them (collision/broad.rs).
+    pub exclusions: Vec<(u32, u32)>,
 }
 
 impl Model {
     /// Index of the body called `name`.
     pub fn body_index(&self, name: &str) -> Option<usize> {
         self.bodies.iter().position(|b| b.name == name)
+    }
+
+    /// True when bodies `a` and `b` never collide (`exclusions`).
+    pub fn excluded(&self, a: usize, b: usize) -> bool {
+        crate::collision::broad::is_excluded(&self.exclusions, a as u32, b as u32)
     }
 
     /// Pair material coefficients (kinetic μ, static μ, restitution) of bodies `a` and `b`.

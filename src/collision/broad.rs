@@ -12,8 +12,9 @@ pub struct BroadPhase {
 }
 
 impl BroadPhase {
-    /// Overlapping pairs (i < j) of boxes, skipping pairs where neither body can move (`movable`).
-    pub fn find_pairs(&mut self, aabbs: &[Aabb], movable: &[bool], out: &mut Vec<(u32, u32)>) {
+    /// Overlapping pairs (i < j) of boxes, skipping pairs where neither body can move (`movable`) and the
+    /// pairs of `excluded` (sorted, i < j: `Model::exclusions`).
+    pub fn find_pairs(&mut self, aabbs: &[Aabb], movable: &[bool], excluded: &[(u32, u32)], out: &mut Vec<(u32, u32)>) {
         out.clear();
         let n = aabbs.len();
         if self.order.len() != n {
@@ -38,7 +39,7 @@ impl BroadPhase {
             self.active.retain(|&j| aabbs[j as usize].maxs.x >= bi.mins.x);
             for &j in &self.active {
                 let bj = &aabbs[j as usize];
-                if !(movable[i as usize] || movable[j as usize]) {
+                if !(movable[i as usize] || movable[j as usize]) || is_excluded(excluded, i, j) {
                     continue;
                 }
                 if bi.mins.y <= bj.maxs.y && bj.mins.y <= bi.maxs.y && bi.mins.z <= bj.maxs.z && bj.mins.z <= bi.maxs.z {
@@ -49,6 +50,11 @@ impl BroadPhase {
         }
         out.sort_unstable();
     }
+}
+
+/// True when the pair (a, b), in either order, is in the sorted list `excluded` of pairs (i, j), i < j.
+pub fn is_excluded(excluded: &[(u32, u32)], a: u32, b: u32) -> bool {
+    !excluded.is_empty() && excluded.binary_search(&(a.min(b), a.max(b))).is_ok()
 }
 
 #[cfg(test)]
@@ -67,6 +73,8 @@ mod tests {
             boxes.push(Aabb::new(c - h, c + h));
         }
         let movable: Vec<bool> = (0..300).map(|i| i % 7 != 0).collect();
+        // every pair (i, i + 1) and (i, i + 2) of even i excluded
+        let excluded: Vec<(u32, u32)> = (0..298u32).step_by(2).flat_map(|i| [(i, i + 1), (i, i + 2)]).collect();
         let mut bp = BroadPhase::default();
         let mut pairs = Vec::new();
         for round in 0..2 {
@@ -76,7 +84,7 @@ mod tests {
                     *b = Aabb::new(b.mins + d, b.maxs + d);
                 }
             }
-            bp.find_pairs(&boxes, &movable, &mut pairs);
+            bp.find_pairs(&boxes, &movable, &excluded, &mut pairs);
             let mut brute = Vec::new();
             for i in 0..300u32 {
                 for j in i + 1..300u32 {
@@ -87,12 +95,14 @@ mod tests {
                         && b.mins.y <= a.maxs.y
                         && a.mins.z <= b.maxs.z
                         && b.mins.z <= a.maxs.z;
-                    if overlap && (movable[i as usize] || movable[j as usize]) {
+                    let skip = i % 2 == 0 && (j == i + 1 || j == i + 2);
+                    if overlap && (movable[i as usize] || movable[j as usize]) && !skip {
                         brute.push((i, j));
                     }
                 }
             }
             assert_eq!(pairs, brute);
+            assert!(pairs.iter().all(|&(i, j)| !is_excluded(&excluded, j, i)));
         }
     }
 }

@@ -84,7 +84,8 @@ pub fn candidates(
             if bbox[b].lo[0] > bbox[a].hi[0] {
                 break;
             }
-            if (dynamic[a] || dynamic[b]) && bbox[a].overlaps(&bbox[b]) {
+            let excluded = super::broad::is_excluded(&s.excluded, a as u32, b as u32);
+            if (dynamic[a] || dynamic[b]) && !excluded && bbox[a].overlaps(&bbox[b]) {
                 body_pairs.push([a.min(b), a.max(b)]);
             }
         }
@@ -197,7 +198,12 @@ pub fn triangle_pairs_among(s: &Surfaces, x: &[[f64; 3]], keep: impl Fn(usize, u
     let mut out = Vec::new();
     for a in 0..nb {
         for b in a + 1..nb {
-            if !keep(a, b) || s.body_triangles[a].is_empty() || s.body_triangles[b].is_empty() || !bbox[a].overlaps(&bbox[b]) {
+            if !keep(a, b)
+                || super::broad::is_excluded(&s.excluded, a as u32, b as u32)
+                || s.body_triangles[a].is_empty()
+                || s.body_triangles[b].is_empty()
+                || !bbox[a].overlaps(&bbox[b])
+            {
                 continue;
             }
             let ib = bbox[a].intersection(&bbox[b]);

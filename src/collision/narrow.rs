@@ -93,7 +93,7 @@ impl Collision {
             self.aabbs.push(model.bodies[i].geometry.shape.compute_aabb(&pose).loosened(0.5 * margin + reach));
             self.movable.push(model.bodies[i].kind == crate::model::BodyKind::Dynamic);
         }
-        self.broad.find_pairs(&self.aabbs, &self.movable, &mut self.candidates);
+        self.broad.find_pairs(&self.aabbs, &self.movable, &model.exclusions, &mut self.candidates);
 
         // carry the manifolds of pairs that persist over, in sorted order
         let mut old = std::mem::take(&mut self.pairs).into_iter().peekable();

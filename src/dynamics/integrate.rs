@@ -82,6 +82,7 @@ mod tests {
             check_intersections: false,
             notes: vec![],
             proxies: vec![],
+            exclusions: vec![],
             materials: vec![Material::default_material()],
             bodies: vec![Body {
                 name: "b".into(),

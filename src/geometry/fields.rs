@@ -100,6 +100,7 @@ fn key(desc: &ShapeDesc, s: &FieldSettings) -> Key {
         ShapeDesc::Mesh { mesh, .. } | ShapeDesc::Generated { mesh, .. } => {
             return Key::Mesh(Arc::as_ptr(mesh) as usize, settings);
         }
+        ShapeDesc::Compound { parts } => return Key::Mesh(Arc::as_ptr(parts) as usize, settings),
     };
     settings.extend(params);
     Key::Params(desc.type_name(), settings)

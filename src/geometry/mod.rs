@@ -1,6 +1,7 @@
 //! Shapes and what the methods need from them, computed once per scene: the collision shape (a parry shape,
 //! a compound of convex pieces for non-convex meshes), the convex pieces themselves, and exact mass properties.
 
+pub mod compound;
 pub mod faces;
 pub mod fields;
 pub mod generated;
@@ -53,6 +54,11 @@ pub enum ShapeDesc {
         mesh: Arc<TriMeshData>,
         pieces: Arc<Vec<Vec<Vec3>>>,
     },
+    /// Several shapes, each placed by its pose in the body frame (geometry/compound.rs); no parts: a body that
+    /// collides with nothing.
+    Compound {
+        parts: Arc<Vec<(Pose, ShapeDesc)>>,
+    },
 }
 
 impl ShapeDesc {
@@ -66,6 +72,7 @@ impl ShapeDesc {
             ShapeDesc::Convex { .. } => "convex",
             ShapeDesc::Mesh { .. } => "mesh",
             ShapeDesc::Generated { .. } => "generated",
+            ShapeDesc::Compound { .. } => "compound",
         }
     }
 }
@@ -177,6 +184,11 @@ pub fn build(desc: ShapeDesc, needs_volume: bool) -> Result<Geometry, String> {
             let size = compound.compute_local_bounding_sphere().radius;
             piece_faces = faces::classify(&parts, &surface, 1e-9 * size);
             (compound, parts, um)
+        }
+        ShapeDesc::Compound { parts } => {
+            let (shape, pieces, faces, um) = compound::build(parts, needs_volume)?;
+            piece_faces = faces;
+            (shape, pieces, um)
         }
     };
     piece_faces.resize(pieces.len(), None);

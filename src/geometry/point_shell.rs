@@ -81,6 +81,11 @@ impl PointShell {
                 s.mesh(&v, &t, spacing)?;
             }
             ShapeDesc::Mesh { mesh, .. } | ShapeDesc::Generated { mesh, .. } => s.mesh(&mesh.vertices, &mesh.triangles, spacing)?,
+            ShapeDesc::Compound { .. } => {
+                return Err(
+                    "point shells of compound shapes (robot links with several collision geometries, or none) are not built yet".into()
+                )
+            }
         }
         if s.points.iter().chain(&s.normals).any(|v| !v.is_finite()) {
             return Err(format!("the {} shape's point shell has a non-finite point or normal", desc.type_name()));

@@ -202,6 +202,7 @@ pub(crate) fn shape_box(desc: &ShapeDesc) -> (Vec3, Vec3) {
         }
         ShapeDesc::Convex { points } => bbox(points),
         ShapeDesc::Mesh { mesh, .. } | ShapeDesc::Generated { mesh, .. } => bbox(&mesh.vertices),
+        ShapeDesc::Compound { parts } => super::compound::bounds(parts),
     }
 }
 
@@ -213,6 +214,11 @@ impl Sdf {
     /// Builds the grid field of a shape. Errors: parameters out of range, a mesh that is not closed and
     /// outward oriented (the sign needs an inside), a non-finite or empty shape.
     pub fn build(desc: &ShapeDesc, params: &SdfParams) -> Result<Sdf, String> {
+        if let ShapeDesc::Compound { .. } = desc {
+            return Err(
+                "distance fields of compound shapes (robot links with several collision geometries, or none) are not built yet".into()
+            );
+        }
         let (slo, shi) = shape_box(desc);
         let extent = (shi - slo).max_element();
         if !(extent.is_finite() && extent > 0.0) {

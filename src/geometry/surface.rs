@@ -27,6 +27,8 @@ pub struct Surfaces {
     pub body_vertices: Vec<std::ops::Range<usize>>,
     pub body_edges: Vec<std::ops::Range<usize>>,
     pub body_triangles: Vec<std::ops::Range<usize>>,
+    /// Body pairs that never collide (`Model::exclusions`): culling and the intersection check skip them.
+    pub excluded: Vec<(u32, u32)>,
 }
 
 /// A body's surface in its reference frame: vertices and outward triangles.
@@ -48,13 +50,14 @@ pub fn body_mesh(desc: &ShapeDesc, resolution: u32) -> (Vec<Vec3>, Vec<[u32; 3]>
             hull.as_convex_polyhedron().expect("a convex hull").to_trimesh()
         }
         ShapeDesc::Mesh { mesh, .. } | ShapeDesc::Generated { mesh, .. } => (mesh.vertices.clone(), mesh.triangles.clone()),
+        ShapeDesc::Compound { parts } => super::compound::mesh(parts, resolution),
     }
 }
 
 impl Surfaces {
     /// The surfaces of every body of the model.
     pub fn build(model: &Model, resolution: u32) -> Self {
-        let mut s = Surfaces::default();
+        let mut s = Surfaces { excluded: model.exclusions.clone(), ..Surfaces::default() };
         for (b, body) in model.bodies.iter().enumerate() {
             let (verts, tris) = body_mesh(&body.geometry.desc, resolution);
             // merge coincident vertices (tessellations may repeat seam and pole points)

@@ -261,11 +261,18 @@ fn library_proxy_target_rejects_bad_input() {
 fn files_of_other_kinds_are_named_with_the_kinds_cairn_reads() {
     let dir = std::env::temp_dir().join(format!("cairn-kinds-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    for name in ["robot.urdf", "model.xml", "noext"] {
+    for name in ["robot.sdf", "noext"] {
         let p = dir.join(name);
         std::fs::write(&p, "<robot/>").unwrap();
         let e = super::load(&p, &[]).unwrap_err().0;
-        assert!(e.contains(name) && e.contains("`.toml`") && e.contains("`.scn`"), "{e}");
+        assert!(e.contains(name) && e.contains("`.toml`") && e.contains("`.scn`") && e.contains("`.urdf`"), "{e}");
+    }
+    // robot files are read as such (scene/robot_tests.rs has their corpus)
+    for (name, expect) in [("robot.urdf", "the robot has no <link>"), ("model.xml", "root element must be <mujoco>")] {
+        let p = dir.join(name);
+        std::fs::write(&p, "<robot/>").unwrap();
+        let e = super::load(&p, &[]).unwrap_err().0;
+        assert!(e.contains(name) && e.contains(expect), "{e}");
     }
 }
 

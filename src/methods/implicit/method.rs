@@ -133,7 +133,7 @@ impl ImplicitPenalty {
             self.aabbs.push(b.geometry.shape.compute_aabb(&pose));
             self.movable.push(b.kind == BodyKind::Dynamic);
         }
-        self.broad.find_pairs(&self.aabbs, &self.movable, &mut self.candidates);
+        self.broad.find_pairs(&self.aabbs, &self.movable, &model.exclusions, &mut self.candidates);
     }
 
     /// Stage 2: both roles of every candidate pair; the pairs with penetrating points.

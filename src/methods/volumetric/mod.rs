@@ -142,7 +142,7 @@ impl Volumetric {
                         .map_err(|e| InputError::at(&model.name, format!("body `{}`: {e}", b.name)))?,
                 );
             }
-            if v.is_empty() {
+            if v.is_empty() && !crate::geometry::compound::collides_with_nothing(&b.geometry.desc) {
                 return Err(InputError::at(
                     &model.name,
                     format!("body `{}`: method `volumetric-penalty` needs convex pieces; an open mesh has none", b.name),
@@ -189,7 +189,7 @@ impl Volumetric {
             self.aabbs.push(b.geometry.shape.compute_aabb(&pose));
             self.movable.push(b.kind == BodyKind::Dynamic);
         }
-        self.broad.find_pairs(&self.aabbs, &self.movable, &mut self.candidates);
+        self.broad.find_pairs(&self.aabbs, &self.movable, &model.exclusions, &mut self.candidates);
         self.overlaps.clear();
         self.counts.clear();
         self.counts.resize(model.bodies.len(), 0);

@@ -1,0 +1,279 @@
+//! MJCF geoms, orientations, inertials and actuators (see mjcf.rs for the supported subset).
+
+use super::mjcf::{Ctx, El};
+use super::robot::{check_inertia, Attach, Inertial, Link};
+use crate::geometry::mass::{self, UnitMass};
+use crate::geometry::{mesh, ShapeDesc};
+use crate::math::{Mat3, Pose, Quat, Vec3};
+use crate::model::{JointType, Material, Motor};
+use roxmltree::Node;
+use std::collections::BTreeMap;
+
+/// A geom: its pose in the body frame, its collision shape (None for a visual geom, contype = conaffinity = 0),
+/// its material and its mass properties (mass-scaled).
+pub(super) struct GeomOut {
+    pub pose: Pose,
+    pub shape: Option<ShapeDesc>,
+    pub material: Option<usize>,
+    pub mass: UnitMass,
+}
+
+/// The rotation an element's quat, euler, axisangle, xyaxes or zaxis gives (at most one; identity if none).
+pub(super) fn orientation(cx: &Ctx, el: &El) -> Result<Quat, String> {
+    let keys: Vec<&str> = ["quat", "euler", "axisangle", "xyaxes", "zaxis"].into_iter().filter(|k| el.get(k).is_some()).collect();
+    if keys.len() > 1 {
+        return Err(cx.src.at(el.node, format!("give at most one orientation; got {}", keys.join(", "))));
+    }
+    let bad = |what: &str| cx.src.at(el.node, what.to_string());
+    Ok(match keys.first().copied() {
+        None => Quat::IDENTITY,
+        Some("quat") => {
+            let [w, x, y, z] = el.fixed::<4>(cx, "quat")?.unwrap_or([1.0, 0.0, 0.0, 0.0]);
+            let q = Quat::from_xyzw(x, y, z, w);
+            if q.length() < 1e-12 {
+                return Err(bad("`quat` is zero"));
+            }
+            q.normalize()
+        }
+        Some("axisangle") => {
+            let [x, y, z, a] = el.fixed::<4>(cx, "axisangle")?.unwrap_or([0.0, 0.0, 1.0, 0.0]);
+            let axis = Vec3::new(x, y, z);
+            if axis.length() < 1e-12 {
+                return Err(bad("`axisangle` has a zero axis"));
+            }
+            Quat::from_axis_angle(axis.normalize(), cx.angle(a))
+        }
+        Some("euler") => {
+            let e = el.fixed::<3>(cx, "euler")?.unwrap_or([0.0; 3]);
+            let mut q = Quat::IDENTITY;
+            for (i, &(axis, moving)) in cx.eulerseq.iter().enumerate() {
+                let r = Quat::from_axis_angle([Vec3::X, Vec3::Y, Vec3::Z][axis], cx.angle(e[i]));
+                q = if moving { q * r } else { r * q };
+            }
+            q
+        }
+        Some("xyaxes") => {
+            let v = el.fixed::<6>(cx, "xyaxes")?.unwrap_or([1.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
+            let x = Vec3::new(v[0], v[1], v[2]);
+            let y = Vec3::new(v[3], v[4], v[5]);
+            let x = x.try_normalize().ok_or_else(|| bad("`xyaxes`: the x axis is zero"))?;
+            let y = (y - x * x.dot(y)).try_normalize().ok_or_else(|| bad("`xyaxes`: the y axis is parallel to x"))?;
+            Quat::from_mat3(&Mat3::from_cols(x, y, x.cross(y)))
+        }
+        _ => {
+            let z = Vec3::from_array(el.fixed::<3>(cx, "zaxis")?.unwrap_or([0.0, 0.0, 1.0]));
+            Quat::from_rotation_arc(Vec3::Z, z.try_normalize().ok_or_else(|| bad("`zaxis` is zero"))?)
+        }
+    })
+}
+
+/// The contact material of friction coefficient `mu` (one per distinct value).
+fn friction_material(cx: &mut Ctx, mu: f64) -> usize {
+    let name = format!("mjcf_friction_{mu}");
+    if let Some(i) = cx.materials.iter().position(|m| m.name == name) {
+        return i;
+    }
+    cx.notes.add(
+        "geom friction: cairn combines two bodies' coefficients by their geometric mean (MuJoCo takes the larger); torsional and rolling friction are not used",
+    );
+    cx.materials.push(Material { name, friction: mu, static_friction: mu, ..Material::default_material() });
+    cx.materials.len() - 1
+}
+
+/// A `<geom>` in a body with default class `class` (`in_world`: of the worldbody, where planes are allowed).
+pub(super) fn geom(cx: &mut Ctx, n: Node, class: &str, in_world: bool) -> Result<GeomOut, String> {
+    let el = cx.el(n, class)?;
+    let used = [
+        "name",
+        "type",
+        "size",
+        "fromto",
+        "pos",
+        "quat",
+        "euler",
+        "axisangle",
+        "xyaxes",
+        "zaxis",
+        "mesh",
+        "density",
+        "mass",
+        "friction",
+        "contype",
+        "conaffinity",
+    ];
+    let noted = ["rgba", "material", "group", "condim", "margin", "gap", "solref", "solimp", "solmix", "priority", "user", "hfield"];
+    el.check(cx, &used, &noted)?;
+    let ty = el.get("type").unwrap_or("sphere").to_string();
+    let size = el.nums(cx, "size")?.unwrap_or_default();
+    let need = |k: usize| -> Result<(), String> {
+        if size.len() < k || size[..k].iter().any(|&x| x <= 0.0) {
+            return Err(cx.src.at(n, format!("a `{ty}` geom needs {k} positive `size` number(s), got {size:?}")));
+        }
+        Ok(())
+    };
+    let mut pose = Pose::from_parts(Vec3::from_array(el.fixed::<3>(cx, "pos")?.unwrap_or([0.0; 3])), orientation(cx, &el)?);
+    let mut half = None;
+    if let Some([ax, ay, az, bx, by, bz]) = el.fixed::<6>(cx, "fromto")? {
+        if !matches!(ty.as_str(), "capsule" | "cylinder") {
+            return Err(cx.src.at(n, format!("`fromto` is supported on capsule and cylinder geoms, not `{ty}`")));
+        }
+        let (a, b) = (Vec3::new(ax, ay, az), Vec3::new(bx, by, bz));
+        let d = (b - a).try_normalize().ok_or_else(|| cx.src.at(n, "`fromto` has two equal ends"))?;
+        pose = Pose::from_parts((a + b) * 0.5, Quat::from_rotation_arc(Vec3::Z, d));
+        half = Some((b - a).length() / 2.0);
+    }
+    let (shape, unit) = match ty.as_str() {
+        "sphere" => {
+            need(1)?;
+            (ShapeDesc::Sphere { radius: size[0] }, mass::sphere(size[0]))
+        }
+        "capsule" | "cylinder" => {
+            need(if half.is_some() { 1 } else { 2 })?;
+            let (r, l) = (size[0], 2.0 * half.unwrap_or_else(|| size[1]));
+            if ty == "capsule" {
+                (ShapeDesc::Capsule { radius: r, length: l }, mass::capsule(r, l))
+            } else {
+                (ShapeDesc::Cylinder { radius: r, length: l }, mass::cylinder(r, l))
+            }
+        }
+        "box" => {
+            need(3)?;
+            let s = Vec3::new(size[0], size[1], size[2]) * 2.0;
+            (ShapeDesc::Box { size: s }, mass::cuboid(s))
+        }
+        "ellipsoid" => {
+            need(3)?;
+            let r = Vec3::new(size[0], size[1], size[2]);
+            let (v, _) = parry3d_f64::shape::Ball::new(1.0).to_trimesh(24, 12);
+            let s = mass::sphere(1.0);
+            let vol = s.volume * r.x * r.y * r.z;
+            let inertia = Mat3::from_diagonal(Vec3::new(r.y * r.y + r.z * r.z, r.x * r.x + r.z * r.z, r.x * r.x + r.y * r.y) * (vol / 5.0));
+            (ShapeDesc::Convex { points: v.into_iter().map(|p| p * r).collect() }, UnitMass { volume: vol, com: Vec3::ZERO, inertia })
+        }
+        "mesh" => {
+            let name = el.get("mesh").ok_or_else(|| cx.src.at(n, "a mesh geom needs `mesh`"))?;
+            let (path, scale) = cx.meshes.get(name).cloned().ok_or_else(|| cx.src.at(n, format!("unknown mesh asset `{name}`")))?;
+            let m = mesh::load(&path).map_err(|e| cx.src.at(n, e.0))?.scaled(scale);
+            let own = mass::mesh(&m.vertices, &m.triangles);
+            let unit = if m.check_closed().is_ok() && own.volume > 0.0 {
+                own
+            } else {
+                let hull = parry3d_f64::shape::SharedShape::convex_hull(&m.vertices)
+                    .ok_or_else(|| cx.src.at(n, "the mesh has no 3-D convex hull"))?;
+                let (hv, ht) = hull.as_convex_polyhedron().ok_or_else(|| cx.src.at(n, "convex hull failed"))?.to_trimesh();
+                mass::mesh(&hv, &ht)
+            };
+            (ShapeDesc::Convex { points: m.vertices }, unit)
+        }
+        "plane" => {
+            if !in_world {
+                return Err(cx.src.at(n, "a plane geom belongs to the worldbody (cairn's planes are static)"));
+            }
+            let sx = size.first().copied().filter(|&x| x > 0.0).unwrap_or(50.0);
+            let sy = size.get(1).copied().filter(|&x| x > 0.0).unwrap_or(50.0);
+            if size.first().is_none_or(|&x| x <= 0.0) {
+                cx.notes.add("an infinite plane becomes a static box 100 m across and 1 m thick under the plane");
+            }
+            pose = pose * Pose::from_translation(Vec3::new(0.0, 0.0, -0.5));
+            let s = Vec3::new(2.0 * sx, 2.0 * sy, 1.0);
+            (ShapeDesc::Box { size: s }, mass::cuboid(s))
+        }
+        t => {
+            return Err(cx.src.at(
+                n,
+                format!(
+                    "geom type `{t}` is not supported; supported: `plane`, `box`, `sphere`, `capsule`, `cylinder`, `ellipsoid`, `mesh`"
+                ),
+            ))
+        }
+    };
+    let mass = if in_world {
+        UnitMass { volume: 0.0, com: Vec3::ZERO, inertia: Mat3::ZERO }
+    } else {
+        let scale = match (el.num(cx, "mass")?, el.num(cx, "density")?.unwrap_or(1000.0)) {
+            (Some(m), _) if m >= 0.0 => m / unit.volume,
+            (None, d) if d >= 0.0 => d,
+            _ => return Err(cx.src.at(n, "`mass` and `density` must be >= 0")),
+        };
+        UnitMass { volume: unit.volume * scale, com: unit.com, inertia: unit.inertia * scale }
+    };
+    let visual = el.get("contype") == Some("0") && el.get("conaffinity") == Some("0");
+    if !visual && (el.get("contype").is_some_and(|c| c != "1") || el.get("conaffinity").is_some_and(|c| c != "1")) {
+        cx.notes.add("geom contype/conaffinity bitmasks: cairn collides every pair of geoms that are not both 0 (visual), except parent–child and excluded body pairs");
+    }
+    let mu = el.nums(cx, "friction")?.and_then(|v| v.first().copied()).unwrap_or(1.0);
+    if mu < 0.0 {
+        return Err(cx.src.at(n, format!("friction must be >= 0, got {mu}")));
+    }
+    let material = (!visual).then(|| friction_material(cx, mu));
+    Ok(GeomOut { pose, shape: (!visual).then_some(shape), material, mass })
+}
+
+/// An `<inertial>`: pos, orientation, mass, and diaginertia or fullinertia, in the body frame.
+pub(super) fn inertial(cx: &mut Ctx, n: Node) -> Result<Inertial, String> {
+    let el = cx.el(n, "main")?;
+    el.check(cx, &["pos", "quat", "euler", "axisangle", "xyaxes", "zaxis", "mass", "diaginertia", "fullinertia"], &[])?;
+    let q = orientation(cx, &el)?;
+    let mass = el.num(cx, "mass")?.ok_or_else(|| cx.src.at(n, "missing `mass`"))?;
+    if mass <= 0.0 {
+        return Err(cx.src.at(n, format!("`mass` must be > 0, got {mass}")));
+    }
+    let local = match (el.fixed::<3>(cx, "diaginertia")?, el.fixed::<6>(cx, "fullinertia")?) {
+        (Some(d), None) => Mat3::from_diagonal(Vec3::from_array(d)),
+        (None, Some([xx, yy, zz, xy, xz, yz])) => Mat3::from_cols(Vec3::new(xx, xy, xz), Vec3::new(xy, yy, yz), Vec3::new(xz, yz, zz)),
+        _ => return Err(cx.src.at(n, "give exactly one of `diaginertia` and `fullinertia`")),
+    };
+    let r = Mat3::from_quat(q);
+    let inertia = r * local * r.transpose();
+    check_inertia(&inertia).map_err(|e| cx.src.at(n, e))?;
+    Ok(Inertial { mass, com: Vec3::from_array(el.fixed::<3>(cx, "pos")?.unwrap_or([0.0; 3])), inertia })
+}
+
+/// A `motor` or `position` actuator on a joint: a position servo becomes (or joins) the joint's PD motor; a
+/// torque motor, with no control input in cairn, applies no torque (noted).
+pub(super) fn actuator(cx: &mut Ctx, n: Node, joint_link: &BTreeMap<String, usize>, links: &mut [Link]) -> Result<(), String> {
+    let el = cx.el(n, "main")?;
+    let used = ["name", "joint", "gear", "kp", "kv", "forcerange", "forcelimited", "dampratio", "tendon", "site", "body", "jointinparent"];
+    el.check(cx, &used, &["ctrlrange", "ctrllimited", "group", "user"])?;
+    for t in ["tendon", "site", "body", "jointinparent"] {
+        if el.get(t).is_some() {
+            return Err(cx.src.at(n, format!("actuators on a `{t}` are not supported: only on a `joint`")));
+        }
+    }
+    let jname = el.get("joint").ok_or_else(|| cx.src.at(n, "missing `joint`"))?.to_string();
+    let &l = joint_link.get(&jname).ok_or_else(|| cx.src.at(n, format!("unknown joint `{jname}` (or one that is free)")))?;
+    let gear = el.nums(cx, "gear")?.unwrap_or(vec![1.0]);
+    if gear.iter().skip(1).any(|&g| g != 0.0) || gear.first() == Some(&0.0) {
+        return Err(cx.src.at(n, "`gear` must be one nonzero number (the joint's ratio)"));
+    }
+    let g = gear.first().copied().unwrap_or(1.0);
+    let limited = el.get("forcelimited") == Some("true") || (el.get("forcelimited").is_none() && cx.autolimits);
+    let max_force = if limited { el.fixed::<2>(cx, "forcerange")?.map(|[lo, hi]| g.abs() * lo.abs().max(hi.abs())) } else { None };
+    let Attach::Joint(j) = &mut links[l].attach else { unreachable!("joint_link holds joints only") };
+    if j.kind == JointType::Ball {
+        return Err(cx.src.at(n, "an actuator on a ball joint is not supported (cairn's motors act on one coordinate)"));
+    }
+    if n.has_tag_name("motor") {
+        cx.notes.add("motor actuator (a torque input): cairn has no control input, so it applies zero torque");
+        return Ok(());
+    }
+    if el.num(cx, "dampratio")?.is_some_and(|d| d != 0.0) {
+        return Err(cx.src.at(n, "`dampratio` is not supported: give `kv`"));
+    }
+    let kp = el.num(cx, "kp")?.unwrap_or(1.0) * g * g;
+    let kv = el.num(cx, "kv")?.unwrap_or(0.0) * g * g;
+    if kp < 0.0 || kv < 0.0 {
+        return Err(cx.src.at(n, "`kp` and `kv` must be >= 0"));
+    }
+    // the servo (target: the control, 0 at the start) adds to a joint spring exactly: k = k_s + k_p,
+    // target = k_s t_s / k
+    let old = j.motor.take().unwrap_or(Motor { target: 0.0, stiffness: 0.0, damping: 0.0, max_force: None, path: Vec::new() });
+    let k = old.stiffness + kp;
+    let target = if k > 0.0 { old.stiffness * old.target / k } else { 0.0 };
+    let max = match (old.max_force, max_force) {
+        (Some(a), Some(b)) => Some(a + b),
+        (a, b) => a.or(b),
+    };
+    j.motor = Some(Motor { target, stiffness: k, damping: old.damping + kv, max_force: max, path: Vec::new() });
+    Ok(())
+}

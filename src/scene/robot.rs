@@ -1,0 +1,370 @@
+//! What the URDF and MJCF loaders share: a kinematic tree of links, each attached to its parent (or the world)
+//! by a joint, a weld or nothing (free), turned into the model's bodies, joints and contact exclusions.
+//!
+//! Links welded to their parent (URDF `fixed` joints, MJCF bodies without a joint) are merged into the parent's
+//! body: one rigid body with a compound shape and the summed inertials, which is exactly a weld. A root welded to
+//! the world becomes a static body. Each joint joins the parent's body (`body1`) and the child's (`body2`), or the
+//! child's (`body1`) to the world, with anchor and axis at the zero configuration the file describes, so the
+//! joint coordinate of dynamics/joint.rs is the file's (the child's about the axis relative to the parent). A parent and its child never
+//! collide (the model's exclusions), as in MuJoCo and in the usual URDF simulators; a body with no collision
+//! geometry collides with nothing.
+
+use crate::geometry::compound::combine;
+use crate::geometry::mass::UnitMass;
+use crate::geometry::{build, ShapeDesc};
+use crate::math::{Mat3, Pose, Quat, Vec3};
+use crate::model::{Body, BodyKind, Joint, JointFrame, JointType, Material, Motor};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// A link's mass, centre of mass and inertia about it (link frame and axes).
+#[derive(Debug, Clone, Copy)]
+pub struct Inertial {
+    pub mass: f64,
+    pub com: Vec3,
+    pub inertia: Mat3,
+}
+
+/// A joint to the parent link (or the world), in the robot's frame at the zero configuration.
+#[derive(Debug, Clone)]
+pub struct RobotJoint {
+    pub name: String,
+    pub kind: JointType,
+    pub anchor: Vec3,
+    /// Unit axis (hinge, prismatic); ignored for ball joints.
+    pub axis: Vec3,
+    pub limits: Option<[f64; 2]>,
+    /// PD servo from an actuator or a joint spring (its damping excludes `damping` below).
+    pub motor: Option<Motor>,
+    /// Viscous damping on the joint coordinate (N·s/m or N·m·s/rad): added to the motor's damping.
+    pub damping: f64,
+    /// Coulomb friction on the joint coordinate: no method runs it, so it becomes a note.
+    pub friction: f64,
+    /// Rotor inertia on the joint coordinate (MJCF `armature`).
+    pub armature: f64,
+    /// Where the joint is written, for messages: `file line L, <joint name="…">`.
+    pub at: String,
+}
+
+/// How a link hangs on its parent.
+#[derive(Debug, Clone)]
+pub enum Attach {
+    /// Free (a floating base, or an MJCF free joint).
+    Free,
+    /// Rigidly welded (merged into the parent's body; a root welded to the world is static).
+    Weld,
+    Joint(RobotJoint),
+}
+
+/// One link of the tree.
+#[derive(Debug, Clone)]
+pub struct Link {
+    pub name: String,
+    /// Parent link; None for the world.
+    pub parent: Option<usize>,
+    pub attach: Attach,
+    /// The link frame in the robot frame at the zero configuration.
+    pub pose: Pose,
+    /// Collision shapes and their material (index into `Robot::materials`, None: the robot's default).
+    pub geoms: Vec<(Pose, ShapeDesc, Option<usize>)>,
+    pub inertial: Option<Inertial>,
+    /// Where the link is written, for messages.
+    pub at: String,
+}
+
+/// A robot as the file describes it. Links are in tree order (a parent before its children).
+#[derive(Debug, Default)]
+pub struct Robot {
+    pub links: Vec<Link>,
+    /// Contact materials the file defines (e.g. MJCF geom friction).
+    pub materials: Vec<Material>,
+    /// The file's gravity and time step (MJCF `option`), when given.
+    pub gravity: Option<Vec3>,
+    pub dt: Option<f64>,
+    pub notes: Vec<String>,
+    /// Link pairs that never collide beyond parent and child (MJCF `<contact><exclude>`).
+    pub exclusions: Vec<(usize, usize)>,
+}
+
+/// Where and how a robot is placed in a scene.
+pub struct Placement<'a> {
+    pub position: Vec3,
+    pub rotation: Quat,
+    /// Weld the free roots to the world (true), keep them free (false), or as the file says (None).
+    pub fixed_base: Option<bool>,
+    pub prefix: &'a str,
+    /// The scene material of links without their own (index into the model's materials).
+    pub material: usize,
+}
+
+/// What a placed robot adds to the model.
+#[derive(Default)]
+pub struct Placed {
+    pub bodies: Vec<Body>,
+    pub joints: Vec<Joint>,
+    pub materials: Vec<Material>,
+    /// Pairs of body indices (of the whole model), a < b.
+    pub exclusions: Vec<(u32, u32)>,
+    pub notes: Vec<String>,
+}
+
+/// Places `robot` (read from `file`) into a model that has `base_bodies` bodies and `base_materials` materials
+/// already. Errors name the file, the link or joint and what is wrong.
+pub fn place(robot: &Robot, file: &str, p: &Placement, base_bodies: usize, base_materials: usize) -> Result<Placed, String> {
+    let mut out = Placed { notes: robot.notes.clone(), ..Placed::default() };
+    let mat_index: Vec<usize> = (0..robot.materials.len()).map(|i| base_materials + i).collect();
+    for m in &robot.materials {
+        out.materials.push(Material { name: format!("{}{}", p.prefix, m.name), ..m.clone() });
+    }
+    let n = robot.links.len();
+    // the body of each link: its own, or its parent's when welded to it
+    let mut body_of = vec![usize::MAX; n];
+    let mut members: Vec<Vec<usize>> = Vec::new();
+    let mut world_welded: Vec<bool> = Vec::new();
+    for (l, link) in robot.links.iter().enumerate() {
+        let weld = match (&link.attach, p.fixed_base) {
+            (Attach::Free, Some(true)) if link.parent.is_none() => true,
+            (Attach::Weld, Some(false)) if link.parent.is_none() => false,
+            (Attach::Weld, _) => true,
+            _ => false,
+        };
+        match (weld, link.parent) {
+            (true, Some(parent)) => {
+                if parent >= l {
+                    return Err(format!("{}: the parent link comes after its child (internal order error)", link.at));
+                }
+                body_of[l] = body_of[parent];
+                members[body_of[l]].push(l);
+            }
+            _ => {
+                body_of[l] = members.len();
+                members.push(vec![l]);
+                world_welded.push(weld && link.parent.is_none());
+            }
+        }
+    }
+    let world = |v: Vec3| p.position + p.rotation * v;
+    for (b, links) in members.iter().enumerate() {
+        let head = &robot.links[links[0]];
+        let frame_inv = head.pose.inverse();
+        let mut parts = Vec::new();
+        let mut material = None;
+        let mut inertials = Vec::new();
+        for &l in links {
+            let link = &robot.links[l];
+            let rel = frame_inv * link.pose;
+            for (gp, desc, m) in &link.geoms {
+                let m = m.map_or(p.material, |m| mat_index[m]);
+                if material.is_some_and(|x| x != m) {
+                    out.notes.push(format!(
+                        "{}: link `{}` has geoms of different friction; the body takes the first one's material",
+                        file, head.name
+                    ));
+                }
+                material.get_or_insert(m);
+                parts.push((rel * *gp, desc.clone()));
+            }
+            if let Some(i) = link.inertial {
+                inertials.push((rel, UnitMass { volume: i.mass, com: i.com, inertia: i.inertia }));
+            }
+        }
+        let kind = if world_welded[b] { BodyKind::Static } else { BodyKind::Dynamic };
+        let name = format!("{}{}", p.prefix, head.name);
+        let desc = match parts.len() {
+            1 if parts[0].0.translation == Vec3::ZERO && parts[0].0.rotation == Quat::IDENTITY => parts.pop().unwrap().1,
+            _ => ShapeDesc::Compound { parts: Arc::new(parts) },
+        };
+        let geometry = build(desc, true).map_err(|e| format!("{}: link `{}`: collision geometry: {e}", head.at, head.name))?;
+        let total = combine(&inertials);
+        if kind == BodyKind::Dynamic && !(total.volume > 0.0) {
+            return Err(format!(
+                "{}: link `{}` moves but has no mass (no inertial{}); cairn needs a positive mass on every moving link",
+                head.at,
+                head.name,
+                if links.len() > 1 { " on it or the links welded to it" } else { "" }
+            ));
+        }
+        let (mass, com, inertia) =
+            if total.volume > 0.0 { (total.volume, total.com, total.inertia) } else { (0.0, Vec3::ZERO, Mat3::ZERO) };
+        let inv_inertia = if kind == BodyKind::Dynamic {
+            if inertia.determinant() <= 0.0 || !inertia.is_finite() {
+                return Err(format!(
+                    "{}: link `{}`: the inertia tensor {:?} is not positive definite",
+                    head.at,
+                    head.name,
+                    inertia.to_cols_array()
+                ));
+            }
+            inertia.inverse()
+        } else {
+            Mat3::ZERO
+        };
+        out.bodies.push(Body {
+            name,
+            kind,
+            geometry,
+            material: material.unwrap_or(p.material),
+            mass,
+            com,
+            inertia,
+            inv_inertia,
+            position: world(head.pose.translation),
+            rotation: (p.rotation * head.pose.rotation).normalize(),
+            velocity: Vec3::ZERO,
+            angular_velocity: Vec3::ZERO,
+        });
+    }
+    for &(a, b) in &robot.exclusions {
+        let (a, b) = (body_of[a], body_of[b]);
+        if a != b {
+            out.exclusions.push(((base_bodies + a.min(b)) as u32, (base_bodies + a.max(b)) as u32));
+        }
+    }
+    // joints, in link order, and the parent–child exclusions
+    for (l, link) in robot.links.iter().enumerate() {
+        let child = body_of[l];
+        let parent = link.parent.map(|q| body_of[q]);
+        if parent == Some(child) {
+            continue;
+        }
+        if let Some(q) = parent {
+            out.exclusions.push(((base_bodies + q.min(child)) as u32, (base_bodies + q.max(child)) as u32));
+        }
+        let Attach::Joint(j) = &link.attach else { continue };
+        joint_of(j, &mut out, child, parent, base_bodies, p, file)?;
+    }
+    Ok(out)
+}
+
+/// Adds the model joint of `j` between body `child` and `parent` (robot-local indices).
+fn joint_of(
+    j: &RobotJoint,
+    out: &mut Placed,
+    child: usize,
+    parent: Option<usize>,
+    base: usize,
+    p: &Placement,
+    file: &str,
+) -> Result<(), String> {
+    let anchor = p.position + p.rotation * j.anchor;
+    let axis = (p.rotation * j.axis).normalize();
+    let reference = crate::math::tangent_basis(axis).0;
+    let parent_static = parent.is_none_or(|q| out.bodies[q].kind != BodyKind::Dynamic);
+    if out.bodies[child].kind != BodyKind::Dynamic && parent_static {
+        return Err(format!("{}: joins two bodies that cannot move (both welded to the world)", j.at));
+    }
+    // armature: rotor inertia on the coordinate; exact as inertia about the axis when the parent cannot move
+    if j.armature > 0.0 {
+        let body = &mut out.bodies[child];
+        if j.kind == JointType::Hinge && parent_static {
+            let a = body.rotation.inverse() * axis;
+            body.inertia += Mat3::from_cols(a * a.x, a * a.y, a * a.z) * j.armature;
+            body.inv_inertia = body.inertia.inverse();
+        } else {
+            out.notes.push(format!(
+                "{file}: joint `{}`: armature {} not applied (exact only on a hinge whose parent cannot move; cairn has no rotor inertia on a joint coordinate)",
+                j.name, j.armature
+            ));
+        }
+    }
+    if j.friction > 0.0 {
+        out.notes.push(format!(
+            "{file}: joint `{}`: friction {} not applied (no method runs Coulomb friction on a joint coordinate)",
+            j.name, j.friction
+        ));
+    }
+    let motor = match (&j.motor, j.damping) {
+        (Some(m), d) => Some(Motor { damping: m.damping + d, ..m.clone() }),
+        (None, d) if d > 0.0 => Some(Motor { target: 0.0, stiffness: 0.0, damping: d, max_force: None, path: Vec::new() }),
+        (None, _) => None,
+    };
+    // dynamics/joint.rs: body 1 is the parent and body 2 the child, so q is the child's coordinate relative to
+    // the parent; a joint to the world has the child as body 1 and measures it relative to the world
+    let (body1, body2) = match parent {
+        Some(q) => (q, Some(child)),
+        None => (child, None),
+    };
+    let pose = |b: usize| (out.bodies[b].position, out.bodies[b].rotation);
+    let frames = [
+        JointFrame::from_world(anchor, axis, reference, Some(pose(body1))),
+        JointFrame::from_world(anchor, axis, reference, body2.map(pose)),
+    ];
+    let (body1, body2) = (base + body1, body2.map(|b| base + b));
+    out.joints.push(Joint { kind: j.kind, body1, body2, frames, anchor, axis, limits: j.limits, motor });
+    Ok(())
+}
+
+/// Adds to `exclusions` every pair of a body without collision geometry (an empty compound) with every other
+/// body, then sorts and removes duplicates.
+pub fn finish_exclusions(bodies: &[Body], exclusions: &mut Vec<(u32, u32)>) {
+    for (i, b) in bodies.iter().enumerate() {
+        if crate::geometry::compound::collides_with_nothing(&b.geometry.desc) {
+            for j in 0..bodies.len() {
+                if j != i {
+                    exclusions.push((i.min(j) as u32, i.max(j) as u32));
+                }
+            }
+        }
+    }
+    exclusions.sort_unstable();
+    exclusions.dedup();
+}
+
+/// A one-line listing of a robot's joints (model index, name, type), for the model's notes.
+pub fn joint_listing(file: &str, robot: &Robot, first_joint: usize) -> Option<String> {
+    let names: Vec<String> = robot
+        .links
+        .iter()
+        .filter_map(|l| if let Attach::Joint(j) = &l.attach { Some(j) } else { None })
+        .enumerate()
+        .map(|(k, j)| format!("joint{} = `{}` ({:?})", first_joint + k, j.name, j.kind))
+        .collect();
+    (!names.is_empty()).then(|| format!("{file}: {}", names.join(", ")))
+}
+
+/// Orders links so that every parent comes before its children (depth first from the roots, in file order);
+/// `parent_of` gives each link's parent. Errors on a cycle, naming a link on it.
+pub fn tree_order(names: &[String], parent_of: &[Option<usize>]) -> Result<Vec<usize>, String> {
+    let n = names.len();
+    let mut children: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (c, p) in parent_of.iter().enumerate() {
+        if let Some(p) = p {
+            children.entry(*p).or_default().push(c);
+        }
+    }
+    let mut order = Vec::with_capacity(n);
+    let mut stack: Vec<usize> = (0..n).filter(|&l| parent_of[l].is_none()).rev().collect();
+    while let Some(l) = stack.pop() {
+        order.push(l);
+        if let Some(c) = children.get(&l) {
+            stack.extend(c.iter().rev());
+        }
+    }
+    if order.len() < n {
+        let mut seen = vec![false; n];
+        order.iter().for_each(|&l| seen[l] = true);
+        let l = (0..n).find(|&l| !seen[l]).unwrap_or(0);
+        return Err(format!("the links form a cycle (link `{}` is on one, or hangs from one)", names[l]));
+    }
+    Ok(order)
+}
+
+/// Checks that an inertia tensor is physical: positive principal moments, each at most the sum of the other two
+/// (within rounding).
+pub fn check_inertia(i: &Mat3) -> Result<(), String> {
+    let a: [[f64; 3]; 3] = std::array::from_fn(|r| std::array::from_fn(|c| i.col(c)[r]));
+    let (mut lam, mut v) = ([0.0; 3], [[0.0; 3]; 3]);
+    crate::math::eigen::jacobi_eigen(&a, 3, &mut lam, &mut v);
+    lam.sort_by(f64::total_cmp);
+    if !(lam[0] > 0.0) || lam[0] + lam[1] < lam[2] * (1.0 - 1e-9) {
+        return Err(format!(
+            "the inertia tensor is not physical: principal moments {:.6e}, {:.6e}, {:.6e} must be positive and each at most the sum of the other two",
+            lam[0], lam[1], lam[2]
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+#[path = "robot_tests.rs"]
+mod tests;

@@ -1,0 +1,168 @@
+//! Robots in scenes: the `[[robot]]` table that places a URDF or MJCF file, and `cairn run robot.urdf` /
+//! `cairn run model.xml`, which load a file as a scene of its own (translated into a TOML scene with one
+//! `[[robot]]`, so `--set` overrides and every check apply as to any scene).
+
+use super::robot::{finish_exclusions, joint_listing, place, Placement, Robot};
+use super::{load_str, rotation_of, vec3, AxisAngleT};
+use crate::error::InputError;
+use crate::math::Vec3;
+use crate::model::{Body, Joint, Material, Model};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// A `[[robot]]` table.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RobotT {
+    /// The URDF (`.urdf`) or MJCF (`.xml`) file, relative to the scene file.
+    file: String,
+    /// The robot frame's position and rotation in the world (rotation as for a body).
+    position: Option<[f64; 3]>,
+    rotation: Option<[f64; 4]>,
+    rotation_deg: Option<[f64; 3]>,
+    axis_angle: Option<AxisAngleT>,
+    /// Weld the root links to the world (true) or let them float (false); default: as the file says (URDF: a
+    /// root joined to a link named `world` is welded, others float; MJCF: bodies without a joint are welded).
+    fixed_base: Option<bool>,
+    /// Prepended to every link (body) name and material name.
+    prefix: Option<String>,
+    /// The scene material of links the file gives none (default "default").
+    material: Option<String>,
+}
+
+/// What the robots add to a scene, beside the bodies and materials added in place.
+#[derive(Default)]
+pub(super) struct Robots {
+    pub joints: Vec<Joint>,
+    pub exclusions: Vec<(u32, u32)>,
+    pub notes: Vec<String>,
+}
+
+/// Reads a robot file by its extension.
+pub fn read(path: &Path) -> Result<Robot, String> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{file}: cannot read robot file: {e}"))?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("urdf") => super::urdf::load(&text, &file, dir),
+        Some("xml") => super::mjcf::load(&text, &file, dir),
+        _ => Err(format!("{file}: a robot file must be `.urdf` (URDF) or `.xml` (MJCF)")),
+    }
+}
+
+/// Places every `[[robot]]` into the scene's bodies and materials (names must stay unique); the scene's
+/// (gravity, dt) only decide whether the files' own settings get a note. Also adds the exclusions of bodies
+/// without collision geometry.
+pub(super) fn place_all(
+    tables: Vec<RobotT>,
+    dir: &Path,
+    bodies: &mut Vec<Body>,
+    names: &mut BTreeMap<String, usize>,
+    materials: &mut Vec<Material>,
+    world: (Vec3, f64),
+) -> Result<Robots, String> {
+    let mut out = Robots::default();
+    for (ri, t) in tables.into_iter().enumerate() {
+        let what = format!("robot #{ri} (`{}`)", t.file);
+        let robot = read(&dir.join(&t.file)).map_err(|e| format!("{what}: {e}"))?;
+        let file = dir.join(&t.file).display().to_string();
+        let mat_name = t.material.clone().unwrap_or_else(|| "default".into());
+        let material = materials.iter().position(|m| m.name == mat_name).ok_or_else(|| format!("{what}: unknown material `{mat_name}`"))?;
+        let placement = Placement {
+            position: vec3(t.position.unwrap_or([0.0; 3]), &format!("{what}: position"))?,
+            rotation: rotation_of(t.rotation, t.rotation_deg, t.axis_angle.as_ref()).map_err(|e| format!("{what}: {e}"))?,
+            fixed_base: t.fixed_base,
+            prefix: t.prefix.as_deref().unwrap_or(""),
+            material,
+        };
+        let placed = place(&robot, &file, &placement, bodies.len(), materials.len()).map_err(|e| format!("{what}: {e}"))?;
+        for m in placed.materials {
+            if materials.iter().any(|x| x.name == m.name) {
+                return Err(format!("{what}: material `{}` exists already (give the robot a `prefix`)", m.name));
+            }
+            materials.push(m);
+        }
+        for b in placed.bodies {
+            if names.insert(b.name.clone(), bodies.len()).is_some() {
+                return Err(format!("{what}: body name `{}` exists already (give the robot a `prefix`)", b.name));
+            }
+            bodies.push(b);
+        }
+        if let Some(g) = robot.gravity.filter(|g| *g != world.0) {
+            out.notes.push(format!("{file}: the file's gravity {g:?} is not used (the scene's world.gravity is)"));
+        }
+        if let Some(dt) = robot.dt.filter(|&dt| dt != world.1) {
+            out.notes.push(format!("{file}: the file's time step {dt} is not used (the scene's world.dt is)"));
+        }
+        out.notes.extend(joint_listing(&file, &robot, out.joints.len()));
+        out.joints.extend(placed.joints);
+        out.exclusions.extend(placed.exclusions);
+        out.notes.extend(placed.notes);
+    }
+    finish_exclusions(bodies, &mut out.exclusions);
+    Ok(out)
+}
+
+/// `cairn run robot.urdf` / `model.xml`: the file as a scene of its own, with the file's gravity and time step
+/// (MJCF `option`), and for a URDF a static ground whose top is at z = 0 (or just under the robot when it
+/// reaches below 0).
+pub(super) fn load_file(path: &Path, sets: &[(String, String)]) -> Result<Model, InputError> {
+    let file = path.display().to_string();
+    let robot = read(path).map_err(InputError)?;
+    let is_urdf = path.extension().is_some_and(|e| e == "urdf");
+    let mut scene = toml::Table::new();
+    scene.insert("format".into(), 1.into());
+    let mut world = toml::Table::new();
+    let g = robot.gravity.unwrap_or(Vec3::new(0.0, 0.0, -9.81));
+    world.insert("gravity".into(), toml::Value::Array(g.to_array().iter().map(|&x| x.into()).collect()));
+    if let Some(dt) = robot.dt {
+        world.insert("dt".into(), dt.into());
+    }
+    scene.insert("world".into(), world.into());
+    let mut t = toml::Table::new();
+    let name = path.file_name().and_then(|s| s.to_str()).unwrap_or("robot").to_string();
+    t.insert("file".into(), name.into());
+    scene.insert("robot".into(), toml::Value::Array(vec![t.into()]));
+    let mut notes = Vec::new();
+    if is_urdf {
+        let lowest = lowest_point(&robot).min(0.0);
+        let mut ground = toml::Table::new();
+        ground.insert("name".into(), "ground".into());
+        ground.insert("kind".into(), "static".into());
+        let shape: toml::Table = toml::from_str("type = \"box\"\nsize = [20.0, 20.0, 1.0]").map_err(|e| InputError::at(&file, e))?;
+        ground.insert("shape".into(), shape.into());
+        ground.insert("position".into(), toml::Value::Array(vec![0.0.into(), 0.0.into(), (lowest - 0.5).into()]));
+        scene.insert("body".into(), toml::Value::Array(vec![ground.into()]));
+        notes.push(format!("{file}: a URDF has no ground: cairn adds a static 20 m × 20 m box `ground` with its top at z = {lowest}"));
+    }
+    let text = toml::to_string(&scene).map_err(|e| InputError::at(&file, format!("translation failed: {e}")))?;
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("robot");
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut model = load_str(&text, &file, stem, dir, sets)?;
+    model.notes.extend(notes);
+    Ok(model)
+}
+
+/// The lowest z of the robot's collision shapes at the zero configuration (robot frame), 0 when it has none.
+fn lowest_point(robot: &Robot) -> f64 {
+    let mut lowest = f64::INFINITY;
+    for link in &robot.links {
+        for (pose, desc, _) in &link.geoms {
+            let (lo, hi) = crate::geometry::sdf::shape_box(desc);
+            for k in 0..8 {
+                let c = Vec3::new(
+                    if k & 1 == 0 { lo.x } else { hi.x },
+                    if k & 2 == 0 { lo.y } else { hi.y },
+                    if k & 4 == 0 { lo.z } else { hi.z },
+                );
+                lowest = lowest.min((link.pose * *pose).transform_point(c).z);
+            }
+        }
+    }
+    if lowest.is_finite() {
+        lowest
+    } else {
+        0.0
+    }
+}

@@ -1,0 +1,198 @@
+//! Robots from files: the bundled models of scenes/robots/ load as written, the pendulum swings with the period
+//! of its inertials, and every file of the bad corpus (scenes/robots/bad/) fails with its expected message.
+
+use crate::geometry::ShapeDesc;
+use crate::math::Vec3;
+use crate::model::{BodyKind, JointType, Model};
+use crate::scene;
+use std::path::{Path, PathBuf};
+
+fn robots() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/robots")
+}
+
+/// Loads a robot file or scene whatever the method can run (limits and motors run nowhere yet).
+fn load(path: &Path) -> Model {
+    scene::SKIP_METHOD_CHECK.with(|c| c.set(true));
+    let m = scene::load(path, &[]);
+    scene::SKIP_METHOD_CHECK.with(|c| c.set(false));
+    m.unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn body<'a>(m: &'a Model, name: &str) -> &'a crate::model::Body {
+    &m.bodies[m.body_index(name).unwrap_or_else(|| panic!("no body `{name}`"))]
+}
+
+#[test]
+fn the_urdf_arm_loads_with_merged_tool_compound_link_mesh_and_notes() {
+    let m = load(&robots().join("arm2.urdf"));
+    let names: Vec<&str> = m.bodies.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["ground", "base", "upper_arm", "forearm"]);
+    assert_eq!(body(&m, "base").kind, BodyKind::Static);
+    // the upper arm: a box and a sphere in one body
+    match &body(&m, "upper_arm").geometry.desc {
+        ShapeDesc::Compound { parts } => assert_eq!(parts.len(), 2),
+        d => panic!("upper arm is a {}", d.type_name()),
+    }
+    // the forearm: its closed STL mesh, with the tool welded on (mass 0.8 + 0.2, centre of mass between)
+    let fore = body(&m, "forearm");
+    assert!(matches!(&fore.geometry.desc, ShapeDesc::Compound { parts } if matches!(parts[0].1, ShapeDesc::Mesh { .. })));
+    assert!((fore.mass - 1.0).abs() < 1e-12);
+    assert!((fore.com - Vec3::new(0.0, 0.0, (0.8 * 0.2 + 0.2 * 0.44) / 1.0)).length() < 1e-12, "{:?}", fore.com);
+    // inertia about the combined centre: parallel-axis sums of both
+    let ixx = 0.0109 + 0.8 * (0.2 - fore.com.z).powi(2) + 0.0001 + 0.2 * (0.44 - fore.com.z).powi(2);
+    assert!((fore.inertia.x_axis.x - ixx).abs() < 1e-12);
+    assert!((fore.position - Vec3::new(0.0, 0.0, 0.6)).length() < 1e-12);
+    // joints: shoulder (upper arm to base) and elbow (forearm to upper arm), limits, damping as a motor
+    assert_eq!(m.joints.len(), 2);
+    let (s, e) = (&m.joints[0], &m.joints[1]);
+    assert_eq!((s.kind, s.body1, s.body2), (JointType::Hinge, 1, Some(2)));
+    assert_eq!((e.body1, e.body2), (2, Some(3)));
+    assert_eq!(s.limits, Some([-1.5, 1.5]));
+    assert!((s.anchor - Vec3::new(0.0, 0.0, 0.15)).length() < 1e-12 && (s.axis - Vec3::Y).length() < 1e-12);
+    let motor = s.motor.as_ref().unwrap();
+    assert_eq!((motor.stiffness, motor.damping), (0.0, 0.1));
+    assert!((e.anchor - Vec3::new(0.0, 0.0, 0.6)).length() < 1e-12);
+    // parent–child pairs never collide
+    assert_eq!(m.exclusions, vec![(1, 2), (2, 3)]);
+    let notes = m.notes.join("\n");
+    for what in ["joint `shoulder`: friction 0.05 not applied", "<visual>", "<transmission>", "<material>", "joint0 = `shoulder`"] {
+        assert!(notes.contains(what), "missing note `{what}` in\n{notes}");
+    }
+}
+
+#[test]
+fn the_mjcf_quadruped_loads_defaults_actuators_and_exclusions() {
+    let m = load(&robots().join("quadruped.xml"));
+    assert_eq!(m.dt, 0.005);
+    let names: Vec<&str> = m.bodies.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["world", "torso", "fl", "fr", "hl", "hr"]);
+    assert_eq!(body(&m, "world").kind, BodyKind::Static);
+    // torso: box 0.4 × 0.2 × 0.1 and an ellipsoid, density 500 from the default class
+    let torso = body(&m, "torso");
+    let ell = 4.0 / 3.0 * std::f64::consts::PI * 0.08 * 0.06 * 0.04 * 500.0;
+    assert!((torso.mass - (0.4 * 0.2 * 0.1 * 500.0 + ell)).abs() < 1e-12, "{}", torso.mass);
+    assert!((torso.position - Vec3::new(0.0, 0.0, 0.45)).length() < 1e-12);
+    // a leg: the capsule from fromto and the welded foot sphere (class foot)
+    let leg = body(&m, "fl");
+    let cap = std::f64::consts::PI * 0.03 * 0.03 * 0.3 + 4.0 / 3.0 * std::f64::consts::PI * 0.03f64.powi(3);
+    let foot = 4.0 / 3.0 * std::f64::consts::PI * 0.04f64.powi(3);
+    assert!((leg.mass - 500.0 * (cap + foot)).abs() < 1e-12);
+    assert_eq!(m.joints.len(), 4);
+    for j in &m.joints {
+        assert_eq!(j.kind, JointType::Hinge);
+        let l = 60f64.to_radians();
+        assert_eq!(j.limits, Some([-l, l]));
+        assert_eq!(j.body1, 1);
+    }
+    let gains: Vec<(f64, f64)> = m.joints.iter().map(|j| j.motor.as_ref().map(|m| (m.stiffness, m.damping)).unwrap()).collect();
+    // position servos kp (default 20, hl 30), kv 1 plus the joint damping 0.5; hr: the torque motor makes none
+    assert_eq!(gains, [(20.0, 1.5), (20.0, 1.5), (30.0, 1.5), (0.0, 0.5)]);
+    // friction materials from the classes: 0.8 (torso, legs) and 1.2 (feet: the leg body keeps its first geom's)
+    assert_eq!(m.materials[torso.material].friction, 0.8);
+    assert_eq!(m.exclusions, vec![(1, 2), (1, 3), (1, 4), (1, 5)]);
+    let notes = m.notes.join("\n");
+    for what in ["armature 0.01 not applied", "motor actuator", "<sensor>", "<light>", "geometric mean", "different friction"] {
+        assert!(notes.contains(what), "missing note `{what}` in\n{notes}");
+    }
+}
+
+#[test]
+fn a_urdf_pendulum_swings_with_the_period_of_its_inertials_under_abd() {
+    let text = format!(
+        "format = 1\n[world]\ndt = 0.002\nduration = 3.0\nmethod = \"abd\"\n[[robot]]\nfile = \"{}\"\n",
+        robots().join("pendulum.urdf").display()
+    );
+    let model = scene::load_str(&text, "pendulum.toml", "pendulum", Path::new("."), &[]).unwrap();
+    let i = model.body_index("rod").unwrap();
+    // link frame inertia about y: the file's ixx (its inertial frame is turned 90° about z)
+    assert!((model.bodies[i].inertia.y_axis.y - 0.01).abs() < 1e-15);
+    let mut world = crate::world::World::new(model).unwrap();
+    let (mut t, mut last, mut crossings) = (0.0, world.state.bodies[i].x.x, Vec::new());
+    while t < 3.0 {
+        world.step().unwrap();
+        t += 0.002;
+        let x = world.state.bodies[i].x.x;
+        if last > 0.0 && x <= 0.0 {
+            crossings.push(t - 0.002 * x / (x - last));
+        }
+        last = x;
+    }
+    let (m, d, g, theta0) = (1.0f64, 0.5f64, 9.81f64, 0.1f64);
+    let period0 = 2.0 * std::f64::consts::PI * ((0.01 + m * d * d) / (m * g * d)).sqrt();
+    let expected = period0 * (1.0 + theta0 * theta0 / 16.0);
+    assert!(crossings.len() >= 2, "{crossings:?}");
+    let period = (crossings[crossings.len() - 1] - crossings[0]) / (crossings.len() - 1) as f64;
+    eprintln!("pendulum period {period:.5} s, expected {expected:.5} s ({} crossings)", crossings.len());
+    assert!((period - expected).abs() < 0.01 * expected, "period {period} s, expected {expected} s");
+}
+
+#[test]
+fn the_arm_scene_places_two_robots_with_prefixes() {
+    let m = load(&robots().join("arm2_scene.toml"));
+    assert!(m.body_index("a_forearm").is_some() && m.body_index("b_forearm").is_some());
+    assert_eq!(m.bodies[m.body_index("a_base").unwrap()].kind, BodyKind::Static);
+    assert_eq!(m.bodies[m.body_index("b_base").unwrap()].kind, BodyKind::Dynamic);
+    let b = &m.bodies[m.body_index("b_upper_arm").unwrap()];
+    assert!((b.position - Vec3::new(1.0, 0.0, 0.151)).length() < 1e-12);
+    assert_eq!(m.joints.len(), 4);
+    // b's shoulder axis is turned 90° about z with the robot
+    assert!((m.joints[2].axis - Vec3::new(-1.0, 0.0, 0.0)).length() < 1e-12);
+}
+
+#[test]
+fn every_file_of_the_bad_corpus_fails_with_its_message() {
+    let dir = robots().join("bad");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    assert!(files.len() >= 15);
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let expect = text.lines().next().and_then(|l| l.strip_prefix("<!-- expect: ")).and_then(|l| l.strip_suffix(" -->")).unwrap();
+        let err = scene::load(&f, &[]).expect_err(&format!("{} loaded", f.display())).to_string();
+        assert!(err.contains(expect), "{}:\n  got: {err}\n  expected: {expect}", f.display());
+        assert!(err.contains(&f.display().to_string()), "{err}");
+    }
+}
+
+#[test]
+fn urdf_joint_coordinates_are_the_files_child_angle_about_the_axis() {
+    // turn the forearm by +0.3 rad about the elbow's +y axis (URDF: a positive joint value): the shared joint
+    // kinematics read q = 0.3 for the elbow and 0 for the shoulder
+    let m = load(&robots().join("arm2.urdf"));
+    let mut state = crate::state::State::from_model(&m);
+    let q0 = crate::dynamics::joint::coordinates(&m, &state);
+    assert!(q0.iter().all(|&(_, q, qd)| q.abs() < 1e-12 && qd == 0.0), "{q0:?}");
+    let elbow = &m.joints[1];
+    let r = crate::math::Quat::from_axis_angle(elbow.axis, 0.3);
+    let fore = m.body_index("forearm").unwrap();
+    let b = &mut state.bodies[fore];
+    b.x = elbow.anchor + r * (b.x - elbow.anchor);
+    b.q = r * b.q;
+    let q = crate::dynamics::joint::coordinates(&m, &state);
+    assert!((q[1].1 - 0.3).abs() < 1e-12 && q[0].1.abs() < 1e-12, "{q:?}");
+}
+
+#[test]
+fn excluded_pairs_and_bodies_without_collision_geometry_pass_through_under_every_method() {
+    let path = robots().join("ghosts.xml");
+    for method in ["lcp", "impulse", "volumetric-penalty", "abd"] {
+        let sets = [("world.method".to_string(), method.to_string())];
+        let model = scene::load(&path, &sets).unwrap_or_else(|e| panic!("{method}: {e}"));
+        let names: Vec<&str> = model.bodies.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(names, ["world", "ghost", "passer", "rester"]);
+        // the ghost with every body, the passer with the floor
+        assert_eq!(model.exclusions, vec![(0, 1), (0, 2), (1, 2), (1, 3)], "{method}");
+        let mut world = crate::world::World::new(model).unwrap();
+        let z0: Vec<f64> = world.state.bodies.iter().map(|b| b.x.z).collect();
+        for _ in 0..20 {
+            world.step().unwrap_or_else(|e| panic!("{method}: {e}"));
+        }
+        let drop = |i: usize| z0[i] - world.state.bodies[i].x.z;
+        // free fall over 0.2 s: ½ g t² = 0.196 m (first-order integrators fall up to 5% further at this step)
+        for i in [1, 2] {
+            assert!(drop(i) > 0.18 && drop(i) < 0.22, "{method}: body {i} fell {} m", drop(i));
+        }
+        assert!(drop(3).abs() < 0.01, "{method}: the resting box moved {} m", drop(3));
+    }
+}
