@@ -4,8 +4,10 @@
 //! pair closer than [`SEPARATION`]·d̂ (less for tall touching columns, see [`SEPARATION_MIN`]) is pushed apart along its contact normal until its closest primitives are
 //! that far apart: a translation of the upper body when the normal is within 60° of the vertical (so that a touching
 //! column rises from the ground up), of both bodies by halves when the normal is more horizontal, and of the
-//! dynamic body alone against a static or kinematic one. Sweeps over the pairs in their sorted order repeat until
-//! none is too close (deterministic). No body may move by more than d̂: a configuration that needs more (or that
+//! dynamic body alone against a static or kinematic one. Within a sweep each pair's distance is followed to first
+//! order along its normal as the sweep's pushes move its bodies, so a push on a lower body carries the bodies
+//! resting on it along (a crossed-beam tower otherwise drove a beam into the one above it). Sweeps over the pairs
+//! in their sorted order repeat until none is too close (deterministic). No body may move by more than d̂: a configuration that needs more (or that
 //! does not settle) is an error naming the bodies. Surfaces that cross (not just touch) are a real intersection,
 //! left for the caller's check to report.
 //!
@@ -87,35 +89,51 @@ fn separate_by(
     let mut total = vec![Vec3::ZERO; dynamic.len()];
     let (mut pairs, mut groups) = (Vec::new(), Vec::new());
     let mut x = Vec::new();
+    // pairs up to this far apart are followed: a sweep's pushes move a body by less than 2 d̂ in all
+    let reach = gap + 2.0 * dhat;
     for _ in 0..SWEEPS {
         s.positions(q, &mut x);
-        culling::candidates(s, &x, None, dynamic, gap, &mut pairs, &mut groups);
-        // pushes from the positions at the start of the sweep, applied together (a push applied at once would
-        // make the next pair of the same body overlap, and distances here are unsigned)
-        let mut sweep = vec![Vec3::ZERO; dynamic.len()];
-        let mut moved = false;
+        culling::candidates(s, &x, None, dynamic, reach, &mut pairs, &mut groups);
+        // each followed pair: its bodies, distance, normal and how a push is shared
+        let mut close = Vec::new();
         for g in &groups {
             let [a, b] = g.bodies.map(|v| v as usize);
-            let Some((dmin, n)) = closeness(s, &x, &pairs, g, gap, Some((shapes, &total))) else { continue };
-            // done once the pair is at least half the gap apart (a push aims at the full gap)
-            if dmin >= 0.5 * gap {
-                continue;
-            }
-            if !out.pairs.contains(&[a, b]) {
-                out.pairs.push([a, b]);
-            }
-            let push = gap - dmin;
+            let Some((dmin, n)) = closeness(s, &x, &pairs, g, reach, Some((shapes, &total))) else { continue };
             let along = n.dot(up);
-            let (wa, wb) = match (dynamic[a], dynamic[b]) {
+            let w = match (dynamic[a], dynamic[b]) {
                 (false, _) => (0.0, 1.0),
                 (_, false) => (1.0, 0.0),
                 _ if along > 0.5 => (0.0, 1.0),
                 _ if along < -0.5 => (1.0, 0.0),
                 _ => (0.5, 0.5),
             };
-            sweep[a] -= n * (wa * push);
-            sweep[b] += n * (wb * push);
-            moved = true;
+            close.push((a, b, dmin, n, w));
+        }
+        // pushes from the positions at the start of the sweep, each pair's distance followed to first order along
+        // its normal as the sweep's pushes move its bodies (Gauss–Seidel in sorted order): a push on a body below
+        // carries the bodies resting on it along, so no push drives a body into its neighbour (distances here are
+        // unsigned, and a crossing would go unseen)
+        let mut sweep = vec![Vec3::ZERO; dynamic.len()];
+        let mut moved = false;
+        for _ in 0..=close.len() {
+            let mut again = false;
+            for &(a, b, dmin, n, (wa, wb)) in &close {
+                let d = dmin + (sweep[b] - sweep[a]).dot(n);
+                // done once the pair is at least half the gap apart (a push aims at the full gap)
+                if d >= 0.5 * gap {
+                    continue;
+                }
+                if !out.pairs.contains(&[a, b]) {
+                    out.pairs.push([a, b]);
+                }
+                let push = gap - d;
+                sweep[a] -= n * (wa * push);
+                sweep[b] += n * (wb * push);
+                (moved, again) = (true, true);
+            }
+            if !again {
+                break;
+            }
         }
         for (body, m) in sweep.into_iter().enumerate() {
             if m == Vec3::ZERO {
@@ -318,5 +336,27 @@ mod tests {
             Err(Failure::Unsettled { pair, .. }) => assert!(pair.contains(&2), "{pair:?}"),
             other => panic!("{other:?}"),
         }
+    }
+
+    /// The bundled tower (12 crossed layers of three beams, every beam touching its neighbours and the layers
+    /// above and below) separates with no two surfaces crossing and every pair at least half the gap apart: a
+    /// push on a lower layer carries the upper ones along (pushed on their own, a beam of layer 8 rose into
+    /// one of layer 9 and the start failed with an intersection).
+    #[test]
+    fn a_touching_tower_of_crossed_beams_separates_without_a_crossing() {
+        let path = crate::scene::find_scene("tower").unwrap();
+        let model = crate::scene::load(&path, &[]).unwrap();
+        let s = Surfaces::build(&model, 16);
+        let state = crate::state::State::from_model(&model);
+        let mut q: Vec<f64> = state.bodies.iter().flat_map(|b| super::super::affine::q_from_rigid(b.x, b.q)).collect();
+        let dynamic: Vec<bool> = model.bodies.iter().map(|b| b.kind == BodyKind::Dynamic).collect();
+        let dhat = 1e-3 * super::super::body_size(&s, 1);
+        let r = separate(&model, &s, &mut q, &dynamic, dhat, Vec3::Z).unwrap();
+        assert!(r.moves.iter().all(|(_, m)| m.length() <= dhat), "{:?}", r.moves);
+        let mut x = Vec::new();
+        s.positions(&q, &mut x);
+        assert_eq!(crate::collision::tri_tri::intersections_among(&s, &x, |a, b| dynamic[a] || dynamic[b]), 0);
+        let d = min_distance(&s, &q, &dynamic, dhat);
+        assert!(d >= 0.5 * r.gap, "smallest distance {d}, gap {}", r.gap);
     }
 }

@@ -294,9 +294,9 @@ impl Abd {
             if !assembled {
                 t.time(AbdStage::Culling, || self.cull(&q, swept));
                 let (_, d_at_q) = t.time(AbdStage::Assembly, || self.assemble(&q, qtilde, h));
-                // κ doubles when the distance shrinks below d̂/10 from one iterate to the next (IPC): the first
-                // iteration compares with q^t, so gaps that start small (bodies separated at the start) do not
-                // stiffen the barrier unless they close
+                // κ doubles when the distance shrinks below KAPPA_GROWTH_GAP·d̂ from one iterate to the next (IPC):
+                // the first iteration compares with q^t, so gaps that start small do not stiffen the barrier unless
+                // they close
                 prev_dmin = prev_dmin.min(d_at_q);
             }
             // (either way `self.x` now holds the positions at q, and the system the gradient there)
@@ -326,7 +326,7 @@ impl Abd {
             swept = true;
             // adaptive barrier stiffness
             let dh2 = self.dhat * self.dhat;
-            if dmin < 1e-2 * dh2 && dmin < prev_dmin && self.kappa < self.kappa_max {
+            if dmin < (KAPPA_GROWTH_GAP * KAPPA_GROWTH_GAP) * dh2 && dmin < prev_dmin && self.kappa < self.kappa_max {
                 self.kappa = (2.0 * self.kappa).min(self.kappa_max);
                 // the energy and the assembly changed with κ
                 e_at_q = None;
