@@ -74,7 +74,8 @@ pub fn run(world: &mut World, options: &RunOptions, progress: &mut dyn FnMut(&Wo
         progress(world, &stats);
     }
     let wall_seconds = t0.elapsed().as_secs_f64();
-    let summary = summary_json(&world.model, &world.state, &tracker, wall_seconds);
+    let mut summary = summary_json(&world.model, &world.state, &tracker, wall_seconds);
+    summary["notes"] = serde_json::json!(world.notes());
     if let (Some(r), Some(dir)) = (recorder, &options.out) {
         r.finish().map_err(io(dir))?;
         let path = dir.join("summary.json");

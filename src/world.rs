@@ -45,6 +45,14 @@ impl World {
         Self::new(model)
     }
 
+    /// The scene's notes (what the loader ignored) and the method's (what it changed on its own, e.g. `abd`'s
+    /// separation of bodies touching at the start, known after the first step).
+    pub fn notes(&self) -> Vec<String> {
+        let mut n = self.model.notes.clone();
+        n.extend(self.method.notes());
+        n
+    }
+
     /// The method's timed stage names.
     pub fn stage_names(&self) -> &'static [&'static str] {
         self.method.stage_names()

@@ -388,6 +388,9 @@ fn run(
         }
     })?;
     bar.finish_and_clear();
+    for note in world.notes().iter().skip(world.model.notes.len()) {
+        eprintln!("note: {note}");
+    }
     if let Some(dir) = &out {
         let extra = if options.contacts { ", contacts.npy" } else { "" };
         println!("wrote {}/{{trajectory.npy, metrics.csv, summary.json, geometry.json{extra}}}", dir.display());

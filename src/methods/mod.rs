@@ -82,6 +82,11 @@ pub trait Method {
     fn stage_names(&self) -> &'static [&'static str];
     /// Advances `state` by `dt`.
     fn step(&mut self, model: &Model, state: &mut State, dt: f64) -> Result<StepStats, SimError>;
+    /// What the method changed or assumed on its own that the user should know (e.g. `abd` separating bodies
+    /// that touch at the start), once each; empty by default.
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 pub use registry::{check_supported, create, Params};

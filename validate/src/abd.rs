@@ -12,7 +12,7 @@ use cairn::methods::abd::{affine, barrier, local};
 use cairn::methods::Params;
 
 /// Experiment names, in table order.
-pub const EXPERIMENTS: [&str; 11] = [
+pub const EXPERIMENTS: [&str; 14] = [
     "abd_derivatives",
     "abd_ccd",
     "abd_orthogonality",
@@ -24,6 +24,9 @@ pub const EXPERIMENTS: [&str; 11] = [
     "abd_house",
     "abd_gears",
     "abd_scenes",
+    "abd_stack",
+    "abd_near_limit",
+    "abd_touching",
 ];
 
 /// The bundled scenes of the method, each run for `steps` steps (at least), with the intersection check on.
@@ -51,6 +54,9 @@ pub(super) fn run(name: &str, method: &Overrides) -> Vec<Row> {
         "abd_house" => crate::abd_scenes::house(method),
         "abd_gears" => crate::abd_scenes::gears(method),
         "abd_scenes" => crate::abd_scenes::scenes(method),
+        "abd_stack" => crate::abd_stand::stack(method),
+        "abd_near_limit" => crate::abd_stand::near_limit(method),
+        "abd_touching" => crate::abd_stand::touching(method),
         other => Err(anyhow::anyhow!("unknown experiment `{other}`")),
     };
     r.unwrap_or_else(|e| vec![super::failed(name, e)])

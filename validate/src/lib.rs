@@ -31,6 +31,7 @@ pub const EXPERIMENTS: [&str; 10] =
 
 pub mod abd;
 mod abd_scenes;
+mod abd_stand;
 mod implicit;
 mod impulse;
 pub mod joints;

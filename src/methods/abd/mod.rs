@@ -32,8 +32,9 @@
 //! the pairs swept by the previous line search) → gradient and PSD-projected Hessian → sparse Cholesky solve →
 //! CCD along the Newton direction bounds the step → backtrack on the energy (the first trial assembled, its
 //! energy from the assembly) → adapt κ; stop when the largest
-//! vertex move of the Newton step is below tolerance·l·h, after taking that last step too (CCD-bounded, no
-//! backtracking).
+//! vertex move of the Newton step is below tolerance·l_c·h and that of the unbalanced force M⁻¹∇E below
+//! tolerance/10·|g|h², after taking that last step too (CCD-bounded, no backtracking). Before the first step,
+//! bodies that touch are pushed apart (separate.rs, start.rs).
 
 pub mod affine;
 pub mod assemble;
@@ -41,6 +42,7 @@ pub mod barrier;
 pub mod friction;
 pub mod joints;
 pub mod local;
+pub mod separate;
 pub mod system;
 #[cfg(test)]
 mod tests;
@@ -64,22 +66,28 @@ use friction::Contact;
 use surface::Surfaces;
 use system::{Block, System};
 
-/// Parameters of `[solver.abd]`. Lengths default to fractions of l, the diagonal of the dynamic bodies'
-/// initial bounding box.
+/// Parameters of `[solver.abd]`. Lengths default to fractions of l_c, the smallest dynamic body's size
+/// ([`body_size`]).
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct AbdParams {
-    /// Barrier activation distance d̂, m. Default 1e-3·l (IPC).
+    /// Barrier activation distance d̂, m. Default 1e-3·l_c ([`DHAT_FRACTION`]; IPC's fraction, of the bodies'
+    /// size rather than the scene's).
     pub dhat: Option<f64>,
-    /// Initial barrier stiffness κ, N/m³ (the barrier's force on a pair is κ|b′(d²)|·2d). Default: the
-    /// stiffness at which a pair at d̂/2 is as stiff as the average body's inertia, m̄/(h² d̂² b″(d̂²/4)); κ then
-    /// doubles when gaps fall below d̂/10 and keep closing.
+    /// Initial barrier stiffness κ, N/m³ (the barrier's force on a pair is κ|b′(d²)|·2d). Default: where bodies
+    /// touch at the start (after the separation), IPC's κ0, the stiffness whose barrier forces best balance the
+    /// loads there (`balancing_kappa` in start.rs), so resting bodies stay at their gaps; otherwise the stiffness
+    /// at which a pair at d̂/2 is as stiff as the average body's inertia, m̄/(h² d̂² b″(d̂²/4)). κ then doubles
+    /// when gaps fall below [`KAPPA_GROWTH_GAP`]·d̂ and keep closing.
     pub kappa: Option<f64>,
     /// Orthogonality stiffness κ of V⊥, Pa. Default 1e8 (100 MPa, as libuipc's examples).
     pub orthogonality: f64,
-    /// Friction's static-to-sliding velocity threshold ε_v, m/s. Default 1e-3·l per second.
+    /// Friction's static-to-sliding velocity threshold ε_v, m/s. Default 1e-4·l_c per second
+    /// ([`EPS_V_FRACTION`]): static friction creeps below ε_v (about 0.8 ε_v for a load 3% inside the friction
+    /// cone), so IPC's 1e-3 let a 0.5 m cube creep 1.5 mm in 3 s; 1e-4 leaves 0.36 mm.
     pub friction_velocity: Option<f64>,
-    /// Newton stops when the largest vertex move of a step is below tolerance·l·h; that last step is still taken
+    /// Newton stops when the largest vertex move of a step is below tolerance·l_c·h and that of M⁻¹∇E (the
+    /// unbalanced force's move) below tolerance/10·|g|h²; that last step is still taken
     /// (bounded by CCD, kept only if it lowers the energy). Default 1e-3 (IPC uses 1e-2, which leaves sliding
     /// friction visibly wrong here: the 30° ramp rows fail).
     pub tolerance: f64,
@@ -188,10 +196,12 @@ pub struct Abd {
     moving: Vec<bool>,
     surfaces: Surfaces,
     pins: Vec<joints::Pin>,
-    /// l, dhat, ε_v.
+    /// l_c (the contact length scale), dhat, ε_v.
     scale: f64,
     dhat: f64,
     eps_v: f64,
+    /// |g| of the scene (the residual tolerance's acceleration).
+    gravity: f64,
     kappa: f64,
     kappa_max: f64,
     /// Coordinates and velocities of every body (12 each).
@@ -207,6 +217,35 @@ pub struct Abd {
     x: Vec<[f64; 3]>,
     xt: Vec<[f64; 3]>,
     x1: Vec<[f64; 3]>,
+    /// What the first step did on its own (the separation of touching bodies), for [`Method::notes`].
+    notes: Vec<String>,
+}
+
+/// d̂ by default, as a fraction of the contact length l_c (the smallest dynamic body's size, [`body_size`]):
+/// IPC's 1e-3, of the bodies in contact rather than of the scene. Scenes rest bodies with 1 mm gaps; 1e-3 of
+/// the scene's diagonal (IPC's l) reached across them, and the barrier pushed stacks apart.
+pub const DHAT_FRACTION: f64 = 1e-3;
+
+/// κ doubles after a Newton iteration whose smallest distance is below this fraction of d̂ and shorter than the
+/// previous one's (IPC's (1e-9 l)² on squared distances, with d̂ = 1e-3 l). Resting contacts sit well above it:
+/// at 1e-1 (this method's first choice) the gaps of bodies separated at the start (0.1 d̂) and of loaded
+/// contacts under the balancing κ0 fell below it as soon as they carried their load, and each doubling pushed
+/// a touching column of four blocks up (0.8 mm in four steps).
+pub const KAPPA_GROWTH_GAP: f64 = 1e-6;
+
+/// ε_v by default, as a fraction of l_c per second (see [`AbdParams::friction_velocity`]).
+pub const EPS_V_FRACTION: f64 = 1e-4;
+
+/// A body's size: the root mean square of its surface's bounding-box extents in its own axes (a cube's edge).
+pub fn body_size(surfaces: &Surfaces, b: usize) -> f64 {
+    let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+    for v in surfaces.body_vertices[b].clone() {
+        for r in 0..3 {
+            lo[r] = lo[r].min(surfaces.rest[v][r]);
+            hi[r] = hi[r].max(surfaces.rest[v][r]);
+        }
+    }
+    ((0..3).map(|r| (hi[r] - lo[r]).max(0.0).powi(2)).sum::<f64>() / 3.0).sqrt()
 }
 
 /// w of the potential that holds kinematic bodies to their prescribed coordinates: the body weighs w times its
@@ -241,7 +280,7 @@ impl Abd {
         let mut bodies = Vec::new();
         let mut dyn_index = Vec::new();
         let mut n_dyn = 0;
-        let (mut lo, mut hi) = (Vec3::splat(f64::INFINITY), Vec3::splat(f64::NEG_INFINITY));
+        let mut size = f64::INFINITY;
         for (b, body) in model.bodies.iter().enumerate() {
             let inertia = body.inertia;
             let density_volume = body.geometry.unit_mass.volume;
@@ -262,17 +301,12 @@ impl Abd {
                 dyn_index.push(None);
             }
             if body.kind == BodyKind::Dynamic {
-                for v in surfaces.body_vertices[b].clone() {
-                    let r = surfaces.rest[v];
-                    let x = body.position + body.rotation * (body.com + Vec3::new(r[0], r[1], r[2]));
-                    lo = lo.min(x);
-                    hi = hi.max(x);
-                }
+                size = size.min(body_size(&surfaces, b));
             }
         }
-        let scale = if hi.x >= lo.x { (hi - lo).length().max(1e-6) } else { 1.0 };
-        let dhat = params.dhat.unwrap_or(1e-3 * scale);
-        let eps_v = params.friction_velocity.unwrap_or(1e-3 * scale);
+        let scale = if size.is_finite() && size > 0.0 { size } else { 1.0 };
+        let dhat = params.dhat.unwrap_or(DHAT_FRACTION * scale);
+        let eps_v = params.friction_velocity.unwrap_or(EPS_V_FRACTION * scale);
         let pins = joints::pins(model, params.joint_stiffness);
         let dynamic = model.bodies.iter().map(|b| b.kind == BodyKind::Dynamic).collect();
         let moving = model.bodies.iter().map(|b| b.kind != BodyKind::Static).collect();
@@ -287,6 +321,7 @@ impl Abd {
             scale,
             dhat,
             eps_v,
+            gravity: model.gravity.length(),
             kappa: 0.0,
             kappa_max: 0.0,
             q: Vec::new(),
@@ -299,6 +334,7 @@ impl Abd {
             x: Vec::new(),
             xt: Vec::new(),
             x1: Vec::new(),
+            notes: Vec::new(),
         }
     }
 
@@ -352,66 +388,15 @@ impl Abd {
         state.affine_velocity = chunks(&self.qd);
         state.abd = Some(Carry { kappa: self.kappa, kappa_max: self.kappa_max, pattern: self.system.pattern().to_vec() });
     }
-
-    fn start(&mut self, model: &Model, state: &State, h: f64) -> Result<(), SimError> {
-        self.q.clear();
-        self.qd.clear();
-        self.pairs_at_q = false;
-        for s in &state.bodies {
-            self.q.extend(affine::q_from_rigid(s.x, s.q));
-            self.qd.extend(affine::qdot_from_rigid(s.q, s.v, s.w));
-        }
-        let dynamic: Vec<&crate::model::Body> = model.bodies.iter().filter(|b| b.kind == BodyKind::Dynamic).collect();
-        let mbar = if dynamic.is_empty() { 1.0 } else { dynamic.iter().map(|b| b.mass).sum::<f64>() / dynamic.len() as f64 };
-        let dh2 = self.dhat * self.dhat;
-        let kmin = mbar / (h * h * dh2 * barrier::b2(0.25 * dh2, dh2));
-        self.kappa = self.params.kappa.unwrap_or(kmin);
-        self.kappa_max = 1e6 * self.kappa.max(kmin);
-        // the barrier needs a positive distance between every two bodies to begin with
-        let x = self.vertex_positions();
-        let mut pairs = Vec::new();
-        let mut groups = Vec::new();
-        culling::candidates(&self.surfaces, &x, None, &self.dynamic, 0.0, &mut pairs, &mut groups);
-        for g in &groups {
-            for p in &pairs[g.range.clone()] {
-                let shape = barrier::PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x };
-                if barrier::classify(shape, &assemble::stencil(&x, &p.verts)).1 <= 0.0 {
-                    return Err(self.touching(model, state, g));
-                }
-            }
-        }
-        if check::intersections(&self.surfaces, &x) > 0 {
-            let pairs = culling::triangle_pairs(&self.surfaces, &x);
-            let (a, b) = pairs
-                .iter()
-                .find(|&&(a, b)| {
-                    let p = |t: [u32; 3]| [&x[t[0] as usize], &x[t[1] as usize], &x[t[2] as usize]];
-                    check::triangles_intersect(p(self.surfaces.triangles[a as usize]), p(self.surfaces.triangles[b as usize]))
-                })
-                .copied()
-                .unwrap_or((0, 0));
-            let g = Group { bodies: [self.surfaces.triangle_body[a as usize], self.surfaces.triangle_body[b as usize]], range: 0..0 };
-            return Err(self.touching(model, state, &g));
-        }
-        Ok(())
-    }
-
-    fn touching(&self, model: &Model, state: &State, g: &Group) -> SimError {
-        SimError::Solver {
-            step: state.step,
-            stage: "start",
-            message: format!(
-                "bodies `{}` and `{}` touch or intersect in the initial configuration; `abd` needs every two bodies apart \
-                 (move them apart by a small gap, e.g. d̂ = {:.3e} m)",
-                model.bodies[g.bodies[0] as usize].name, model.bodies[g.bodies[1] as usize].name, self.dhat
-            ),
-        }
-    }
 }
 
 impl Method for Abd {
     fn name(&self) -> &'static str {
         "abd"
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.notes.clone()
     }
 
     fn stage_names(&self) -> &'static [&'static str] {
@@ -432,4 +417,5 @@ impl Method for Abd {
     }
 }
 
+mod start;
 mod step;

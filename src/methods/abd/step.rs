@@ -275,6 +275,10 @@ impl Abd {
         t: &mut StageTimer<AbdStage>,
     ) -> Result<Vec<f64>, SimError> {
         let tol = self.params.tolerance * self.scale * h;
+        // the unbalanced force's displacement M⁻¹∇E over a step: tolerance/10 of what gravity adds in one step
+        // (of l_c/s² without gravity)
+        let accel = if self.gravity > 0.0 { self.gravity } else { self.scale };
+        let tol_r = 0.1 * self.params.tolerance * accel * h * h;
         let mut q = qt.to_vec();
         let mut prev_dmin = f64::INFINITY;
         let mut x = Vec::new();
@@ -289,22 +293,31 @@ impl Abd {
             // Newton direction
             if !assembled {
                 t.time(AbdStage::Culling, || self.cull(&q, swept));
-                t.time(AbdStage::Assembly, || self.assemble(&q, qtilde, h));
+                let (_, d_at_q) = t.time(AbdStage::Assembly, || self.assemble(&q, qtilde, h));
+                // κ doubles when the distance shrinks below KAPPA_GROWTH_GAP·d̂ from one iterate to the next (IPC):
+                // the first iteration compares with q^t, so gaps that start small do not stiffen the barrier unless
+                // they close
+                prev_dmin = prev_dmin.min(d_at_q);
             }
-            // (either way `self.x` now holds the positions at q)
+            // (either way `self.x` now holds the positions at q, and the system the gradient there)
+            let unbalanced = self.residual_move();
             let p_dyn = t.time(AbdStage::Solve, || self.system.solve());
             let p_dyn = p_dyn.map_err(|message| SimError::Solver { step: state.step, stage: "solve", message })?;
             let dir = t.time(AbdStage::Culling, || self.cull_along(&q, &p_dyn));
             last_move = largest_move(&self.bodies, &dir);
             // a direction below tolerance ends the loop, but is taken first (it is already computed; only the CCD
             // and one energy evaluation are left), without backtracking
-            let last = last_move < tol;
+            // a short step while forces are still unbalanced (static friction's stiff zone) is taken like a last
+            // one (one trial, no backtracking: at this size the energy's decrease is near its rounding, and 40
+            // halvings cost more than the step), but the loop goes on
+            let short = last_move < tol;
+            let last = short && unbalanced < tol_r;
             st.iterations += 1;
             // CCD along the direction bounds the step
             let alpha_ccd = t.time(AbdStage::Ccd, || self.ccd_bound());
             let accepted;
-            (accepted, assembled) = self.line_search(&q, &dir, qtilde, h, alpha_ccd, e_at_q, last, &mut x, t);
-            if last && accepted.is_none() {
+            (accepted, assembled) = self.line_search(&q, &dir, qtilde, h, alpha_ccd, e_at_q, (short, last), &mut x, t);
+            if short && accepted.is_none() {
                 st.iterations -= 1;
             }
             let Some((trial, dmin, e1)) = accepted else { break };
@@ -313,7 +326,7 @@ impl Abd {
             swept = true;
             // adaptive barrier stiffness
             let dh2 = self.dhat * self.dhat;
-            if dmin < 1e-2 * dh2 && dmin < prev_dmin && self.kappa < self.kappa_max {
+            if dmin < (KAPPA_GROWTH_GAP * KAPPA_GROWTH_GAP) * dh2 && dmin < prev_dmin && self.kappa < self.kappa_max {
                 self.kappa = (2.0 * self.kappa).min(self.kappa_max);
                 // the energy and the assembly changed with κ
                 e_at_q = None;
@@ -326,6 +339,35 @@ impl Abd {
         }
         st.residual = last_move / (self.scale * h);
         Ok(q)
+    }
+
+    /// The largest vertex move of M⁻¹∇E (the system's gradient, per moving body, over its weighted mass): how far
+    /// the forces left unbalanced at q would move a body within the step. The Newton step alone is no measure of
+    /// convergence where static friction makes the Hessian stiff: there every step is shorter than ε_v·h while
+    /// the net force may still be far from balanced (a cube on a slope just steeper than its friction angle
+    /// stopped each step in the static zone and crept at ≤ ε_v instead of sliding).
+    fn residual_move(&self) -> f64 {
+        let mut r = vec![0.0; self.q.len()];
+        for (b, body) in self.bodies.iter().enumerate() {
+            let Some(d) = self.dyn_index[b] else { continue };
+            let w = inertia_weight(body.kind);
+            let m = &body.mass;
+            let s = Mat3::from_cols(
+                Vec3::new(m[0][0], m[1][0], m[2][0]),
+                Vec3::new(m[0][1], m[1][1], m[2][1]),
+                Vec3::new(m[0][2], m[1][2], m[2][2]),
+            )
+            .inverse();
+            for row in 0..3 {
+                let g = &self.system.grad[12 * d + 4 * row..12 * d + 4 * row + 4];
+                let a = s * Vec3::new(g[0], g[1], g[2]) / w;
+                for j in 0..3 {
+                    r[12 * b + 4 * row + j] = a[j];
+                }
+                r[12 * b + 4 * row + 3] = g[3] / (w * m[3][3]);
+            }
+        }
+        largest_move(&self.bodies, &r)
     }
 
     /// Culling stage before an assembly: the positions at `q`, and the pairs within d̂ there unless the last
@@ -353,7 +395,8 @@ impl Abd {
         dir
     }
 
-    /// Line search stage: backtracking on the energy from the CCD bound `alpha_ccd` (one trial when `last`).
+    /// Line search stage: backtracking on the energy from the CCD bound `alpha_ccd` (one trial when `short`; the
+    /// trial not assembled when `last`, the loop's final step).
     /// The pair set covers every pair within d̂ anywhere on the segment; the energy at q is `e_at_q`, the one the
     /// previous line search accepted (any pair set that covers d̂ at q gives it), when known. The first trial,
     /// usually accepted, is evaluated by an assembly (timed as such), which gives its energy too (the same bits
@@ -368,7 +411,7 @@ impl Abd {
         h: f64,
         alpha_ccd: f64,
         e_at_q: Option<f64>,
-        last: bool,
+        (short, last): (bool, bool),
         x: &mut Vec<[f64; 3]>,
         t: &mut StageTimer<AbdStage>,
     ) -> (Option<(Vec<f64>, f64, f64)>, bool) {
@@ -379,7 +422,7 @@ impl Abd {
         let mut alpha = alpha_ccd;
         let mut accepted = None;
         let mut assembled = false;
-        for trial_no in 0..if last { 1 } else { 40 } {
+        for trial_no in 0..if short { 1 } else { 40 } {
             let trial: Vec<f64> = q.iter().zip(dir).map(|(a, d)| a + alpha * d).collect();
             let (e1, dmin) = if trial_no == 0 && !last {
                 t.lap(AbdStage::LineSearch);
