@@ -184,7 +184,9 @@ fn the_6x6_elimination_equals_the_linearised_13n_solve() {
         // the full system (I − hA)ΔS = hṠ
         let a = jacobian13(&p, &s, h);
         let f = sdot(&p, &s);
-        let m: Vec<Vec<f64>> = (0..26).map(|r| (0..26).map(|c| if r == c { 1.0 } else { 0.0 } - h * a[r][c]).collect()).collect();
+        // the quaternion rows' own q-block at weight γ (Q_WEIGHT)
+        let w = |r: usize, c: usize| if (3..7).contains(&(r % 13)) && (3..7).contains(&(c % 13)) { Q_WEIGHT } else { 1.0 };
+        let m: Vec<Vec<f64>> = (0..26).map(|r| (0..26).map(|c| if r == c { 1.0 } else { 0.0 } - h * w(r, c) * a[r][c]).collect()).collect();
         let full = dense_solve(m, f.iter().map(|v| h * v).collect()).unwrap();
         // the eliminated one
         let b = [to_body(&s[0], p.m[0], &p.j[0]), to_body(&s[1], p.m[1], &p.j[1])];
