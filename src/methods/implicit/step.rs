@@ -215,7 +215,3 @@ pub fn finish_rhs(sys: &mut IslandSystem, h: f64) {
         *v *= h;
     }
 }
-
-#[cfg(test)]
-#[path = "step_tests.rs"]
-mod tests;
