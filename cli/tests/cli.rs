@@ -75,9 +75,9 @@ fn bad_input_exits_nonzero_with_a_message() {
     let st = cairn().args(["run", "scenes/nonexistent.toml"]).output().unwrap();
     assert!(!st.status.success());
     assert!(String::from_utf8_lossy(&st.stderr).contains("nonexistent"));
-    let st = cairn().args(["run", "scenes/stack10.toml", "--method", "implicit-penalty"]).output().unwrap();
+    let st = cairn().args(["run", "scenes/hinge_pendulum.toml", "--method", "implicit-penalty"]).output().unwrap();
     assert!(!st.status.success());
-    assert!(String::from_utf8_lossy(&st.stderr).contains("not implemented yet"));
+    assert!(String::from_utf8_lossy(&st.stderr).contains("cannot run joints yet"));
     let st = cairn().args(["run", "scenes/stack10.toml", "--dt", "-1"]).output().unwrap();
     assert!(!st.status.success());
     assert!(String::from_utf8_lossy(&st.stderr).contains("world.dt must be > 0"));

@@ -7,8 +7,8 @@ use std::path::Path;
 
 const SCENES: [&str; 5] = ["bowls20", "bowls512", "hexbolt", "articulated_boxes", "excavator"];
 
-/// The scene as `implicit-penalty` gets it. While that method is not in the build, the loader's last check
-/// (method support) refuses it: then everything else has been validated, and the model for the geometry checks
+/// The scene as `implicit-penalty` gets it. While that method does not run joints, the loader's last check
+/// (method support) refuses the jointed scenes: then everything else has been validated, and the model for the geometry checks
 /// comes through `abd` with the joints made plain ball joints (joint types, limits and motors do not touch the
 /// fields).
 fn load(name: &str) -> Model {
@@ -18,7 +18,7 @@ fn load(name: &str) -> Model {
             assert_eq!(m.method, crate::model::MethodKey::ImplicitPenalty, "{name}");
             m
         }
-        Err(e) if e.to_string().contains("`implicit-penalty` is not implemented yet") => {
+        Err(e) if e.to_string().contains("`implicit-penalty` cannot run joints yet") => {
             let text = std::fs::read_to_string(&path).unwrap();
             let plain: String = text
                 .lines()

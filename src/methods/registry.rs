@@ -69,9 +69,9 @@ pub static REGISTRY: [Entry; 5] = [
     },
     Entry {
         key: MethodKey::ImplicitPenalty,
-        // the step runs (contact, gradients, the implicit system, anchors), but its friction cannot yet let a box
-        // slide and tall stacks topple: see ARCHITECTURE.md, "The implicit-penalty step"
-        implemented: false,
+        // runs contact, friction and the implicit system; joints and proxies are refused by `supports` (see
+        // ARCHITECTURE.md, "The implicit-penalty step")
+        implemented: true,
         check_params: check::<implicit::ImplicitParams>,
         supports: implicit::supports,
         create: implicit::create,

@@ -7,11 +7,12 @@ use cairn::methods::implicit::field::{BoxField, Field, SphereField};
 use cairn::methods::implicit::gradients::{add_anchor_spring, add_damper, add_spring, Gains, Jacobian, PointContact};
 
 /// Experiment names, in table order.
-pub const EXPERIMENTS: [&str; 5] = ["ip_gradients", "ip_resting", "ip_incline", "ip_stack5", "ip_determinism"];
+pub const EXPERIMENTS: [&str; 6] = ["ip_gradients", "ip_elimination", "ip_resting", "ip_incline", "ip_stack5", "ip_determinism"];
 
 pub(super) fn run(name: &str, method: &Overrides) -> Vec<Row> {
     let r = match name {
         "ip_gradients" => Ok(gradients()),
+        "ip_elimination" => Ok(elimination()),
         "ip_resting" => resting(method),
         "ip_incline" => incline(method),
         "ip_stack5" => stack5(method),
@@ -112,6 +113,24 @@ fn gradients() -> Vec<Row> {
     rows
 }
 
+/// The step's algebra (methods::implicit::verify): the 6×6-block elimination against the full linearised 13n
+/// solve at three steps, and two islands solved apart against one global solve.
+fn elimination() -> Vec<Row> {
+    use cairn::methods::implicit::verify::{elimination_vs_13n, islands_vs_global};
+    let e = [1e-3, 1e-2, 5e-2].map(elimination_vs_13n).into_iter().fold(0.0f64, f64::max);
+    let i = islands_vs_global();
+    vec![
+        row(
+            "6×6 elimination vs the linearised 13×13 per-body solve, h = 1, 10, 50 ms",
+            "equal",
+            format!("rel err {e:.1e}"),
+            "1e-10",
+            e < 1e-10,
+        ),
+        row("two islands solved apart vs one global solve", "equal", format!("rel err {i:.1e}"), "1e-10", i < 1e-10),
+    ]
+}
+
 const GROUND: &str =
     "[[body]]\nname = \"ground\"\nkind = \"static\"\nshape = { type = \"box\", size = [200.0, 20.0, 1.0] }\nposition = [0.0, 0.0, -0.5]\n";
 
@@ -148,9 +167,9 @@ fn resting(method: &Overrides) -> anyhow::Result<Vec<Row>> {
 
 /// A unit cube on a flat floor under tilted gravity (the incline's frame): the normal load from the start,
 /// the tangential one ramped over the first second by loads (a sudden one overshoots on the anchor springs).
-/// Returns the slide along x over 1.5–2.5 s, the fitted acceleration over 1.2–2.5 s. No contact damper: the box
-/// shell's edge points carry the mean of two faces' normals, so even the normal-only damper drags a sliding box
-/// (about 0.1·m/h N·s/m at the default gains: a terminal speed of a few cm/s).
+/// Returns the slide along x over 1.5–2.5 s, the fitted acceleration over 1.2–2.5 s. No contact damper: with the
+/// default normal-only damper the slides were measured 4% (tan θ = 1.05 μs) and 13% (launched) slow; the cause
+/// (the rocking block's damped normal motion coupling into the slide) is not settled.
 fn tilted(method: &Overrides, deg: f64, mu_s: f64, mu_k: f64, v0: f64, ramp: bool) -> anyhow::Result<(f64, f64)> {
     let (g, th) = (9.81, deg.to_radians());
     let gz = if ramp { format!("[0.0, 0.0, {}]", -g * th.cos()) } else { format!("[{}, 0.0, {}]", g * th.sin(), -g * th.cos()) };

@@ -2,11 +2,28 @@
 //! into contact an anchor is set there (fixed in the field body); a linear spring k_t, in the contact plane of the
 //! point's normal, pulls the point toward it. When the spring force exceeds μ_s·f_n the anchor is released and the
 //! point has kinetic friction μ_k·f_n against its tangential sliding velocity (projected and normalised). The
-//! anchor is set again, and static friction resumes, when the sliding stops: the tangential velocity has turned
-//! against the last sliding direction (the kinetic force would push the point back) or vanished. There is no
-//! friction damper: the contact damper acts on the tangential velocity when `tangential_damping` is on.
-//! Friction is explicit (right-hand side of the step's system), as in the paper; anchors live in
-//! `State::implicit_anchors` between steps.
+//! released anchor is dragged along behind the point, at the distance μ_k·f_n/k_t where its spring gives exactly
+//! the kinetic force (Yamane–Nakamura's moving anchor). A sliding point keeps sliding while its tangential velocity
+//! keeps a component along its last slip direction; when it stops or turns, static friction resumes on the
+//! dragged anchor, whose spring holds the kinetic force and may grow to μ_s·f_n again before the next release.
+//! Two rules of the first version were measured wrong: re-anchoring a stopped point where it stands dropped its
+//! stretch, so the points of a held block cycled release → re-anchor at zero force → release and the block crept
+//! (36 mm/s at tan θ = 0.95 μ_s); and ending a slide by the dragged spring's force falling to μ_k·f_n re-stuck a
+//! slowly sliding point whenever its load grew a little in a step, and the implicit spring of a re-stuck point
+//! then dragged the block with k_t·h·v, so a block above μ_s slid at a steady 8 cm/s instead of accelerating.
+//! A patch (one role of one pair: the point body's points in the field body's field) sticks or slides as a
+//! whole, with an anchor per point: its anchors hold while the sum of their spring forces is at most μ_s times
+//! the patch's normal force Σk|d|, and are released together otherwise; it keeps sliding while most of its points
+//! slid in the last step and their summed tangential velocity still runs along their slip directions. Per point,
+//! two things went wrong (measured): a translating block stretches all its anchors alike while its normal load is
+//! uneven (more under the leading edge, none under a lifting row), so the lightly loaded points released first,
+//! passed their load on, and the release cascaded (a block at tan θ = 0.95 μ_s slid 1.6 m in a second); and a
+//! row of a sliding block that touches down again (the block rocks a little) anchored afresh and held, braking the
+//! block until its springs reached μ_s·f_n (a block launched at 1 m/s on a slope where it should speed up
+//! at 0.91 m/s² slowed down at 0.8 m/s²).
+//! There is no friction damper: the contact damper acts on the tangential velocity when `tangential_damping` is on.
+//! Sticking springs are implicit (in the system) or explicit (right-hand side, the paper); kinetic friction is
+//! explicit; anchors live in `State::implicit_anchors` between steps.
 
 use super::contact::{Hit, Placement};
 use crate::math::Vec3;
@@ -33,40 +50,92 @@ pub struct Gains {
     pub mu_k: f64,
 }
 
-/// The friction force on the point body at one hit (the field body gets the opposite), and its new anchor.
-/// `fn_` is the point's normal force k|d|; `vel_b_rel` the velocity of the point body's material point relative
-/// to the field body's; `old` the anchor carried from the last step (`None`: a new contact).
-pub fn point_friction(h: &Hit, fn_: f64, vel_b_rel: Vec3, field: &Placement, old: Option<Anchor>, g: &Gains) -> (Vec3, Anchor) {
-    let n = h.c.n;
-    let tangential = |x: Vec3| x - n * x.dot(n);
-    let p = field.com + h.c.a;
+/// One penetrating point of a patch, for [`patch_friction`].
+#[derive(Debug, Clone, Copy)]
+pub struct PointIn<'a> {
+    pub hit: &'a Hit,
+    /// The point's normal force k|d|.
+    pub fn_: f64,
+    /// The velocity of the point body's material point relative to the field body's.
+    pub vel_b_rel: Vec3,
+    /// The anchor carried from the last step (`None`: a new contact).
+    pub old: Option<Anchor>,
+}
+
+/// The friction forces on the point body at the hits of one patch (one role of one pair: the point body's
+/// points in the field body's field; the field body gets the opposite forces), and the new anchors, in order.
+/// The patch sticks or slides as a whole (see the module comment): it keeps sliding while most of its points
+/// slid in the last step and their tangential velocities still have, summed, a component along their slip
+/// directions; otherwise its anchors hold while the sum of their spring forces is at most μ_s times the patch's
+/// normal force, and are all released together when it is more. Kinetic friction is μ_k·f_n per point.
+pub fn patch_friction(points: &[PointIn], field: &Placement, g: &Gains) -> Vec<(Vec3, Anchor)> {
     let local = |x: Vec3| field.q.inverse() * (x - field.origin);
-    let fresh = Anchor { at: local(p), sliding: false, slip: Vec3::ZERO };
-    let vt = tangential(vel_b_rel);
-    let Some(old) = old else { return (Vec3::ZERO, fresh) };
-    let kinetic = |dir: Vec3| -> (Vec3, Anchor) {
-        let len = dir.length();
-        if len == 0.0 {
-            return (Vec3::ZERO, fresh);
+    struct Pt {
+        p: Vec3,
+        vt: Vec3,
+        stretch: Vec3,
+    }
+    let pts: Vec<Pt> = points
+        .iter()
+        .map(|pt| {
+            let n = pt.hit.c.n;
+            let tangential = |x: Vec3| x - n * x.dot(n);
+            let p = field.com + pt.hit.c.a;
+            // a new contact is anchored where it is
+            let stretch = pt.old.map_or(Vec3::ZERO, |o| tangential(field.origin + field.q * o.at - p));
+            Pt { p, vt: tangential(pt.vel_b_rel), stretch }
+        })
+        .collect();
+    let (mut slid, mut held, mut along) = (0usize, 0usize, 0.0);
+    for (pt, q) in points.iter().zip(&pts) {
+        match pt.old {
+            Some(o) if o.sliding => {
+                slid += 1;
+                along += q.vt.dot(o.slip);
+            }
+            Some(_) => held += 1,
+            None => {}
         }
-        let d = dir / len;
-        (d * (-g.mu_k * fn_), Anchor { at: fresh.at, sliding: true, slip: d })
+    }
+    let kinetic_all = |dir_of: &dyn Fn(&Pt) -> Vec3| -> Vec<(Vec3, Anchor)> {
+        pts.iter().zip(points).map(|(q, pt)| kinetic(q.p, dir_of(q), pt.fn_, &local, g)).collect()
     };
-    if old.sliding {
-        // sliding stops when the tangential velocity vanishes or turns against the last direction
-        if vt.dot(old.slip) <= 0.0 {
-            return (Vec3::ZERO, fresh);
-        }
-        return kinetic(vt);
+    if slid > held && along > 0.0 {
+        // still slipping: kinetic against each point's velocity, the anchors dragged along
+        return kinetic_all(&|q| -q.vt);
     }
-    let anchor = field.origin + field.q * old.at;
-    let spring = tangential(anchor - p) * g.kt;
-    if spring.length() <= g.mu_s * fn_ {
-        return (spring, old);
+    let load: f64 = points.iter().map(|p| p.fn_).sum();
+    let spring: f64 = pts.iter().map(|q| q.stretch.length() * g.kt).sum();
+    if spring <= g.mu_s * load {
+        // static: the springs of the anchors (dragged ones where the points have just stopped slipping)
+        return pts
+            .iter()
+            .zip(points)
+            .map(|(q, pt)| {
+                let at = pt.old.map_or(local(q.p), |o| o.at);
+                (q.stretch * g.kt, Anchor { at, sliding: false, slip: Vec3::ZERO })
+            })
+            .collect();
     }
-    // released: kinetic friction against the stretch (the way the point has been dragged from its anchor; the
-    // velocity of a point that was just held is noise around zero)
-    kinetic(-spring)
+    // released: kinetic friction against the tangential velocity (against the stretch's pull where a point does
+    // not move: it is being dragged away from its anchor)
+    kinetic_all(&|q| if q.vt.length() > 0.0 { -q.vt } else { q.stretch })
+}
+
+/// [`patch_friction`] of a patch of one point.
+pub fn point_friction(h: &Hit, fn_: f64, vel_b_rel: Vec3, field: &Placement, old: Option<Anchor>, g: &Gains) -> (Vec3, Anchor) {
+    patch_friction(&[PointIn { hit: h, fn_, vel_b_rel, old }], field, g)[0]
+}
+
+/// Kinetic friction μ_k·f_n along `dir` at the point `p` (world), and the anchor dragged to where its spring
+/// gives that force (body frame of the field body by `local`).
+fn kinetic(p: Vec3, dir: Vec3, fn_: f64, local: &dyn Fn(Vec3) -> Vec3, g: &Gains) -> (Vec3, Anchor) {
+    let len = dir.length();
+    if len == 0.0 || g.kt == 0.0 {
+        return (Vec3::ZERO, Anchor { at: local(p), sliding: false, slip: Vec3::ZERO });
+    }
+    let f = dir * (g.mu_k * fn_ / len);
+    (f, Anchor { at: local(p + f / g.kt), sliding: true, slip: -dir / len })
 }
 
 #[cfg(test)]
@@ -80,7 +149,7 @@ mod tests {
     }
 
     #[test]
-    fn sticks_then_slides_at_the_kinetic_force_then_sticks_again() {
+    fn sticks_then_slides_at_the_kinetic_force_then_sticks_again_on_the_dragged_anchor() {
         let field = Placement { origin: Vec3::ZERO, q: Quat::IDENTITY, com: Vec3::ZERO };
         let g = Gains { kt: 1000.0, mu_s: 0.6, mu_k: 0.4 };
         // a new contact anchors where it is, with no force
@@ -90,15 +159,25 @@ mod tests {
         // 5 mm (and 3 mm along the normal, ignored): 5 N < 6 N sticks, pulling back toward the anchor
         let (f, a) = point_friction(&hit(Vec3::new(0.005, 0.0, 0.003)), 10.0, Vec3::X, &field, Some(a), &g);
         assert!(!a.sliding && (f - Vec3::new(-5.0, 0.0, 0.0)).length() < 1e-12, "{f:?}");
-        // 7 mm: 7 N > 6 N releases; kinetic 4 N against the stretch (whatever the velocity of the held point)
-        let (f, a) = point_friction(&hit(Vec3::new(0.007, 0.0, 0.0)), 10.0, Vec3::new(-1e-9, 1e-9, 0.0), &field, Some(a), &g);
-        assert!(a.sliding && (f - Vec3::new(-4.0, 0.0, 0.0)).length() < 1e-12, "{f:?}");
-        // still sliding the same way: kinetic
-        let (f, b) = point_friction(&hit(Vec3::new(0.2, 0.0, 0.0)), 10.0, Vec3::new(0.05, 0.04, 0.0), &field, Some(a), &g);
-        assert!(b.sliding && (f.length() - 4.0).abs() < 1e-12);
-        // the velocity turned: anchored again where the point is
-        let (f, c) = point_friction(&hit(Vec3::new(0.3, 0.0, 0.0)), 10.0, Vec3::new(-0.01, 0.0, 0.0), &field, Some(b), &g);
-        assert!(!c.sliding && f == Vec3::ZERO && (c.at - Vec3::new(0.3, 0.0, 0.0)).length() < 1e-15);
+        // 7 mm: 7 N > 6 N releases; kinetic 4 N against the velocity, the anchor dragged 4 mm behind the point
+        let p = Vec3::new(0.007, 0.0, 0.0);
+        let (f, a) = point_friction(&hit(p), 10.0, Vec3::new(0.3, 0.4, 0.0), &field, Some(a), &g);
+        assert!(a.sliding && (f - Vec3::new(-2.4, -3.2, 0.0)).length() < 1e-12, "{f:?}");
+        assert!((a.at - (p + f / 1000.0)).length() < 1e-15);
+        // released while the point does not move: against the stretch
+        let (f, _) = point_friction(&hit(p), 10.0, Vec3::ZERO, &field, Some(Anchor { at: Vec3::ZERO, ..a }), &g);
+        assert!((f - Vec3::new(-4.0, 0.0, 0.0)).length() < 1e-12, "{f:?}");
+        // still moving along its slip direction (however little): sliding, at the kinetic force against the velocity
+        let (f, c) = point_friction(&hit(p + Vec3::new(1e-4, 0.0, 0.0)), 10.0, Vec3::X, &field, Some(a), &g);
+        assert!(c.sliding && (f - Vec3::new(-4.0, 0.0, 0.0)).length() < 1e-12, "{f:?}");
+        // its velocity turned: static again on the dragged anchor, with that anchor's spring force
+        let q = c.at + Vec3::new(0.0, 0.0039, 0.0);
+        let (f, b) = point_friction(&hit(q), 10.0, Vec3::new(0.0, -1.0, 0.0), &field, Some(c), &g);
+        assert!(!b.sliding && b.at == c.at);
+        assert!((f - (c.at - q) * 1000.0).length() < 1e-12 && (f.length() - 3.9).abs() < 1e-9, "{f:?}");
+        // then held up to μs·fn = 6 N on it
+        let (f, d) = point_friction(&hit(c.at + Vec3::new(0.0, 0.0059, 0.0)), 10.0, Vec3::ZERO, &field, Some(b), &g);
+        assert!(!d.sliding && (f.length() - 5.9).abs() < 1e-9, "{f:?}");
     }
 
     #[test]

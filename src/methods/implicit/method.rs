@@ -163,8 +163,10 @@ impl ImplicitPenalty {
             let (ba, bb) = (state.bodies[a], state.bodies[b]);
             let mut jac = contact::role_jacobian(&h0, &g, scale, &[ba.v, ba.w, bb.v, bb.w]);
             jac.add(&contact::role_jacobian(&h1, &g, scale, &[bb.v, bb.w, ba.v, ba.w]), true);
-            // the anchor springs follow the (clamped) contact spring
-            let friction = friction::Gains { kt: fg.kt * g.k * scale, ..fg };
+            // the anchor springs follow the (clamped) contact spring: k_t = friction_stiffness·k·scale (the first
+            // version multiplied by k twice, k_t = 0.1·k², 10× k for the unit cube at h = 5 ms and 4e9 N/m at
+            // k = 2e5: the implicit springs of freshly touching points then braked a sliding block to a crawl)
+            let friction = friction::Gains { kt: fg.kt * scale, ..fg };
             out.push(PairContact { a, b, hits: [h0, h1], jac, k: g.k * scale, friction });
         }
         out
@@ -184,12 +186,16 @@ impl ImplicitPenalty {
                 let field = Self::placement(model, state, fb);
                 let (sf, sp) = (state.bodies[fb], state.bodies[pb]);
                 let vel = [sf.v, sf.w, sp.v, sp.w];
-                for h in hits {
-                    let key = (fb as u32, pb as u32, h.point);
-                    let old = self.anchors.binary_search_by_key(&key, |e| e.0).ok().map(|i| self.anchors[i].1);
-                    let fn_ = p.k * -h.c.d;
-                    let (f, anchor) = friction::point_friction(h, fn_, -relative_velocity(&h.c, &vel), &field, old, &p.friction);
-                    next.push((key, anchor));
+                let inputs: Vec<friction::PointIn> = hits
+                    .iter()
+                    .map(|h| {
+                        let key = (fb as u32, pb as u32, h.point);
+                        let old = self.anchors.binary_search_by_key(&key, |e| e.0).ok().map(|i| self.anchors[i].1);
+                        friction::PointIn { hit: h, fn_: p.k * -h.c.d, vel_b_rel: -relative_velocity(&h.c, &vel), old }
+                    })
+                    .collect();
+                for (h, (f, anchor)) in hits.iter().zip(friction::patch_friction(&inputs, &field, &p.friction)) {
+                    next.push(((fb as u32, pb as u32, h.point), anchor));
                     if implicit && !anchor.sliding {
                         let alpha = field.origin + field.q * anchor.at - field.com;
                         add_anchor_spring(&h.c, alpha, p.friction.kt, &mut springs[role]);

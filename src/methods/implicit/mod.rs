@@ -32,6 +32,7 @@ pub mod gradients;
 mod method;
 pub mod step;
 pub mod system;
+pub mod verify;
 
 use crate::error::InputError;
 use crate::methods::registry::{self, param, Params};
