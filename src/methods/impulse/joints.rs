@@ -285,6 +285,53 @@ impl Impulse {
         [self.bodies[b1].w, b2.map_or(Vec3::ZERO, |b| self.bodies[b].w)]
     }
 
+    /// Push-out with joints: the push-out displacements `shift` (translation, rotation vector per body) are
+    /// corrected so that every joint's rows at the poses after the position update, to first order in the
+    /// displacements, stay where pre-stabilisation put them: C + J·shift = C, i.e. J·shift = 0 (Gauss–Seidel passes
+    /// until within `joint_tolerance`). Push-out alone would move one side of a joint only (a wrecking ball pushed
+    /// out of a wall, its chain left behind).
+    pub(super) fn push_out_joints(&mut self, model: &Model, state: &State, shift: &mut [(Vec3, Vec3)]) {
+        let mut rows = std::mem::take(&mut self.joints.rows);
+        for _ in 0..self.params.joint_iterations {
+            let mut worst = 0.0f64;
+            for j in &model.joints {
+                let sides = [self.joint_side(Some(j.body1)), self.joint_side(j.body2)];
+                if sides.iter().all(|s| s.0 == 0.0) {
+                    continue;
+                }
+                rows.clear();
+                JointPose::of(model, j, &state.bodies).bilateral_rows(j.kind, &mut rows);
+                let at = |b: Option<usize>| b.map_or((Vec3::ZERO, Vec3::ZERO), |b| shift[b]);
+                let (s1, s2) = (at(Some(j.body1)), at(j.body2));
+                let n = rows.len();
+                let mut a = [[0.0; MAX_ROWS]; MAX_ROWS];
+                let mut x = [0.0; MAX_ROWS];
+                for r in 0..n {
+                    for c in 0..=r {
+                        a[r][c] = coupling(&rows[r], &rows[c], &sides);
+                    }
+                    x[r] = -rows[r].rate([s1.0, s2.0], [s1.1, s2.1]);
+                    worst = worst.max(x[r].abs());
+                }
+                solve_psd(&mut a, &mut x, n);
+                for (side, b) in [Some(j.body1), j.body2].into_iter().enumerate() {
+                    if let Some(b) = b {
+                        let (p, l) = rows[..n]
+                            .iter()
+                            .zip(&x[..n])
+                            .fold((Vec3::ZERO, Vec3::ZERO), |(p, l), (r, &y)| (p + y * r.lin[side], l + y * r.ang[side]));
+                        shift[b].0 += sides[side].0 * p;
+                        shift[b].1 += sides[side].1 * l;
+                    }
+                }
+            }
+            if worst <= self.params.joint_tolerance {
+                break;
+            }
+        }
+        self.joints.rows = rows;
+    }
+
     /// Post-stabilisation: after the position update, the joints' velocity rows vanish at the new poses (and no
     /// joint at or beyond a limit moves further into it), by Gauss–Seidel passes on the state's velocities.
     pub(super) fn post_stabilise(&mut self, model: &Model, state: &mut State) {

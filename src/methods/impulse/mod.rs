@@ -16,6 +16,14 @@
 //!    connected components and levelled from the static bodies up (dynamics/graph.rs `support_levels`); each
 //!    level is swept with the bodies below it treated as static (infinite mass), then becomes static itself.
 //! 5. **integrate**: x += h·v, rotation by the midpoint rule in L (dynamics/integrate.rs).
+//! 6. **push-out** (optional) of penetration left by unresolved contacts, positions only.
+//! 7. **post-stabilisation** (scenes with joints): the joints' velocity rows vanish at the new poses.
+//!
+//! Joints (joints.rs, after Weinstein, Teran and Fedkiw 2006): a pre-stabilisation pass after every collision,
+//! contact and shock sweep gives each joint the impulse that makes it hold at the predicted poses, limits and PD
+//! motors are impulses too, and push-out moves a joint's bodies together. A jointed pair is a two-way edge of the
+//! support graph, so its bodies share a level and shock propagation never freezes one of them alone; bodies joined
+//! directly by a joint do not collide with each other.
 //!
 //! Symbols of the sources → names here:
 //! - x̃, R̃ (predicted positions): `Impulse::pred`; the pair's deepest points p_A, p_B and normal n (from A to B):

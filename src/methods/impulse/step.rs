@@ -207,6 +207,10 @@ impl Impulse {
                 break;
             }
         }
+        if moved && !model.joints.is_empty() {
+            // the joints move with the bodies they join (joints.rs)
+            self.push_out_joints(model, state, &mut shift);
+        }
         if moved {
             for i in 0..n {
                 if model.bodies[i].kind == BodyKind::Dynamic {
