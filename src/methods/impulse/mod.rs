@@ -16,6 +16,14 @@
 //!    connected components and levelled from the static bodies up (dynamics/graph.rs `support_levels`); each
 //!    level is swept with the bodies below it treated as static (infinite mass), then becomes static itself.
 //! 5. **integrate**: x += h·v, rotation by the midpoint rule in L (dynamics/integrate.rs).
+//! 6. **push-out** (optional) of penetration left by unresolved contacts, positions only.
+//! 7. **post-stabilisation** (scenes with joints): the joints' velocity rows vanish at the new poses.
+//!
+//! Joints (joints.rs, after Weinstein, Teran and Fedkiw 2006): a pre-stabilisation pass after every collision,
+//! contact and shock sweep gives each joint the impulse that makes it hold at the predicted poses, limits and PD
+//! motors are impulses too, and push-out moves a joint's bodies together. A jointed pair is a two-way edge of the
+//! support graph, so its bodies share a level and shock propagation never freezes one of them alone; bodies joined
+//! directly by a joint do not collide with each other.
 //!
 //! Symbols of the sources → names here:
 //! - x̃, R̃ (predicted positions): `Impulse::pred`; the pair's deepest points p_A, p_B and normal n (from A to B):
@@ -34,6 +42,7 @@
 //!   distance; 0 keeps only the deepest point. One impulse per pair and sweep either way.
 //! - Non-convex bodies: pairs of convex pieces, depth from real faces only (collision/realface.rs).
 
+mod joints;
 pub mod law;
 mod pairs;
 mod step;
@@ -45,9 +54,9 @@ use crate::collision::narrow::Collision;
 use crate::dynamics::proxy::ImpulseCoupling;
 use crate::error::{InputError, SimError};
 use crate::math::{Mat3, Vec3};
-use crate::methods::registry::{self, param, Params};
+use crate::methods::registry::{param, Params};
 use crate::methods::stages::{stage_enum, Stage, StageTimer};
-use crate::methods::{Method, StepStats};
+use crate::methods::{check_finite, Method, StepStats};
 use crate::model::{MethodKey, Model};
 use crate::state::State;
 use law::Coefficients;
@@ -105,6 +114,13 @@ pub struct ImpulseParams {
     /// A point approaching faster than this after the sweeps counts as unresolved (statistics only), m/s.
     /// Default 1e-3.
     pub resolved_speed: f64,
+    /// Joint pre-stabilisation passes after each phase, and post-stabilisation passes (joints.rs): they stop
+    /// earlier once every joint row is within `joint_tolerance`. Default 50.
+    pub joint_iterations: usize,
+    /// Newton iterations per joint and pass on its predicted poses. Default 3.
+    pub joint_newton_iterations: usize,
+    /// A joint row counts as satisfied within this, m or rad (velocity rows: this over h). Default 1e-9.
+    pub joint_tolerance: f64,
 }
 
 impl Default for ImpulseParams {
@@ -122,6 +138,9 @@ impl Default for ImpulseParams {
             push_out_tolerance: 1e-4,
             margin: 0.02,
             resolved_speed: 1e-3,
+            joint_iterations: 50,
+            joint_newton_iterations: 3,
+            joint_tolerance: 1e-9,
         }
     }
 }
@@ -134,8 +153,14 @@ impl Params for ImpulseParams {
             (self.margin, "margin"),
             (self.resolved_speed, "resolved_speed"),
             (self.push_out_tolerance, "push_out_tolerance"),
+            (self.joint_tolerance, "joint_tolerance"),
         ] {
             param::non_negative(Self::KEY, k, v)?;
+        }
+        for (v, k) in [(self.joint_iterations, "joint_iterations"), (self.joint_newton_iterations, "joint_newton_iterations")] {
+            if v == 0 {
+                return Err(format!("solver.impulse.{k} must be >= 1, got 0"));
+            }
         }
         Ok(())
     }
@@ -147,10 +172,10 @@ impl<'de> serde::Deserialize<'de> for FrictionModel {
     }
 }
 
-/// `impulse` runs haptic proxies (their coupling as an external impulse in the velocity update), and no joints
-/// yet.
-pub fn supports(model: &Model) -> Result<(), String> {
-    registry::no_joints(model)
+/// `impulse` runs haptic proxies (their coupling as an external impulse in the velocity update) and every joint
+/// type with limits and PD motors (joints.rs).
+pub fn supports(_model: &Model) -> Result<(), String> {
+    Ok(())
 }
 
 /// The registry's constructor.
@@ -234,6 +259,10 @@ pub struct Impulse {
     resolution_seconds: f64,
     /// Σ normal and Σ |tangential| impulse applied this step.
     impulse_sums: (f64, f64),
+    /// The joints' workspace (joints.rs).
+    joints: joints::JointWork,
+    /// The step's h (the joint passes predict with it).
+    step_h: f64,
 }
 
 /// A contact whose normal is within this cosine of horizontal is sideways in the support graph.
@@ -258,6 +287,8 @@ stage_enum! {
         Integrate = "integrate",
         /// Push-out of the remaining penetration, positions only.
         PushOut = "push-out",
+        /// Joint post-stabilisation: the joints' velocity rows vanish at the new poses.
+        PostStabilisation = "post-stabilisation",
     }
 }
 
@@ -284,6 +315,8 @@ impl Impulse {
             resolutions: 0,
             resolution_seconds: 0.0,
             impulse_sums: (0.0, 0.0),
+            joints: Default::default(),
+            step_h: 0.0,
         }
     }
 }
@@ -317,12 +350,23 @@ impl Impulse {
         let mut t = StageTimer::start();
         let t0 = state.time;
         self.proxies.begin(model, state);
+        self.step_h = h;
+        if !model.joints.is_empty() {
+            self.joints.begin(model, state);
+        }
         t.time(ImpulseStage::Collision, || self.collision(model, state, h, &mut stats))?;
         t.time(ImpulseStage::Velocity, || velocity(model, state, h, &self.proxies));
         t.time(ImpulseStage::Contact, || self.contact(model, state, h, &mut stats));
         t.time(ImpulseStage::Shock, || self.shock(model, state, h, &mut stats))?;
         t.time(ImpulseStage::Integrate, || integrate(model, state, h))?;
         t.time(ImpulseStage::PushOut, || self.push_out(model, state, h))?;
+        if !model.joints.is_empty() {
+            t.time(ImpulseStage::PostStabilisation, || {
+                self.post_stabilise(model, state);
+                check_finite(model, state, "post-stabilisation")
+            })?;
+            stats.joints = self.joints.readings(h);
+        }
         stats.proxies = self.proxies.readings(model, state, h, t0);
         stats.resolutions = self.resolutions;
         stats.resolution_seconds = self.resolution_seconds;

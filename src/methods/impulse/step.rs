@@ -1,6 +1,7 @@
 //! The stages of one `impulse` step (see the module documentation for their order and the sources' names), and
 //! the push-out and velocity store they share.
 
+use super::joints::JointScope;
 use super::{law, Group, Impulse, SIDEWAYS};
 use crate::dynamics::graph::{islands, support_levels};
 use crate::dynamics::integrate::{apply_load, external_wrench, integrate_pose, inv_inertia_world};
@@ -36,9 +37,11 @@ impl Impulse {
     pub(super) fn collision(&mut self, model: &Model, state: &mut State, h: f64, stats: &mut StepStats) -> Result<(), SimError> {
         check_finite(model, state, "collision")?;
         self.prepare(model, state, h);
+        self.joints.scope = (!model.joints.is_empty()).then_some(JointScope { level: None, motors: false });
         let order = std::mem::take(&mut self.order);
-        stats.iterations += self.sweeps(&order, h, false, self.params.collision_iterations);
+        stats.iterations += self.sweeps(model, &order, h, false, self.params.collision_iterations);
         self.order = order;
+        self.joints.scope = None;
         stats.unresolved += self.unresolved(h);
         self.store(model, state);
         check_finite(model, state, "collision")
@@ -47,9 +50,11 @@ impl Impulse {
     /// 3. Resting contact at the positions predicted with the new velocities, ε = 0.
     pub(super) fn contact(&mut self, model: &Model, state: &State, h: f64, stats: &mut StepStats) {
         self.prepare(model, state, h);
+        self.joints.scope = (!model.joints.is_empty()).then_some(JointScope { level: None, motors: true });
         let order = std::mem::take(&mut self.order);
-        stats.iterations += self.sweeps(&order, h, true, self.params.contact_iterations);
+        stats.iterations += self.sweeps(model, &order, h, true, self.params.contact_iterations);
         self.order = order;
+        self.joints.scope = None;
         stats.unresolved += self.unresolved(h);
         stats.contacts = self.points.len();
         let (pred, points) = (&self.pred, &self.points);
@@ -74,6 +79,8 @@ impl Impulse {
         fixed.extend(model.bodies.iter().map(|b| b.kind != BodyKind::Dynamic));
         self.edges.clear();
         self.edges.extend(self.groups.iter().map(|g| (g.a as usize, g.b as usize)));
+        // joints join islands
+        self.edges.extend(model.joints.iter().filter_map(|j| j.body2.map(|b| (j.body1, b))));
         stats.islands = islands(n, &fixed, &self.edges).1;
         if self.params.shock_propagation && !self.groups.is_empty() {
             // the directed support graph: "up" is against the total external force (gravity)
@@ -96,14 +103,26 @@ impl Impulse {
                 };
                 self.directed.push((g.a as usize, g.b as usize, dir));
             }
+            // a jointed pair supports itself both ways, like a sideways contact: its bodies share a strongly
+            // connected component and so a level, and shock propagation never freezes one side of a joint while
+            // the other moves
+            self.directed.extend(model.joints.iter().filter_map(|j| j.body2.map(|b| (j.body1, b, 0))));
             let level = support_levels(n, &fixed, &self.directed);
             let pair_level = |g: &Group| level[g.a as usize].max(level[g.b as usize]);
             let mut by_level = std::mem::take(&mut self.by_level);
             by_level.clone_from(&self.order);
             by_level.sort_by_key(|&g| pair_level(&self.groups[g as usize])); // stable: keeps the traversal within a level
+                                                                             // the levels that hold contact pairs or joints, bottom-up
+            let mut levels: Vec<u32> = by_level.iter().map(|&g| pair_level(&self.groups[g as usize])).collect();
+            for (k, j) in model.joints.iter().enumerate() {
+                let lv = j.body2.map_or(level[j.body1], |b| level[j.body1].max(level[b]));
+                self.joints.level[k] = lv;
+                levels.push(lv);
+            }
+            levels.sort_unstable();
+            levels.dedup();
             let mut start = 0;
-            while start < by_level.len() {
-                let lv = pair_level(&self.groups[by_level[start] as usize]);
+            for lv in levels {
                 let mut end = start;
                 while end < by_level.len() && pair_level(&self.groups[by_level[end] as usize]) == lv {
                     end += 1;
@@ -111,9 +130,11 @@ impl Impulse {
                 for (i, f) in self.frozen.iter_mut().enumerate() {
                     *f = level[i] < lv;
                 }
-                self.sweeps(&by_level[start..end], h, true, self.params.shock_iterations);
+                self.joints.scope = (!model.joints.is_empty()).then_some(JointScope { level: Some(lv), motors: true });
+                self.sweeps(model, &by_level[start..end], h, true, self.params.shock_iterations);
                 start = end;
             }
+            self.joints.scope = None;
             self.by_level = by_level;
             self.frozen.iter_mut().for_each(|f| *f = false);
         }
@@ -185,6 +206,10 @@ impl Impulse {
             if !any {
                 break;
             }
+        }
+        if moved && !model.joints.is_empty() {
+            // the joints move with the bodies they join (joints.rs)
+            self.push_out_joints(model, state, &mut shift);
         }
         if moved {
             for i in 0..n {

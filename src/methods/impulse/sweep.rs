@@ -3,6 +3,7 @@
 
 use super::{law, FrictionModel, Group, Impulse, Patch, Point, APPROACH};
 use crate::math::{Mat3, Vec3};
+use crate::model::Model;
 use std::time::Instant;
 
 impl Impulse {
@@ -263,7 +264,10 @@ impl Impulse {
     /// (`contact` false) use each pair's ε; contact uses ε = 0, or with `restitution_ramp` the ramp
     /// ε_k = −1 + (k + 1)/N over the N sweeps (Guendelman et al.), so that early sweeps stop only part of the
     /// approach and later ones share out the rest.
-    pub(super) fn sweeps(&mut self, list: &[u32], h: f64, contact: bool, iterations: usize) -> usize {
+    ///
+    /// With joints in scope (`joints.rs`), a joint pre-stabilisation pass follows every sweep, and the sweeps stop
+    /// only when neither applied anything; then the joint passes run on until the joints hold.
+    pub(super) fn sweeps(&mut self, model: &Model, list: &[u32], h: f64, contact: bool, iterations: usize) -> usize {
         let mut done = 0;
         for k in 0..iterations {
             done += 1;
@@ -272,10 +276,14 @@ impl Impulse {
                 (true, false) => Some(0.0),
                 (true, true) => Some(-1.0 + (k + 1) as f64 / iterations as f64),
             };
-            if self.sweep(list, h, e) == 0 {
+            let applied = self.sweep(list, h, e);
+            // (0 without joints in scope)
+            let joint_error = self.joint_pass(model);
+            if applied == 0 && joint_error <= self.params.joint_tolerance {
                 break; // nothing interferes and approaches: later sweeps would find the same
             }
         }
+        self.joint_passes(model);
         done
     }
 
