@@ -418,6 +418,12 @@ fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path) ->
     }
 
     let proxies = proxy::proxies(s.proxy, &bodies, &names, dt)?;
+    // two bodies joined by a joint never collide with each other, under every method (as MuJoCo's parent–child
+    // rule and URDF simulators do): a hinge's neighbours would otherwise jam at the joint
+    let mut exclusions = placed.exclusions;
+    exclusions.extend(joints.iter().filter_map(|j| j.body2.map(|b| (j.body1.min(b) as u32, j.body1.max(b) as u32))));
+    exclusions.sort_unstable();
+    exclusions.dedup();
     let model = Model {
         name: name.to_string(),
         gravity,
@@ -432,7 +438,7 @@ fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path) ->
         joints,
         loads,
         proxies,
-        exclusions: placed.exclusions,
+        exclusions,
     };
     #[cfg(test)]
     if SKIP_METHOD_CHECK.with(|c| c.get()) {
