@@ -191,7 +191,10 @@ mod tests {
         for i in 0..n {
             let d = Block::from_fn(|a, b| if a == b { 2.0 + r().abs() } else { 0.0 });
             sys.add_diag(i, &d);
-            { let mut blk = dense.view_mut((6 * i, 6 * i), (6, 6)); blk += d; }
+            {
+                let mut blk = dense.view_mut((6 * i, 6 * i), (6, 6));
+                blk += d;
+            }
         }
         for &(i, j) in edges {
             for _ in 0..3 {
@@ -207,7 +210,10 @@ mod tests {
                 // w (a_i + b_j)(a_i + b_j)ᵀ
                 let mut v = nalgebra::DVector::<f64>::zeros(6 * n);
                 v.rows_mut(6 * i, 6).copy_from(&a);
-                { let mut seg = v.rows_mut(6 * j, 6); seg += b; }
+                {
+                    let mut seg = v.rows_mut(6 * j, 6);
+                    seg += b;
+                }
                 dense += (&v * v.transpose()) * w;
             }
         }

@@ -112,9 +112,7 @@ impl Joints {
         }
         let edges: Vec<(usize, usize)> = model.joints.iter().filter_map(|j| Some((node[j.body1]?, node[j.body2?]?))).collect();
         let movers = (0..model.bodies.len())
-            .filter(|&b| {
-                model.bodies[b].kind != BodyKind::Static && model.joints.iter().any(|j| j.body1 == b || j.body2 == Some(b))
-            })
+            .filter(|&b| model.bodies[b].kind != BodyKind::Static && model.joints.iter().any(|j| j.body1 == b || j.body2 == Some(b)))
             .collect();
         Joints {
             movers,

@@ -35,7 +35,7 @@ pub struct VolumetricParams {
     pub stiffness_from_load: bool,
     /// ω·h of every joint row's spring–damper (joints.rs): k = m_eff·ω², m_eff = 1/(J M⁻¹ Jᵀ) the row's
     /// effective mass, ω = `joint_omega_h`/h at the substep h. The joint springs are integrated semi-implicitly
-    /// (linearised backward Euler), stable for any value. Default 10 (the contacts' eq. 8 is ω·h = π/8).
+    /// (linearised backward Euler), stable for any value. Default 30 (the contacts' eq. 8 is ω·h = π/8).
     pub joint_omega_h: f64,
     /// Damping ratio ζ of the joint rows: c = 2ζ·m_eff·ω. Default 1 (critical).
     pub joint_damping_ratio: f64,
@@ -62,7 +62,7 @@ impl Default for VolumetricParams {
             tessellation: 16,
             substeps: None,
             stiffness_from_load: true,
-            joint_omega_h: 10.0,
+            joint_omega_h: 30.0,
             joint_damping_ratio: 1.0,
         }
     }
