@@ -29,6 +29,10 @@ pub struct State {
     pub affine: Vec<[f64; 12]>,
     /// `abd` only: each body's affine velocity, row-major [Ȧ | ṗ]; empty for the rigid methods.
     pub affine_velocity: Vec<[f64; 12]>,
+    /// `lcp`: the warm-start impulses of each joint's rows, one entry per joint in the model's order (empty
+    /// before the first step).
+    #[serde(default)]
+    pub lcp_joints: Vec<crate::methods::lcp::JointWarm>,
     /// `lcp`, `impulse`: the persistent contact manifolds with their warm-start data.
     pub contacts: crate::collision::narrow::PairCache,
     /// `volumetric-penalty`: the friction anchors, by piece pair (bodies and pieces), sorted.

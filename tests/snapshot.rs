@@ -51,6 +51,11 @@ fn lcp_snapshot_with_warm_starts() {
 }
 
 #[test]
+fn lcp_snapshot_with_joint_warm_starts() {
+    snapshot_restores_bit_for_bit("hinge_pendulum", "lcp", 40, 20);
+}
+
+#[test]
 fn impulse_snapshot_with_persistent_manifolds() {
     snapshot_restores_bit_for_bit("dominoes", "impulse", 40, 20);
 }

@@ -5,6 +5,7 @@
 //! shortest contact path to a fixed body; bodies with no such path get the largest height. An edge (contact
 //! between two bodies) gets layer min(h_a, h_b), or h − 1 when both heights are equal and nonzero. Layer ℓ holds
 //! the contacts between heights ℓ/ℓ+1 and ℓ+1/ℓ+1, and is solved with the bodies of height ℓ held fixed.
+//! Joints (`stack_analysis_jointed`) join the bodies of an articulation into one node of the stack.
 
 use std::collections::VecDeque;
 
@@ -15,15 +16,26 @@ pub struct StackAnalysis {
     pub height: Vec<u32>,
     /// Layer per edge (same order as the edges given).
     pub edge_layer: Vec<u32>,
-    /// Number of layers (max edge layer + 1; 0 without edges).
+    /// Layer per joint edge (same order as the joints given; empty without joints).
+    pub joint_layer: Vec<u32>,
+    /// Number of layers (max edge or joint layer + 1; 0 without edges).
     pub layers: u32,
 }
 
 /// Stack analysis of a contact graph with `n` bodies. `fixed[i]` marks the roots; `edges` are body pairs.
 pub fn stack_analysis(n: usize, fixed: &[bool], edges: &[(usize, usize)]) -> StackAnalysis {
-    // adjacency in CSR form, deterministic order
+    stack_analysis_jointed(n, fixed, edges, &[])
+}
+
+/// Stack analysis with joints (`lcp`): a joint between two dynamic bodies joins them into one node of the
+/// stack (an edge of length 0 in the breadth-first search, so every body of an articulation gets the height
+/// of its lowest member), and a joint to a fixed body is an edge of length 1 like a contact. Every joint
+/// therefore lies inside one layer with both its bodies free, and shock propagation never fixes one side of a
+/// joint while solving the other. Also returns the layer of each joint edge (`StackAnalysis::joint_layer`).
+pub fn stack_analysis_jointed(n: usize, fixed: &[bool], edges: &[(usize, usize)], joints: &[(usize, usize)]) -> StackAnalysis {
+    // adjacency in CSR form, deterministic order; weight 0 for joints between dynamic bodies
     let mut deg = vec![0usize; n + 1];
-    for &(a, b) in edges {
+    for &(a, b) in edges.iter().chain(joints) {
         deg[a] += 1;
         deg[b] += 1;
     }
@@ -32,13 +44,16 @@ pub fn stack_analysis(n: usize, fixed: &[bool], edges: &[(usize, usize)]) -> Sta
         start[i + 1] = start[i] + deg[i];
     }
     let mut fill = start.clone();
-    let mut adj = vec![0usize; start[n]];
-    for &(a, b) in edges {
-        adj[fill[a]] = b;
+    let mut adj = vec![(0usize, 1u32); start[n]];
+    for (k, &(a, b)) in edges.iter().chain(joints).enumerate() {
+        let w = if k >= edges.len() && !fixed[a] && !fixed[b] { 0 } else { 1 };
+        adj[fill[a]] = (b, w);
         fill[a] += 1;
-        adj[fill[b]] = a;
+        adj[fill[b]] = (a, w);
         fill[b] += 1;
     }
+    // breadth-first search with edges of length 0 and 1 (a deque: length-0 neighbours go to the front); with
+    // contact edges only this is the plain breadth-first search of the source
     let unreached = u32::MAX;
     let mut height = vec![unreached; n];
     let mut queue = VecDeque::new();
@@ -49,32 +64,36 @@ pub fn stack_analysis(n: usize, fixed: &[bool], edges: &[(usize, usize)]) -> Sta
         }
     }
     while let Some(i) = queue.pop_front() {
-        for &j in &adj[start[i]..start[i + 1]] {
-            if height[j] == unreached && !fixed[j] {
-                height[j] = height[i] + 1;
-                queue.push_back(j);
+        for &(j, w) in &adj[start[i]..start[i + 1]] {
+            if !fixed[j] && (height[j] == unreached || height[i] + w < height[j]) {
+                height[j] = height[i] + w;
+                if w == 0 {
+                    queue.push_front(j);
+                } else {
+                    queue.push_back(j);
+                }
             }
         }
     }
+    // bodies with no path to a fixed body; an unreached articulation shares one height through its joints
     let max_reached = height.iter().filter(|&&h| h != unreached).max().copied().unwrap_or(0);
     for h in &mut height {
         if *h == unreached {
             *h = max_reached + 1;
         }
     }
-    let edge_layer: Vec<u32> = edges
-        .iter()
-        .map(|&(a, b)| {
-            let (ha, hb) = (height[a], height[b]);
-            if ha == hb && ha > 0 {
-                ha - 1
-            } else {
-                ha.min(hb)
-            }
-        })
-        .collect();
-    let layers = edge_layer.iter().max().map_or(0, |m| m + 1);
-    StackAnalysis { height, edge_layer, layers }
+    let layer = |&(a, b): &(usize, usize)| {
+        let (ha, hb) = (height[a], height[b]);
+        if ha == hb && ha > 0 {
+            ha - 1
+        } else {
+            ha.min(hb)
+        }
+    };
+    let edge_layer: Vec<u32> = edges.iter().map(layer).collect();
+    let joint_layer: Vec<u32> = joints.iter().map(layer).collect();
+    let layers = edge_layer.iter().chain(&joint_layer).max().map_or(0, |m| m + 1);
+    StackAnalysis { height, edge_layer, joint_layer, layers }
 }
 
 /// Support levels of the directed contact graph, as Guendelman et al. build it for shock propagation: a contact
@@ -234,6 +253,24 @@ mod tests {
         assert_eq!(s.height[5], 4);
         assert_eq!(s.edge_layer, vec![0, 1, 2, 1, 1, 3]);
         assert_eq!(s.layers, 4);
+    }
+
+    #[test]
+    fn joints_join_an_articulation_into_one_stack_node() {
+        // ground 0; a chain 1-2-3 hinged to the ground at 1 (node 0 stands for the world); 4 rests on 3 and 5
+        // on 4; 6-7 jointed in the air; 3 also touches the ground
+        let fixed = [true, false, false, false, false, false, false, false];
+        let contacts = [(3, 4), (4, 5), (0, 3)];
+        let joints = [(0, 1), (1, 2), (2, 3), (6, 7)];
+        let s = stack_analysis_jointed(8, &fixed, &contacts, &joints);
+        assert_eq!(&s.height[..6], &[0, 1, 1, 1, 2, 3]);
+        assert_eq!(s.height[6], s.height[7]);
+        assert_eq!(s.height[6], 4);
+        assert_eq!(s.edge_layer, vec![1, 2, 0]);
+        assert_eq!(s.joint_layer, vec![0, 0, 0, 3]);
+        assert_eq!(s.layers, 4);
+        // without joints the same contacts give the plain breadth-first heights
+        assert_eq!(stack_analysis_jointed(8, &fixed, &contacts, &[]).height, stack_analysis(8, &fixed, &contacts).height);
     }
 
     #[test]

@@ -7,9 +7,12 @@
 //! them for velocity rows (lcp), impulses (impulse), spring–dampers (volumetric-penalty) or stabilisation
 //! (implicit-penalty). For the world side (`body2 = None`) the side-2 blocks are to be ignored.
 //!
-//! Conventions: the coordinate q is that of body 2 relative to body 1 — a hinge's angle from body 1's reference
-//! direction to body 2's about body 1's axis, in (−π, π]; a prismatic joint's displacement of body 2's anchor
-//! from body 1's along body 1's axis. Limits are `lo ≤ q ≤ hi`; a motor drives q towards its target.
+//! Conventions: body 1 is the parent and body 2 the child (as the scene format's `body1 = "arm"`, `body2 =
+//! "bucket"`), and the coordinate q is the child's relative to the parent — a hinge's angle from body 1's
+//! reference direction to body 2's about body 1's axis, in (−π, π]; a prismatic joint's displacement of body 2's
+//! anchor from body 1's along body 1's axis. A joint to the world (`body2` left out) measures body 1 relative to
+//! the world instead (the row negated), so a body on a hinge to the world has q = its own angle about the axis.
+//! q = 0 at the load pose. Limits are `lo ≤ q ≤ hi`; a motor drives q towards its target.
 
 use crate::math::{Quat, Vec3};
 use crate::model::{Joint, JointType, Model, Motor};
@@ -26,6 +29,8 @@ pub struct JointPose {
     /// The unit axis and the reference direction (perpendicular to it) of each side.
     pub axis: [Vec3; 2],
     pub reference: [Vec3; 2],
+    /// −1 for a joint to the world (q measures body 1 relative to the world), else 1.
+    pub sign: f64,
 }
 
 /// One scalar constraint: its value `c` and velocity Jacobian blocks for side 1 and side 2.
@@ -64,7 +69,8 @@ impl JointPose {
                 (f.anchor, f.anchor, f.axis, f.reference)
             }
         };
-        JointPose { p: [p1, p2], c: [c1, c2], axis: [a1, a2], reference: [r1, r2] }
+        let sign = if j.body2.is_some() { 1.0 } else { -1.0 };
+        JointPose { p: [p1, p2], c: [c1, c2], axis: [a1, a2], reference: [r1, r2], sign }
     }
 
     /// The joint at the bodies' states.
@@ -126,9 +132,15 @@ impl JointPose {
         }
     }
 
-    /// The joint coordinate's row (`c` = q): hinge angle in (−π, π] or prismatic displacement; `None` for ball
-    /// and fixed joints, which have none.
+    /// The joint coordinate's row (`c` = q): hinge angle in (−π, π] or prismatic displacement (see the module's
+    /// conventions for joints to the world); `None` for ball and fixed joints, which have none.
     pub fn coordinate_row(&self, kind: JointType) -> Option<Row> {
+        let row = self.child_row(kind)?;
+        Some(if self.sign < 0.0 { row.negated() } else { row })
+    }
+
+    /// The coordinate of body 2 relative to body 1, whichever side is the world.
+    fn child_row(&self, kind: JointType) -> Option<Row> {
         match kind {
             JointType::Prismatic => Some(self.point_row(self.axis[0])),
             JointType::Hinge => {

@@ -110,6 +110,13 @@ fn rows_vanish_at_load_and_coordinates_measure_the_motion() {
         assert!(rows.iter().all(|r| r.c.abs() < 1e-12), "{rows:?}");
         assert!((p.coordinate_row(JointType::Hinge).unwrap().c - theta).abs() < 1e-12);
     }
+    // a body on a hinge to the world: q is the body's own angle about the axis
+    let world = &m.joints[4];
+    let theta = 0.8;
+    let rot = Quat::from_axis_angle(world.axis, theta);
+    let x = world.anchor + rot * (b.x - world.anchor);
+    let p = JointPose::at(&m, world, (x, rot * b.q), None);
+    assert!((p.coordinate_row(JointType::Hinge).unwrap().c - theta).abs() < 1e-12);
     let s = 0.37;
     let p = JointPose::at(&m, prismatic, (state.bodies[0].x, state.bodies[0].q), Some((b.x + prismatic.axis * s, b.q)));
     assert!((p.coordinate_row(JointType::Prismatic).unwrap().c - s).abs() < 1e-12);

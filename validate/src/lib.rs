@@ -33,6 +33,7 @@ pub mod abd;
 mod abd_scenes;
 mod implicit;
 mod impulse;
+pub mod joints;
 pub mod volumetric;
 mod volumetric_frames;
 
@@ -45,6 +46,14 @@ pub use impulse::EXPERIMENTS as IMPULSE_EXPERIMENTS;
 /// the time step: the shared stacking rows at their 10–17 ms steps measure the source's softness, not an
 /// error), then its source's experiments, which include the stacking, incline and drop rows at its own rates.
 pub fn experiments(method: &str) -> Vec<&'static str> {
+    let mut v = method_experiments(method);
+    if joints::METHODS.contains(&method) {
+        v.extend_from_slice(&joints::EXPERIMENTS);
+    }
+    v
+}
+
+fn method_experiments(method: &str) -> Vec<&'static str> {
     match method {
         "volumetric-penalty" => {
             let mut v = vec!["free_fall", "tumbling", "resting_box", "determinism"];
@@ -91,6 +100,7 @@ pub fn run_experiment(name: &str, method: &str, sets: &[(String, String)]) -> Ve
         other if volumetric::EXPERIMENTS.contains(&other) => Ok(volumetric::run(other, method)),
         other if abd::EXPERIMENTS.contains(&other) => Ok(abd::run(other, method)),
         other if implicit::EXPERIMENTS.contains(&other) => Ok(implicit::run(other, method)),
+        other if joints::EXPERIMENTS.contains(&other) => Ok(joints::run(other, method)),
         other => Err(anyhow::anyhow!("unknown experiment `{other}`")),
     };
     r.unwrap_or_else(|e| vec![failed(name, e)])

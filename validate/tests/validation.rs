@@ -168,3 +168,13 @@ fn abd_every_row() {
         check_method(e, "abd");
     }
 }
+
+/// Every joint experiment for every method that runs joints (validate/src/joints.rs).
+#[test]
+fn joint_experiments_pass_for_every_method_that_runs_joints() {
+    for method in cairn_validate::joints::METHODS {
+        for e in cairn_validate::joints::EXPERIMENTS {
+            check_method(e, method);
+        }
+    }
+}

@@ -21,6 +21,10 @@
 //!   propagation is off. Collision detection at t + Δt followed by correction() happens at the start of the
 //!   next step, on the same positions.
 
+mod block;
+#[cfg(test)]
+mod joint_tests;
+mod joints;
 mod pgs;
 mod step;
 #[cfg(test)]
@@ -32,13 +36,15 @@ use crate::dynamics::proxy::ImpulseCoupling;
 use crate::error::InputError;
 use crate::error::SimError;
 use crate::math::{Mat3, Vec3};
-use crate::methods::registry::{self, param, Params};
+use crate::methods::registry::{param, Params};
 use crate::methods::stages::{stage_enum, Stage, StageTimer};
 use crate::methods::{Method, StepStats};
 use crate::model::MethodKey;
 use crate::model::Model;
 use crate::state::State;
 use pgs::lever_arms;
+
+pub use joints::{JointWarm, JOINT_SLOTS};
 
 /// Parameters of `[solver.lcp]`.
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
@@ -118,9 +124,10 @@ impl Params for LcpParams {
     }
 }
 
-/// `lcp` runs haptic proxies (their coupling as an external impulse), and no joints yet.
-pub fn supports(model: &Model) -> Result<(), String> {
-    registry::no_joints(model)
+/// `lcp` runs haptic proxies (their coupling as an external impulse) and every joint type of the scene format
+/// with limits and PD motors (methods/lcp/joints.rs).
+pub fn supports(_model: &Model) -> Result<(), String> {
+    Ok(())
 }
 
 /// The registry's constructor.
@@ -197,6 +204,23 @@ pub struct Lcp {
     contact_layer: Vec<u32>,
     order: Vec<u32>,
     impulses: Vec<ContactData>,
+    /// Joint rows of the current pass or layer, and the shared kinematics' row buffer.
+    jrows: Vec<joints::JRow>,
+    /// The factored block of the joints' bilateral rows of the current solve.
+    block: block::JointBlock,
+    row_buf: Vec<crate::dynamics::joint::Row>,
+    row_ahead: Vec<crate::dynamics::joint::Row>,
+    /// Joints between two bodies (the world is body n) for the stack analysis; contact and joint edges for
+    /// the islands; the joints' order (bottom-up: by layer, then model order).
+    joint_edges: Vec<(usize, usize)>,
+    all_edges: Vec<(usize, usize)>,
+    joint_order: Vec<u32>,
+    /// This step's joint impulses per pass and slot (stored for the next warm start), and what each joint
+    /// applied to body 1 (impulse and angular impulse about its centre of mass) with the lever arm from its
+    /// anchor to its centre of mass.
+    joint_imp: Vec<JointWarm>,
+    joint_readings: Vec<crate::methods::JointReading>,
+    joint_arm: Vec<Vec3>,
 }
 
 stage_enum! {
@@ -240,6 +264,16 @@ impl Lcp {
             contact_layer: Vec::new(),
             order: Vec::new(),
             impulses: Vec::new(),
+            jrows: Vec::new(),
+            block: Default::default(),
+            row_buf: Vec::new(),
+            row_ahead: Vec::new(),
+            joint_edges: Vec::new(),
+            all_edges: Vec::new(),
+            joint_order: Vec::new(),
+            joint_imp: Vec::new(),
+            joint_readings: Vec::new(),
+            joint_arm: Vec::new(),
         }
     }
 
@@ -285,6 +319,9 @@ impl Lcp {
         t.time(LcpStage::Dynamics, || self.dynamics(model, state, h, &mut stats))?;
         t.time(LcpStage::Shock, || self.shock(model, state, h, &mut stats))?;
         t.time(LcpStage::Integrate, || self.integrate(model, state, h))?;
+        if !model.joints.is_empty() {
+            stats.joints = self.joint_stats(h);
+        }
         stats.proxies = self.proxies.readings(model, state, h, t0);
         t.finish(&mut stats);
         Ok(stats)

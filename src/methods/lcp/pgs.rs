@@ -1,5 +1,7 @@
 //! The projected Gauss-Seidel solver of `lcp`: the rows of a contact point, the sweeps and the merit θ.
 
+use super::block::JointBlock;
+use super::joints::JRow;
 use super::{Rows, SBody, Vel};
 use crate::collision::narrow::Contact;
 use crate::math::{tangent_basis, Vec3};
@@ -67,6 +69,40 @@ pub(super) fn warm(rows: &[Rows], bodies: &mut [Vel], friction: bool) {
     }
 }
 
+/// Applies the joint rows' current impulses to the bodies (warm start).
+pub(super) fn warm_joints(rows: &[JRow], bodies: &mut [Vel]) {
+    for r in rows {
+        let (a, b) = (r.a as usize, r.b as usize);
+        let (mut ba, mut bb) = (bodies[a], bodies[b]);
+        r.apply(r.lambda, &mut ba, &mut bb);
+        bodies[a] = ba;
+        bodies[b] = bb;
+    }
+}
+
+/// One projected Gauss-Seidel sweep over the joint rows outside the block (limits, motors):
+/// λ ← clamp(λ − (J u + bias + γλ)/(A_ii + γ), lo, hi).
+fn sweep_joints(rows: &mut [JRow], bodies: &mut [Vel]) -> (f64, f64) {
+    let (mut change, mut size) = (0.0f64, 0.0f64);
+    for r in rows.iter_mut() {
+        if r.gamma == 0.0 && r.lo == f64::NEG_INFINITY && r.hi == f64::INFINITY {
+            continue;
+        }
+        let (a, b) = (r.a as usize, r.b as usize);
+        let (mut ba, mut bb) = (bodies[a], bodies[b]);
+        let w = r.jv(&ba, &bb) + r.bias + r.gamma * r.lambda;
+        let new = (r.lambda - w * r.inv_diag).clamp(r.lo, r.hi);
+        let d = new - r.lambda;
+        r.lambda = new;
+        change = change.max(d.abs());
+        size = size.max(new.abs());
+        r.apply(d, &mut ba, &mut bb);
+        bodies[a] = ba;
+        bodies[b] = bb;
+    }
+    (change, size)
+}
+
 /// One projected Gauss-Seidel sweep over the rows (normal row, then its friction rows bounded by ±μλn).
 /// Returns the largest change of an impulse and the largest impulse.
 fn sweep(rows: &mut [Rows], bodies: &mut [Vel], friction: bool) -> (f64, f64) {
@@ -98,11 +134,28 @@ fn sweep(rows: &mut [Rows], bodies: &mut [Vel], friction: bool) -> (f64, f64) {
     (change, size)
 }
 
-/// Runs up to `iterations` sweeps, the first `normal_sweeps` without friction, and stops early once no impulse
-/// changed by more than `tolerance` times the largest impulse. Returns the sweeps done.
-pub(super) fn solve(rows: &mut [Rows], bodies: &mut [Vel], iterations: usize, normal_sweeps: usize, tolerance: f64) -> usize {
+/// Runs up to `iterations` sweeps (contact rows, the joints' limit and motor rows, then the block of the joints'
+/// bilateral rows solved exactly: block.rs), the first `normal_sweeps` without friction, and stops early once
+/// no impulse changed by more than `tolerance` times the largest impulse. Returns the sweeps done.
+pub(super) fn solve(
+    rows: &mut [Rows],
+    (joints, block): (&mut [JRow], &mut JointBlock),
+    bodies: &mut [Vel],
+    iterations: usize,
+    normal_sweeps: usize,
+    tolerance: f64,
+) -> usize {
+    if !joints.is_empty() {
+        block.build(joints);
+    }
     for k in 0..iterations {
-        let (change, size) = sweep(rows, bodies, k >= normal_sweeps);
+        let (mut change, mut size) = sweep(rows, bodies, k >= normal_sweeps);
+        if !joints.is_empty() {
+            for (c, s) in [sweep_joints(joints, bodies), block.solve(joints, bodies)] {
+                change = change.max(c);
+                size = size.max(s);
+            }
+        }
         if k >= normal_sweeps && change <= tolerance * size {
             return k + 1;
         }
@@ -110,9 +163,14 @@ pub(super) fn solve(rows: &mut [Rows], bodies: &mut [Vel], iterations: usize, no
     iterations
 }
 
-/// The merit θ = ½ Σ H_i² with H_i = λ_i − clamp(λ_i − w_i, lo_i, hi_i).
-pub(super) fn merit(rows: &[Rows], bodies: &[Vel]) -> f64 {
+/// The merit θ = ½ Σ H_i² with H_i = λ_i − clamp(λ_i − w_i, lo_i, hi_i), over contact and joint rows.
+pub(super) fn merit(rows: &[Rows], joints: &[JRow], bodies: &[Vel]) -> f64 {
     let mut theta = 0.0;
+    for r in joints {
+        let w = r.jv(&bodies[r.a as usize], &bodies[r.b as usize]) + r.bias + r.gamma * r.lambda;
+        let h = r.lambda - (r.lambda - w).clamp(r.lo, r.hi);
+        theta += h * h;
+    }
     for r in rows {
         let (ba, bb) = (&bodies[r.a as usize], &bodies[r.b as usize]);
         let w = r.jv(0, ba, bb) + r.bias;

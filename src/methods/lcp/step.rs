@@ -1,10 +1,10 @@
 //! The stages of one `lcp` step (see the module documentation for their order and the source's names), and the
 //! correction and row building they share.
 
-use super::pgs::{lever_arms, make_rows, merit, solve, warm};
+use super::pgs::{lever_arms, make_rows, merit, solve, warm, warm_joints};
 use super::{Lcp, Rows, SBody, Vel};
 use crate::collision::narrow::ContactData;
-use crate::dynamics::graph::{islands, stack_analysis};
+use crate::dynamics::graph::{islands, stack_analysis_jointed};
 use crate::dynamics::integrate::{apply_load, external_wrench, integrate_pose, inv_inertia_world};
 use crate::error::SimError;
 use crate::math::{quat_exp, Mat3, Vec3};
@@ -24,10 +24,12 @@ impl Lcp {
         Ok(())
     }
 
-    /// 2. Stack analysis and islands; the rows' order (bottom-up: by layer, then in detection order) and the
-    ///    solver bodies.
+    /// 2. Stack analysis and islands, joints included (a jointed pair is connected, an articulation one node of
+    ///    the stack: dynamics/graph.rs); the rows' order (bottom-up: by layer, then in detection order; joints
+    ///    by layer, then in the model's order) and the solver bodies (and the world, body n, for joints to it).
     pub(super) fn analysis(&mut self, model: &Model, state: &State, stats: &mut StepStats) {
         let n = model.bodies.len();
+        let nj = model.joints.len();
         let nc = self.collision.contacts.len();
         self.bodies.clear();
         for (i, b) in model.bodies.iter().enumerate() {
@@ -35,16 +37,36 @@ impl Lcp {
             self.bodies.push(SBody { inv_m: b.inv_mass(), inv_i });
         }
         self.vel.clear();
-        self.vel.resize(n, Vel::default());
-        let fixed: Vec<bool> = model.bodies.iter().map(|b| b.kind != BodyKind::Dynamic).collect();
+        self.vel.resize(n + 1, Vel::default());
+        let mut fixed: Vec<bool> = model.bodies.iter().map(|b| b.kind != BodyKind::Dynamic).collect();
+        fixed.push(true);
         self.edges.clear();
         for c in &self.collision.contacts {
             if self.edges.last() != Some(&(c.a, c.b)) {
                 self.edges.push((c.a, c.b));
             }
         }
-        self.stack = stack_analysis(n, &fixed, &self.edges);
-        stats.islands = islands(n, &fixed, &self.edges).1;
+        self.joint_edges.clear();
+        self.joint_edges.extend(model.joints.iter().map(|j| (j.body1, j.body2.unwrap_or(n))));
+        self.stack = stack_analysis_jointed(n + 1, &fixed, &self.edges, &self.joint_edges);
+        stats.islands = if nj == 0 {
+            islands(n + 1, &fixed, &self.edges).1
+        } else {
+            self.all_edges.clear();
+            self.all_edges.extend_from_slice(&self.edges);
+            self.all_edges.extend_from_slice(&self.joint_edges);
+            islands(n + 1, &fixed, &self.all_edges).1
+        };
+        self.joint_order.clear();
+        self.joint_order.extend(0..nj as u32);
+        let joint_layer = &self.stack.joint_layer;
+        self.joint_order.sort_by_key(|&k| (joint_layer[k as usize], k));
+        self.joint_imp.clear();
+        self.joint_imp.resize(nj, Default::default());
+        self.joint_readings.clear();
+        self.joint_readings.resize(nj, Default::default());
+        self.joint_arm.clear();
+        self.joint_arm.resize(nj, Vec3::ZERO);
         self.contact_layer.clear();
         {
             let mut e = 0usize;
@@ -77,10 +99,10 @@ impl Lcp {
     }
 
     fn correct_positions(&mut self, model: &Model, state: &mut State) {
-        if self.params.correction && !self.collision.contacts.is_empty() {
-            let order = std::mem::take(&mut self.order);
-            self.correct(state, &order);
-            self.order = order;
+        if self.params.correction && !(self.collision.contacts.is_empty() && model.joints.is_empty()) {
+            let (order, jorder) = (std::mem::take(&mut self.order), std::mem::take(&mut self.joint_order));
+            self.correct(model, state, &order, &jorder);
+            (self.order, self.joint_order) = (order, jorder);
             // inertia follows the corrected orientations
             for (i, b) in model.bodies.iter().enumerate() {
                 if b.kind == BodyKind::Dynamic {
@@ -93,19 +115,25 @@ impl Lcp {
     /// 4. Dynamics pass over all contacts: f·Δt of the external impulse (all of it without shock propagation),
     ///    after the pre-step normal and tangential speeds (restitution, static/kinetic friction).
     pub(super) fn dynamics(&mut self, model: &Model, state: &mut State, h: f64, stats: &mut StepStats) -> Result<(), SimError> {
-        let nc = self.collision.contacts.len();
+        let (nc, nb) = (self.collision.contacts.len(), model.bodies.len());
         self.pre_step_speeds(model, state);
         let frac1 = if self.params.shock_propagation { self.params.shock_fraction } else { 1.0 };
         self.load_velocities(model, state, h, frac1);
         let mut rows = std::mem::take(&mut self.rows);
         self.velocity_rows(&self.order, 0, state, h, model, &self.vn0, &self.mus, &mut rows);
         self.rows = rows;
+        let (mut jrows, jorder) = (std::mem::take(&mut self.jrows), std::mem::take(&mut self.joint_order));
+        self.joint_velocity_rows(model, state, h, &jorder, 0, &mut jrows);
+        self.joint_order = jorder;
         if self.params.warm_start {
             warm(&self.rows, &mut self.vel, true);
+            warm_joints(&jrows, &mut self.vel);
         }
         let p = &self.params;
-        stats.iterations = solve(&mut self.rows, &mut self.vel, p.iterations, p.normal_sweeps, p.tolerance);
-        stats.residual = merit(&self.rows, &self.vel);
+        stats.iterations = solve(&mut self.rows, (&mut jrows, &mut self.block), &mut self.vel, p.iterations, p.normal_sweeps, p.tolerance);
+        stats.residual = merit(&self.rows, &jrows, &self.vel);
+        self.joint_impulses(&jrows, 0);
+        self.jrows = jrows;
         self.impulses.clear();
         self.impulses.resize(nc, ContactData::default());
         for r in &self.rows {
@@ -114,7 +142,7 @@ impl Lcp {
             stats.normal_impulse += r.lambda[0];
             stats.friction_impulse += (r.lambda[1] * r.lambda[1] + r.lambda[2] * r.lambda[2]).sqrt();
         }
-        for (i, b) in self.vel.iter().enumerate() {
+        for (i, b) in self.vel.iter().take(nb).enumerate() {
             if model.bodies[i].kind == BodyKind::Dynamic {
                 state.bodies[i].v = b.v;
                 state.bodies[i].w = b.w;
@@ -133,12 +161,19 @@ impl Lcp {
             return Ok(());
         }
         self.load_velocities(model, state, h, 1.0 - self.params.shock_fraction);
-        let mut start = 0;
-        while start < self.order.len() {
-            let layer = self.contact_layer[self.order[start] as usize];
+        let (mut start, mut js, nj) = (0, 0, self.joint_order.len());
+        // the layers that hold contacts or joints, bottom-up
+        while start < self.order.len() || js < nj {
+            let contact_layer = self.order.get(start).map_or(u32::MAX, |&c| self.contact_layer[c as usize]);
+            let joint_layer = self.joint_order.get(js).map_or(u32::MAX, |&k| self.stack.joint_layer[k as usize]);
+            let layer = contact_layer.min(joint_layer);
             let mut end = start;
             while end < self.order.len() && self.contact_layer[self.order[end] as usize] == layer {
                 end += 1;
+            }
+            let mut je = js;
+            while je < nj && self.stack.joint_layer[self.joint_order[je] as usize] == layer {
+                je += 1;
             }
             for (i, f) in self.frozen.iter_mut().enumerate() {
                 *f = self.stack.height[i] <= layer;
@@ -146,11 +181,17 @@ impl Lcp {
             let mut rows = std::mem::take(&mut self.layer_rows);
             self.velocity_rows(&self.order[start..end], 3, state, h, model, &self.vn0, &self.mus, &mut rows);
             self.layer_rows = rows;
+            let (mut jrows, jorder) = (std::mem::take(&mut self.jrows), std::mem::take(&mut self.joint_order));
+            self.joint_velocity_rows(model, state, h, &jorder[js..je], 1, &mut jrows);
+            self.joint_order = jorder;
             if self.params.warm_start {
                 warm(&self.layer_rows, &mut self.vel, true);
+                warm_joints(&jrows, &mut self.vel);
             }
             let p = &self.params;
-            solve(&mut self.layer_rows, &mut self.vel, p.layer_iterations, p.normal_sweeps, p.tolerance);
+            solve(&mut self.layer_rows, (&mut jrows, &mut self.block), &mut self.vel, p.layer_iterations, p.normal_sweeps, p.tolerance);
+            self.joint_impulses(&jrows, 1);
+            self.jrows = jrows;
             for r in &self.layer_rows {
                 self.impulses[r.contact as usize].impulse[3..6].copy_from_slice(&r.lambda);
                 stats.normal_impulse += r.lambda[0];
@@ -170,9 +211,9 @@ impl Lcp {
                 }
             }
             if self.params.correction {
-                let order = std::mem::take(&mut self.order);
-                self.correct(state, &order[start..end]);
-                self.order = order;
+                let (order, jorder) = (std::mem::take(&mut self.order), std::mem::take(&mut self.joint_order));
+                self.correct(model, state, &order[start..end], &jorder[js..je]);
+                (self.order, self.joint_order) = (order, jorder);
             }
             for i in 0..n {
                 if self.integrated[i] {
@@ -180,6 +221,7 @@ impl Lcp {
                 }
             }
             start = end;
+            js = je;
         }
         for f in self.frozen.iter_mut() {
             *f = false;
@@ -201,6 +243,15 @@ impl Lcp {
                 integrate_pose(model, i, &mut state.bodies[i], h);
             }
         }
+        // without shock propagation the joints' drift of this position update is projected away here, at
+        // t + Δt (joints need no collision detection first); with it, each layer's correction did so
+        if !self.params.shock_propagation && self.params.correction && !model.joints.is_empty() {
+            let jorder = std::mem::take(&mut self.joint_order);
+            self.correct(model, state, &[], &jorder);
+            self.joint_order = jorder;
+        }
+        state.lcp_joints.clear();
+        state.lcp_joints.extend_from_slice(&self.joint_imp);
         for ci in 0..self.collision.contacts.len() {
             let data = self.impulses[ci];
             self.collision.store(ci, data);
@@ -227,14 +278,21 @@ impl Lcp {
         }
     }
 
-    /// Error correction by projection (first-order world) over the contacts `list`, with the frozen bodies
-    /// fixed. Moves positions only; velocities are untouched.
-    fn correct(&mut self, state: &mut State, list: &[u32]) {
+    /// Error correction by projection (first-order world) over the contacts `list` and the joints `joints`
+    /// (their bilateral rows and violated limits), with the frozen bodies fixed. Moves positions only;
+    /// velocities are untouched.
+    fn correct(&mut self, model: &Model, state: &mut State, list: &[u32], joints: &[u32]) {
         let mut deepest = 0.0f64;
         for &ci in list {
             deepest = deepest.max(-self.current_dist(ci as usize, state));
         }
+        let mut jrows = std::mem::take(&mut self.jrows);
+        jrows.clear();
+        if !joints.is_empty() {
+            deepest = deepest.max(self.joint_correction_rows(model, state, joints, &mut jrows));
+        }
         if deepest <= self.params.correction_tolerance {
+            self.jrows = jrows;
             return;
         }
         for b in &mut self.vel {
@@ -247,9 +305,12 @@ impl Lcp {
             r.bias = self.current_dist(ci as usize, state);
             self.layer_rows.push(r);
         }
-        solve(&mut self.layer_rows, &mut self.vel, self.params.correction_iterations, usize::MAX, 0.0);
+        let sweeps = self.params.correction_iterations;
+        solve(&mut self.layer_rows, (&mut jrows, &mut self.block), &mut self.vel, sweeps, usize::MAX, 0.0);
+        self.jrows = jrows;
+        let n = state.bodies.len();
         for (i, b) in self.vel.iter_mut().enumerate() {
-            if *b != Vel::default() {
+            if i < n && *b != Vel::default() {
                 let s = &mut state.bodies[i];
                 s.x += b.v;
                 s.q = (quat_exp(b.w) * s.q).normalize();
@@ -270,6 +331,9 @@ impl Lcp {
                 apply_load(s, b.mass, &self.bodies[i].inv_i, f + fc, tau + tc, frac * h);
             }
             self.vel[i] = Vel { v: s.v, w: s.w };
+        }
+        if let Some(world) = self.vel.get_mut(model.bodies.len()) {
+            *world = Vel::default();
         }
     }
 

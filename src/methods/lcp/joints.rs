@@ -1,0 +1,250 @@
+//! Joints in `lcp`: their rows in the velocity-level problem beside the contact rows, in the correction
+//! (projection) solve, their warm start and what they transmitted.
+//!
+//! Per joint (kinematics from dynamics/joint.rs, shared by every method):
+//! - **bilateral rows** (ball 3, hinge 5, prismatic 5, fixed 6): w = J u + κ/h, λ unbounded, where
+//!   κ = C(s ⊕ h u₀) − C(s) − h J u₀ is the curvature of the row along the step at the velocities u₀ the row
+//!   is built with (the pose reached by the method's own position update): the velocity problem then keeps C
+//!   where it is at the end of the step to second order, as SHAKE does, instead of only Ċ = 0 at its start
+//!   (which, moving along the tangent, loses a fraction (ωh)² of the kinetic energy per step: 2.5 %/s for a
+//!   pendulum at 5 rad/s and h = 1 ms). The error C itself is not fed back into velocities: it is removed by
+//!   the error correction by projection of the source, with the contacts: A λ + C = 0 in the first-order
+//!   world, s ← s + S M⁻¹Jᵀλ.
+//! - **limit rows** `q − lo ≥ 0` and `hi − q ≥ 0`, one-sided like a contact's normal (λ ≥ 0), present when the
+//!   coordinate is within `margin + 2h|q̇|` of the limit; a gap c > 0 bounds the approach speed by c/h (the
+//!   speculative contact's rule), a violation is projected away with the contacts.
+//! - **the PD motor** `τ = k(q* − q) + c(q̇* − q̇)` as a soft row, implicit in the coordinate (backward Euler:
+//!   q ← q + h q̇⁺ inside τ): q̇⁺ + γλ = β with compliance γ = 1/(h(hk + c)) and target speed
+//!   β = (k(q* − q) + c q̇*)/(hk + c) (the ERP/CFM form of an implicit spring–damper, stable for any gains), the
+//!   impulse bounded by ±max_force·h over the step. With shock propagation the step's impulse is split between
+//!   the two passes, so the second pass's row counts the first pass's impulse in γλ and in the bound.
+
+use super::{Lcp, SBody, Vel};
+use crate::dynamics::integrate::integrate_pose;
+use crate::dynamics::joint::{path_target, wrap_angle, JointPose, Row};
+use crate::math::{Mat3, Vec3};
+use crate::methods::JointReading;
+use crate::model::{JointType, Model};
+use crate::state::State;
+
+/// Row slots per joint: up to 6 bilateral rows, the lower and the upper limit, the motor.
+pub const JOINT_SLOTS: usize = 9;
+const LIMIT_LO: usize = 6;
+const LIMIT_HI: usize = 7;
+const MOTOR: usize = 8;
+
+/// The warm-start impulses of one joint's rows (N·s or N·m·s), per pass (0: the dynamics pass, 1: shock
+/// propagation) and slot (bilateral rows in `bilateral_rows` order, lower limit, upper limit, motor).
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct JointWarm {
+    pub impulse: [[f64; JOINT_SLOTS]; 2],
+}
+
+/// One scalar joint row between solver bodies `a` and `b` (`b` is the world slot for a joint to the world):
+/// w = J u + bias + γλ, λ ∈ [lo, hi].
+#[derive(Debug, Clone, Copy)]
+pub(super) struct JRow {
+    pub a: u32,
+    pub b: u32,
+    pub joint: u32,
+    pub slot: u32,
+    pub lin: [Vec3; 2],
+    pub ang: [Vec3; 2],
+    /// M⁻¹Jᵀ: linear and angular parts per side (zero for a fixed or frozen side).
+    pub ml: [Vec3; 2],
+    pub mi: [Vec3; 2],
+    pub inv_diag: f64,
+    pub gamma: f64,
+    pub bias: f64,
+    pub lo: f64,
+    pub hi: f64,
+    pub lambda: f64,
+}
+
+impl JRow {
+    #[inline]
+    pub fn jv(&self, ba: &Vel, bb: &Vel) -> f64 {
+        self.lin[0].dot(ba.v) + self.ang[0].dot(ba.w) + self.lin[1].dot(bb.v) + self.ang[1].dot(bb.w)
+    }
+
+    #[inline]
+    pub fn apply(&self, d: f64, ba: &mut Vel, bb: &mut Vel) {
+        ba.v += self.ml[0] * d;
+        ba.w += self.mi[0] * d;
+        bb.v += self.ml[1] * d;
+        bb.w += self.mi[1] * d;
+    }
+}
+
+/// What one row needs besides its Jacobian.
+struct Kind {
+    slot: usize,
+    gamma: f64,
+    bias: f64,
+    lo: f64,
+    hi: f64,
+}
+
+/// A row from the shared kinematics' `Row` for the bodies' current inverse masses (`None`: the world side).
+fn make(row: &Row, sides: [Option<usize>; 2], n: usize, bodies: &[SBody], frozen: &[bool], joint: usize, k: Kind) -> JRow {
+    let mut r = JRow {
+        a: sides[0].unwrap_or(n) as u32,
+        b: sides[1].unwrap_or(n) as u32,
+        joint: joint as u32,
+        slot: k.slot as u32,
+        lin: row.lin,
+        ang: row.ang,
+        ml: [Vec3::ZERO; 2],
+        mi: [Vec3::ZERO; 2],
+        inv_diag: 0.0,
+        gamma: k.gamma,
+        bias: k.bias,
+        lo: k.lo,
+        hi: k.hi,
+        lambda: 0.0,
+    };
+    let mut d = k.gamma;
+    for s in 0..2 {
+        let Some(i) = sides[s] else {
+            r.lin[s] = Vec3::ZERO;
+            r.ang[s] = Vec3::ZERO;
+            continue;
+        };
+        if frozen[i] {
+            continue;
+        }
+        let (inv_m, inv_i): (f64, &Mat3) = (bodies[i].inv_m, &bodies[i].inv_i);
+        r.ml[s] = r.lin[s] * inv_m;
+        r.mi[s] = *inv_i * r.ang[s];
+        d += r.lin[s].dot(r.ml[s]) + r.ang[s].dot(r.mi[s]);
+    }
+    r.inv_diag = if d > 1e-300 { 1.0 / d } else { 0.0 };
+    r
+}
+
+impl Lcp {
+    /// Builds the velocity rows of the joints `list` for `pass` (0: dynamics, 1: shock propagation) into
+    /// `out`, from the current poses and solver velocities, warm-started from the previous step when on.
+    pub(super) fn joint_velocity_rows(&mut self, model: &Model, state: &State, h: f64, list: &[u32], pass: usize, out: &mut Vec<JRow>) {
+        out.clear();
+        let n = model.bodies.len();
+        let mut buf = std::mem::take(&mut self.row_buf);
+        let mut ahead = std::mem::take(&mut self.row_ahead);
+        for &k in list {
+            let k = k as usize;
+            let j = &model.joints[k];
+            let sides = [Some(j.body1), j.body2];
+            let pose = JointPose::of(model, j, &state.bodies);
+            self.joint_arm[k] = pose.c[0] - pose.p[0];
+            let (va, vb) = (self.vel[j.body1], self.vel[j.body2.unwrap_or(n)]);
+            let predicted = |b: usize| {
+                let mut s = state.bodies[b];
+                (s.v, s.w) = (self.vel[b].v, self.vel[b].w);
+                integrate_pose(model, b, &mut s, h);
+                (s.x, s.q)
+            };
+            ahead.clear();
+            JointPose::at(model, j, predicted(j.body1), j.body2.map(predicted)).bilateral_rows(j.kind, &mut ahead);
+            let warm = if self.params.warm_start { state.lcp_joints.get(k).map(|w| w.impulse[pass]) } else { None };
+            let start = out.len();
+            buf.clear();
+            pose.bilateral_rows(j.kind, &mut buf);
+            for (slot, (row, end)) in buf.iter().zip(&ahead).enumerate() {
+                let curvature = end.c - row.c - h * row.rate([va.v, vb.v], [va.w, vb.w]);
+                let kind = Kind { slot, gamma: 0.0, bias: curvature / h, lo: f64::NEG_INFINITY, hi: f64::INFINITY };
+                out.push(make(row, sides, n, &self.bodies, &self.frozen, k, kind));
+            }
+            if j.limits.is_some() || j.motor.is_some() {
+                let Some(cr) = pose.coordinate_row(j.kind) else { continue };
+                let qd = cr.rate([va.v, vb.v], [va.w, vb.w]);
+                let q = cr.c;
+                if let Some([lo, hi]) = j.limits {
+                    let reach = self.params.margin + 2.0 * h * qd.abs();
+                    for (slot, row) in [(LIMIT_LO, Row { c: q - lo, ..cr }), (LIMIT_HI, Row { c: q - hi, ..cr }.negated())] {
+                        if row.c < reach {
+                            let kind = Kind { slot, gamma: 0.0, bias: row.c.max(0.0) / h, lo: 0.0, hi: f64::INFINITY };
+                            out.push(make(&row, sides, n, &self.bodies, &self.frozen, k, kind));
+                        }
+                    }
+                }
+                if let Some(m) = &j.motor {
+                    let den = h * m.stiffness + m.damping;
+                    if den > 0.0 {
+                        let target = state.motor_targets.get(k).copied().flatten().unwrap_or_else(|| path_target(m, state.time));
+                        let mut e = target.value - q;
+                        if j.kind == JointType::Hinge {
+                            e = wrap_angle(e);
+                        }
+                        let gamma = 1.0 / (h * den);
+                        let beta = (m.stiffness * e + m.damping * target.rate) / den;
+                        let before = if pass == 1 { self.joint_imp[k].impulse[0][MOTOR] } else { 0.0 };
+                        let bound = m.max_force.map_or(f64::INFINITY, |f| f * h);
+                        let kind = Kind { slot: MOTOR, gamma, bias: gamma * before - beta, lo: -bound - before, hi: bound - before };
+                        out.push(make(&cr, sides, n, &self.bodies, &self.frozen, k, kind));
+                    }
+                }
+            }
+            if let Some(w) = warm {
+                for r in &mut out[start..] {
+                    r.lambda = w[r.slot as usize].clamp(r.lo, r.hi);
+                }
+            }
+        }
+        self.row_buf = buf;
+        self.row_ahead = ahead;
+    }
+
+    /// Builds the correction rows of the joints `list` into `out`: the bilateral rows with bias C (A λ + C = 0)
+    /// and the violated limits (A λ + c ≥ 0, λ ≥ 0). Returns the largest error.
+    pub(super) fn joint_correction_rows(&mut self, model: &Model, state: &State, list: &[u32], out: &mut Vec<JRow>) -> f64 {
+        out.clear();
+        let n = model.bodies.len();
+        let mut worst = 0.0f64;
+        let mut buf = std::mem::take(&mut self.row_buf);
+        for &k in list {
+            let k = k as usize;
+            let j = &model.joints[k];
+            let sides = [Some(j.body1), j.body2];
+            let pose = JointPose::of(model, j, &state.bodies);
+            buf.clear();
+            pose.bilateral_rows(j.kind, &mut buf);
+            if let (Some([lo, hi]), Some(cr)) = (j.limits, pose.coordinate_row(j.kind)) {
+                for (slot, row) in [(LIMIT_LO, Row { c: cr.c - lo, ..cr }), (LIMIT_HI, Row { c: cr.c - hi, ..cr }.negated())] {
+                    if row.c < 0.0 {
+                        worst = worst.max(-row.c);
+                        let kind = Kind { slot, gamma: 0.0, bias: row.c, lo: 0.0, hi: f64::INFINITY };
+                        out.push(make(&row, sides, n, &self.bodies, &self.frozen, k, kind));
+                    }
+                }
+            }
+            for (slot, row) in buf.iter().enumerate() {
+                worst = worst.max(row.c.abs());
+                let kind = Kind { slot, gamma: 0.0, bias: row.c, lo: f64::NEG_INFINITY, hi: f64::INFINITY };
+                out.push(make(row, sides, n, &self.bodies, &self.frozen, k, kind));
+            }
+        }
+        self.row_buf = buf;
+        worst
+    }
+
+    /// Adds the impulses of the solved rows of `pass` to this step's totals (warm start of the next step and
+    /// the joints' readings).
+    pub(super) fn joint_impulses(&mut self, rows: &[JRow], pass: usize) {
+        for r in rows {
+            let k = r.joint as usize;
+            self.joint_imp[k].impulse[pass][r.slot as usize] = r.lambda;
+            let reading = &mut self.joint_readings[k];
+            reading.force += r.lin[0] * r.lambda;
+            reading.torque += r.ang[0] * r.lambda;
+        }
+    }
+
+    /// The joints' readings of the step: force and torque about body 1's anchor, averaged over the step.
+    pub(super) fn joint_stats(&self, h: f64) -> Vec<JointReading> {
+        self.joint_readings
+            .iter()
+            .zip(&self.joint_arm)
+            .map(|(r, arm)| JointReading { force: r.force / h, torque: (r.torque + arm.cross(r.force)) / h })
+            .collect()
+    }
+}
