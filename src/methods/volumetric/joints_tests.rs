@@ -145,10 +145,10 @@ fn a_limit_holds_within_a_milliradian_and_a_slider_between_its_limits() {
         w.step().unwrap();
         worst = worst.max(beyond(coordinates(&w.model, &w.state)[0].1, -0.5, 0.5));
     }
-    // q is the world's angle from the link's: the falling link makes it negative
+    // a joint to the world measures the link's own angle: falling about +y makes it positive
     let q = coordinates(&w.model, &w.state)[0].1;
     assert!(worst < 1e-3 && worst > -1e-3, "beyond the limit by {worst} rad");
-    assert!((q + 0.5).abs() < 1e-3, "rests at {q}");
+    assert!((q - 0.5).abs() < 1e-3, "rests at {q}");
     // a slider down a 45° rail stops at its upper limit 0.3 m and stays there
     let text = format!(
         "{HEAD}[[body]]\nname = \"s\"\nshape = {{ type = \"box\", size = [0.2, 0.2, 0.2] }}\n\
@@ -160,10 +160,10 @@ fn a_limit_holds_within_a_milliradian_and_a_slider_between_its_limits() {
         w.step().unwrap();
         worst = worst.max(beyond(coordinates(&w.model, &w.state)[0].1, -0.2, 0.3));
     }
-    // the displacement is body 2's (the world's) from body 1's: the slider going down makes it negative
+    // the slider's own displacement along the rail: going down makes it positive
     let q = coordinates(&w.model, &w.state)[0].1;
     assert!(worst < 1e-4, "beyond the limit by {worst} m");
-    assert!((q + 0.2).abs() < 1e-4, "rests at {q}");
+    assert!((q - 0.3).abs() < 1e-4, "rests at {q}");
     // the rail's rows hold the world's anchor, 0.2 m from the centre of mass at the limit: the normal force there
     // twists the slider a little against its rotation rows; 1e-4 of its size
     assert!(row_error(&w) < 2e-5, "rail error {}", row_error(&w));
@@ -191,7 +191,6 @@ fn a_pd_motor_follows_its_analytic_step_response_and_stiff_gains_stay_stable() {
         w.step().unwrap();
         let t = s as f64 * 1e-3;
         let exact = 0.4 * (1.0 - (-zeta * wn * t).exp() * ((wd * t).cos() + zeta * wn / wd * (wd * t).sin()));
-        // q is the world's angle from the arm's: the motor drives it to the target
         let q = coordinates(&w.model, &w.state)[0].1;
         assert!((q - exact).abs() < 4e-3, "t {t}: q {q} vs {exact}");
     }
