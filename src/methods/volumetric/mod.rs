@@ -11,7 +11,9 @@
 //! 3. **penalty**: the normal from the area-weighted face normals (eq. 1), the spring and damper integrated
 //!    exactly over the intersection's triangles (eqs. 2–5, penalty.rs), divided by the projected area (§4.5), the
 //!    application point from force and moment; friction by anchor springs (§4.6, friction.rs).
-//! 4. **integrate**: symplectic Euler, v += h·F/m and L += h·τ, then the pose (dynamics/integrate.rs).
+//! 4. **integrate** (kick): symplectic Euler, v += h·F/m and L += h·τ (dynamics/integrate.rs).
+//! 5. **joints**: the joint rows' spring–dampers, limits and PD motors, linearised backward Euler on the kicked
+//!    velocities over the jointed bodies (joints.rs, blocks.rs); then the poses (timed as `integrate`).
 //!
 //! **Substeps.** The method runs at its own rate inside a frame: [`World::step`](crate::world::World::step)
 //! calls it once per frame of the scene's dt, and it repeats stages 1–4 `substeps` times with h = dt/substeps
