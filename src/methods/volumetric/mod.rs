@@ -11,7 +11,9 @@
 //! 3. **penalty**: the normal from the area-weighted face normals (eq. 1), the spring and damper integrated
 //!    exactly over the intersection's triangles (eqs. 2–5, penalty.rs), divided by the projected area (§4.5), the
 //!    application point from force and moment; friction by anchor springs (§4.6, friction.rs).
-//! 4. **integrate**: symplectic Euler, v += h·F/m and L += h·τ, then the pose (dynamics/integrate.rs).
+//! 4. **integrate** (kick): symplectic Euler, v += h·F/m and L += h·τ (dynamics/integrate.rs).
+//! 5. **joints**: the joint rows' spring–dampers, limits and PD motors, linearised backward Euler on the kicked
+//!    velocities over the jointed bodies (joints.rs, blocks.rs); then the poses (timed as `integrate`).
 //!
 //! **Substeps.** The method runs at its own rate inside a frame: [`World::step`](crate::world::World::step)
 //! calls it once per frame of the scene's dt, and it repeats stages 1–4 `substeps` times with h = dt/substeps
@@ -30,7 +32,9 @@
 //! Haptic proxies (dynamics/proxy.rs) add their coupling wrench to their bodies here, and read back the contact
 //! wrench on them.
 
+mod blocks;
 pub mod friction;
+pub mod joints;
 mod params;
 pub mod penalty;
 pub mod stiffness;
@@ -45,7 +49,7 @@ use crate::dynamics::proxy::{coupling, Reading};
 use crate::error::{InputError, SimError};
 use crate::geometry::polytope::{Plane, Polytope};
 use crate::math::Vec3;
-use crate::methods::registry::{self, Params};
+use crate::methods::registry::Params;
 use crate::methods::stages::{stage_enum, Stage, StageTimer};
 use crate::methods::{check_finite, Method, StepStats};
 use crate::model::{BodyKind, Model};
@@ -53,9 +57,10 @@ use crate::state::State;
 use friction::{Anchor, Gains};
 use parry3d_f64::bounding_volume::{Aabb, BoundingVolume};
 
-/// `volumetric-penalty` runs haptic proxies, and no joints yet.
-pub fn supports(model: &Model) -> Result<(), String> {
-    registry::no_joints(model)
+/// `volumetric-penalty` runs haptic proxies and every joint (ball, hinge, prismatic, fixed), with limits and
+/// motors (joints.rs).
+pub fn supports(_model: &Model) -> Result<(), String> {
+    Ok(())
 }
 
 /// The registry's constructor.
@@ -128,6 +133,8 @@ pub struct Volumetric {
     /// Largest penetration this step: the intersection's extent along its normal (`volume`), the EPA depth
     /// (`point`).
     max_depth: f64,
+    /// The joint springs (joints.rs).
+    joints: joints::Joints,
 }
 
 impl Volumetric {
@@ -172,6 +179,7 @@ impl Volumetric {
             frame_torque: Vec::new(),
             frame_coupling: Vec::new(),
             max_depth: 0.0,
+            joints: joints::Joints::new(model),
         })
     }
 
@@ -391,9 +399,9 @@ impl Volumetric {
         (active, sum_n, sum_t)
     }
 
-    /// Stage 4: symplectic Euler with gravity, loads (at the substep's time `t`), proxy couplings and the
-    /// contact wrenches.
-    fn integrate(&mut self, model: &Model, state: &mut State, h: f64, t: f64) {
+    /// Stage 4 (first half): symplectic Euler's kick with gravity, loads (at the substep's time `t`), proxy
+    /// couplings and the contact wrenches.
+    fn kick(&mut self, model: &Model, state: &mut State, h: f64, t: f64) {
         for i in 0..model.bodies.len() {
             let body = &model.bodies[i];
             if body.kind == BodyKind::Dynamic {
@@ -407,8 +415,25 @@ impl Volumetric {
                 let l = r * (body.inertia * (r.transpose() * s.w)) + tau * h;
                 s.w = inv_inertia_world(model, i, s.q) * l;
             }
+        }
+    }
+
+    /// Stage 5: the poses from the end-of-substep velocities.
+    fn integrate(&mut self, model: &Model, state: &mut State, h: f64) {
+        for i in 0..model.bodies.len() {
             integrate_pose(model, i, &mut state.bodies[i], h);
         }
+    }
+
+    /// Stage 4 (second half): the joint springs, semi-implicit, on the kicked velocities (joints.rs).
+    fn joint_forces(&mut self, model: &Model, state: &mut State, h: f64) -> Result<(), SimError> {
+        let gains = (self.params.joint_omega_h, self.params.joint_damping_ratio);
+        self.joints.solve(model, state, h, gains).map_err(|b| SimError::Solver {
+            step: state.step,
+            stage: "joints",
+            message: format!("the joint system's block of body `{}` is not positive definite", model.bodies[b].name),
+        })?;
+        check_finite(model, state, "joints")
     }
 }
 
@@ -422,6 +447,8 @@ stage_enum! {
         Intersection = "intersection",
         /// Penalty and friction forces (everything of the contact forces but the intersections).
         Penalty = "penalty",
+        /// The joint springs' semi-implicit solve (joints.rs).
+        Joints = "joints",
         /// Symplectic Euler.
         Integrate = "integrate",
     }
@@ -515,15 +542,21 @@ impl Volumetric {
         }
         self.frame_coupling.clear();
         self.frame_coupling.resize(model.proxies.len(), (Vec3::ZERO, Vec3::ZERO));
+        self.joints.start_frame();
         let mut t = StageTimer::start();
         for s in 0..n {
             let time = state.time + s as f64 * h;
             t.time(VolumetricStage::Collision, || self.detect(model, state));
             self.contact(model, state, (h, n), &mut stats, &mut t)?;
-            t.time(VolumetricStage::Integrate, || self.integrate(model, state, h, time));
+            t.time(VolumetricStage::Integrate, || self.kick(model, state, h, time));
+            t.time(VolumetricStage::Joints, || self.joint_forces(model, state, h))?;
+            t.time(VolumetricStage::Integrate, || self.integrate(model, state, h));
             check_finite(model, state, "integrate")?;
         }
         stats.proxies = self.readings(model);
+        if !model.joints.is_empty() {
+            stats.joints = self.joints.readings(dt);
+        }
         t.finish(&mut stats);
         Ok(stats)
     }

@@ -33,6 +33,12 @@ pub struct VolumetricParams {
     /// Let the spring follow the load the contact carries, with the damper that keeps explicit integration's
     /// margin (stiffness.rs). Default true; a single body on a fixed one keeps the source's rule exactly.
     pub stiffness_from_load: bool,
+    /// ω·h of every joint row's spring–damper (joints.rs): k = m_eff·ω², m_eff = 1/(J M⁻¹ Jᵀ) the row's
+    /// effective mass, ω = `joint_omega_h`/h at the substep h. The joint springs are integrated semi-implicitly
+    /// (linearised backward Euler), stable for any value. Default 30 (the contacts' eq. 8 is ω·h = π/8).
+    pub joint_omega_h: f64,
+    /// Damping ratio ζ of the joint rows: c = 2ζ·m_eff·ω. Default 1 (critical).
+    pub joint_damping_ratio: f64,
 }
 
 /// The substep the default `substeps` aims at: 1 ms, the source's haptic rate, s.
@@ -56,6 +62,8 @@ impl Default for VolumetricParams {
             tessellation: 16,
             substeps: None,
             stiffness_from_load: true,
+            joint_omega_h: 30.0,
+            joint_damping_ratio: 1.0,
         }
     }
 }
@@ -73,6 +81,8 @@ impl Params for VolumetricParams {
                 param::non_negative(Self::KEY, k, v)?;
             }
         }
+        param::positive(Self::KEY, "joint_omega_h", self.joint_omega_h)?;
+        param::non_negative(Self::KEY, "joint_damping_ratio", self.joint_damping_ratio)?;
         if let Some(n) = self.substeps {
             param::within(Self::KEY, "substeps", n, 1, 1_000_000)?;
         }

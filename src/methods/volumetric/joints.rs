@@ -1,0 +1,376 @@
+//! Joints as spring–dampers on the shared joint rows (dynamics/joint.rs), integrated semi-implicitly at the
+//! method's substep.
+//!
+//! **Rows.** Every bilateral row C of a joint (ball 3, hinge 5, prismatic 5, fixed 6) is a linear spring–damper
+//! along its Jacobian J: the generalised force λ = −(k·C + c·Ċ) acts on the bodies as Jᵀλ. A limit lo ≤ q ≤ hi
+//! is the same spring on the rows q − lo ≥ 0 and hi − q ≥ 0 of the coordinate, one-sided (it only pushes,
+//! λ ≥ 0). A PD motor is its generalised force λ = kp·(q* − q) + kd·(q̇* − q̇) along the coordinate row, clamped
+//! to ±max_force (`joint::motor_force`).
+//!
+//! **Gains.** From the row's effective mass m_eff = 1/(J M⁻¹ Jᵀ) at the substep's pose, as the contacts' gains
+//! come from the pair's mass: k = m_eff·ω², c = 2ζ·m_eff·ω, ω = `joint_omega_h`/h, ζ = `joint_damping_ratio`.
+//!
+//! **Why semi-implicit.** With symplectic Euler (the contacts' integrator) a spring–damper is stable only for
+//! (ωh)² + 4ζωh < 4, i.e. ωh < 0.83 at ζ = 1, and a body shared by two joints spends that budget twice, so
+//! ωh ≈ π/8 (the contacts' eq. 8) is what explicit gains can use. A joint row then stretches by
+//! F/k = F·h²/(m_eff·(ωh)²): a 10-link chain whose top joint carries ten links' weight, with m_eff ≈ m/4 at the
+//! end of a slender link, opens by 10·4·g·h²/0.154 ≈ 2.5 mm at h = 1 ms, 25% of a 1 cm budget
+//! (1e-3 of a 10 cm link)... and more when it swings. Explicit gains cannot meet the bound, so the joint forces
+//! are evaluated at the end of the substep, linearised (linearised backward Euler). The forces act along the
+//! rows' Jacobians J at the substep's start (as the constraint forces of SHAKE do, which keeps a pendulum's energy),
+//! and the value each row reaches is predicted: C̃ = C at the poses the velocities v* (after gravity, loads and
+//! contacts) lead to, so C⁺ ≈ C̃ + h·J(v⁺ − v*) carries the drift of motion along curved paths (centripetal,
+//! ½h²ω²r per substep, which with C⁺ ≈ C + h·J v⁺ alone left a whipping 10-link chain open by 0.5% of a link).
+//! With M the bodies' mass matrix and c̄ = C̃ − h·J v*:
+//!
+//! ```text
+//!     (M + Σ h·d·JᵀJ) v⁺ = M v* + Σ h·Jᵀ(r − d·J v_known),   r = −k·c̄,  d = c + h·k   (spring rows)
+//!                                                             r = kp·(q* − q̄) + kd·q̇*,  d = kd + h·kp   (motors)
+//! ```
+//!
+//! (v_known: the velocities of static and kinematic sides). The matrix is symmetric positive definite for any
+//! gains, so the step is stable for any ωh and any motor gains (backward Euler is A-stable). Per row, alone,
+//! the stretch decays by 1/(1 + 2ζωh + (ωh)²) per substep and the static stretch is F·h²/(m_eff·(ωh)²): the
+//! default ωh = 30 makes it 1/900 of the spring's at ωh = 1 and 1/5800 of the contacts' (ωh = π/8). Measured
+//! (joints_tests.rs' chain, every other link beside the line): a 10-link chain of 10 cm links released
+//! horizontal opens at most 9.9e-5 m at ωh = 10 and 5.2e-5 m at ωh = 30, h = 1 ms.
+//!
+//! **Active sets.** A limit row is on when its spring pushes (λ > 0) or its predicted value C + h·J v⁺ is
+//! negative; a motor whose implicit force exceeds max_force becomes the constant force ±max_force. The system is
+//! solved again until neither changes (at most [`MAX_PASSES`] solves a substep).
+//!
+//! The system couples only jointed bodies: one 6×6 block per body and per jointed pair (blocks.rs), eliminated
+//! leaves first, serially, so the result is the same for any thread count.
+
+use super::blocks::{Block, BlockSystem, Vec6};
+use crate::dynamics::integrate::{integrate_pose, inv_inertia_world};
+use crate::dynamics::joint::{motor_force, wrap_angle, JointPose, Row};
+use crate::math::{Mat3, Vec3};
+use crate::model::{BodyKind, Joint, Model, Motor};
+use crate::state::State;
+
+/// Most solves of the joint system in one substep (active-set passes of limits and motors).
+pub const MAX_PASSES: usize = 8;
+
+/// What a row is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Kind {
+    /// A bilateral row: always on.
+    Bilateral,
+    /// A limit: on or off.
+    Limit { on: bool },
+    /// A motor, implicit until its force exceeds `max`, then the constant force `saturated`.
+    Motor { max: Option<f64>, saturated: Option<f64> },
+}
+
+/// One row of this substep.
+#[derive(Debug, Clone, Copy)]
+struct SpringRow {
+    joint: usize,
+    /// The node of each side (None: not dynamic).
+    nodes: [Option<usize>; 2],
+    row: Row,
+    kind: Kind,
+    /// λ = r − d·(J v⁺).
+    r: f64,
+    d: f64,
+    /// J·v of the sides that are not dynamic.
+    known: f64,
+    /// Body 1's centre of mass minus its anchor (for the torque about the anchor).
+    lever: Vec3,
+}
+
+/// The joint stage: the body ↔ node maps, the block system and this substep's rows.
+pub struct Joints {
+    /// Per body, its node (dynamic bodies in a joint), and per node its body.
+    node: Vec<Option<usize>>,
+    bodies: Vec<usize>,
+    sys: BlockSystem,
+    rows: Vec<SpringRow>,
+    scratch: Vec<Row>,
+    ahead: Vec<Row>,
+    /// Bodies in a joint that move (dynamic and kinematic), and every body's pose predicted by the velocities
+    /// before the joint forces.
+    movers: Vec<usize>,
+    predicted: Vec<crate::state::BodyState>,
+    rhs: Vec<Vec6>,
+    vel: Vec<Vec6>,
+    /// Per joint, Σ over the frame's substeps of (force, torque about body 1's anchor)·h on body 1.
+    impulse: Vec<(Vec3, Vec3)>,
+}
+
+/// A 6-vector of (linear, angular) parts.
+fn six(l: Vec3, a: Vec3) -> Vec6 {
+    Vec6::new(l.x, l.y, l.z, a.x, a.y, a.z)
+}
+
+impl Joints {
+    /// The node map and the block system of the model's joint graph.
+    pub fn new(model: &Model) -> Self {
+        let dynamic = |b: usize| model.bodies[b].kind == BodyKind::Dynamic;
+        let mut node = vec![None; model.bodies.len()];
+        let mut bodies = Vec::new();
+        for b in 0..model.bodies.len() {
+            if dynamic(b) && model.joints.iter().any(|j| j.body1 == b || j.body2 == Some(b)) {
+                node[b] = Some(bodies.len());
+                bodies.push(b);
+            }
+        }
+        let edges: Vec<(usize, usize)> = model.joints.iter().filter_map(|j| Some((node[j.body1]?, node[j.body2?]?))).collect();
+        let movers = (0..model.bodies.len())
+            .filter(|&b| model.bodies[b].kind != BodyKind::Static && model.joints.iter().any(|j| j.body1 == b || j.body2 == Some(b)))
+            .collect();
+        Joints {
+            movers,
+            predicted: Vec::new(),
+            sys: BlockSystem::new(bodies.len(), &edges),
+            node,
+            bodies,
+            rows: Vec::new(),
+            scratch: Vec::new(),
+            ahead: Vec::new(),
+            rhs: Vec::new(),
+            vel: Vec::new(),
+            impulse: vec![(Vec3::ZERO, Vec3::ZERO); model.joints.len()],
+        }
+    }
+
+    /// Starts a frame: clears the readings.
+    pub fn start_frame(&mut self) {
+        self.impulse.iter_mut().for_each(|x| *x = (Vec3::ZERO, Vec3::ZERO));
+    }
+
+    /// The frame's readings, one per joint: the impulses summed over the frame, over its `dt`.
+    pub fn readings(&self, dt: f64) -> Vec<crate::methods::JointReading> {
+        self.impulse.iter().map(|(f, t)| crate::methods::JointReading { force: *f / dt, torque: *t / dt }).collect()
+    }
+
+    /// The joint forces of one substep of `h`: the velocities of the jointed bodies in `state` (already kicked by
+    /// gravity, loads and contacts; poses at the substep's start) become the end-of-substep velocities of the
+    /// linearised backward Euler step. `(omega_h, zeta)` are the rows' gains. On a block of the system that is
+    /// not positive definite, returns its body.
+    pub fn solve(&mut self, model: &Model, state: &mut State, h: f64, (omega_h, zeta): (f64, f64)) -> Result<(), usize> {
+        if self.bodies.is_empty() {
+            return Ok(());
+        }
+        self.build_rows(model, state, h, omega_h / h, zeta);
+        for pass in 1..=MAX_PASSES {
+            self.assemble(model, state, h);
+            self.sys.factor().map_err(|n| self.bodies[n])?;
+            self.vel.clone_from(&self.rhs);
+            self.sys.solve(&mut self.vel);
+            if pass == MAX_PASSES || !self.update_active_sets(h) {
+                break;
+            }
+        }
+        for (n, &b) in self.bodies.iter().enumerate() {
+            let v = &self.vel[n];
+            let s = &mut state.bodies[b];
+            s.v = Vec3::new(v[0], v[1], v[2]);
+            s.w = Vec3::new(v[3], v[4], v[5]);
+        }
+        for sr in &self.rows {
+            let lambda = self.force(sr) * h;
+            let (f, tau) = (sr.row.lin[0] * lambda, sr.row.ang[0] * lambda);
+            let acc = &mut self.impulse[sr.joint];
+            acc.0 += f;
+            acc.1 += tau + sr.lever.cross(f);
+        }
+        Ok(())
+    }
+
+    /// This substep's rows with their gains and the known velocity parts; limits start on when their predicted
+    /// value is negative at the velocities before the joint forces.
+    fn build_rows(&mut self, model: &Model, state: &State, h: f64, omega: f64, zeta: f64) {
+        self.rows.clear();
+        self.predicted.clone_from(&state.bodies);
+        for &b in &self.movers {
+            integrate_pose(model, b, &mut self.predicted[b], h);
+        }
+        for (k, j) in model.joints.iter().enumerate() {
+            let nodes = [self.node[j.body1], j.body2.and_then(|b| self.node[b])];
+            if nodes == [None, None] {
+                continue;
+            }
+            // the rows at the substep's start (their Jacobians: the directions of the forces, as in SHAKE) with the
+            // value they reach by v* at the end of the substep, less h·J v*: C⁺ ≈ C̃ + h·J(v⁺ − v*)
+            let (pose, ahead) = (JointPose::of(model, j, &state.bodies), JointPose::of(model, j, &self.predicted));
+            let back = |now: Row, pred: f64, angle: bool| {
+                let d = if angle { wrap_angle(pred - now.c) } else { pred - now.c };
+                Row { c: now.c + d - h * rate(state, j, &now, |_| true), ..now }
+            };
+            let row_of = |row: Row, kind: Kind, r: f64, d: f64| SpringRow {
+                joint: k,
+                nodes,
+                row,
+                kind,
+                r,
+                d,
+                known: 0.0,
+                lever: pose.c[0] - pose.p[0],
+            };
+            let spring = |row: Row, kind: Kind| {
+                // a row that no dynamic side can move (a degenerate Jacobian) gets no spring
+                let w = inverse_mass(model, state, j, nodes, &row);
+                let m_eff = if w > 0.0 { 1.0 / w } else { 0.0 };
+                let (k, c) = (m_eff * omega * omega, 2.0 * zeta * m_eff * omega);
+                row_of(row, kind, -k * row.c, c + h * k)
+            };
+            self.scratch.clear();
+            self.ahead.clear();
+            pose.bilateral_rows(j.kind, &mut self.scratch);
+            ahead.bilateral_rows(j.kind, &mut self.ahead);
+            let first = self.rows.len();
+            self.rows.extend(self.scratch.iter().zip(&self.ahead).map(|(&r, a)| spring(back(r, a.c, false), Kind::Bilateral)));
+            let coordinate = pose
+                .coordinate_row(j.kind)
+                .zip(ahead.coordinate_row(j.kind))
+                .map(|(r, a)| back(r, a.c, j.kind == crate::model::JointType::Hinge));
+            if let (Some([lo, hi]), Some(q)) = (j.limits, coordinate) {
+                for r in [Row { c: q.c - lo, ..q }, Row { c: q.c - hi, ..q }.negated()] {
+                    self.rows.push(spring(r, Kind::Limit { on: false }));
+                }
+            }
+            if let (Some(m), Some(q), Some(Some(target))) = (&j.motor, coordinate, state.motor_targets.get(k)) {
+                // the unclamped force at q̇ = 0: kp·(q* − q) + kd·q̇* (a hinge's angle error wrapped)
+                let free = Motor { max_force: None, path: Vec::new(), ..*m };
+                let r = motor_force(j.kind, &free, target, q.c, 0.0);
+                self.rows.push(row_of(q, Kind::Motor { max: m.max_force, saturated: None }, r, m.damping + h * m.stiffness));
+            }
+            for sr in &mut self.rows[first..] {
+                sr.known = rate(state, j, &sr.row, |b| self_node(nodes, j, b).is_none());
+                if let Kind::Limit { on } = &mut sr.kind {
+                    *on = sr.row.c + h * rate(state, j, &sr.row, |_| true) < 0.0;
+                }
+            }
+        }
+    }
+
+    /// Whether the row is in the implicit system: (its weight d, its force at J v⁺ = 0), or None when off.
+    fn law(sr: &SpringRow) -> Option<(f64, f64)> {
+        match sr.kind {
+            Kind::Bilateral | Kind::Limit { on: true } | Kind::Motor { saturated: None, .. } => Some((sr.d, sr.r - sr.d * sr.known)),
+            Kind::Limit { on: false } => None,
+            Kind::Motor { saturated: Some(f), .. } => Some((0.0, f)),
+        }
+    }
+
+    /// The row's force λ at the solved velocities.
+    fn force(&self, sr: &SpringRow) -> f64 {
+        match Self::law(sr) {
+            None => 0.0,
+            Some((d, r)) => r - d * self.dynamic_rate(sr),
+        }
+    }
+
+    /// J·v⁺ of the row's dynamic sides at the solved velocities.
+    fn dynamic_rate(&self, sr: &SpringRow) -> f64 {
+        sides(sr).iter().flatten().map(|(n, a)| a.dot(&self.vel[*n])).sum()
+    }
+
+    /// The mass blocks and the rows' terms.
+    fn assemble(&mut self, model: &Model, state: &State, h: f64) {
+        self.sys.clear();
+        self.rhs.clear();
+        for &b in &self.bodies {
+            let (body, s) = (&model.bodies[b], &state.bodies[b]);
+            let r = Mat3::from_quat(s.q);
+            let iw = r * body.inertia * r.transpose();
+            let mut m = Block::zeros();
+            for a in 0..3 {
+                m[(a, a)] = body.mass;
+                for c in 0..3 {
+                    m[(3 + a, 3 + c)] = iw.col(c)[a];
+                }
+            }
+            self.sys.add_diag(self.rhs.len(), &m);
+            self.rhs.push(m * six(s.v, s.w));
+        }
+        for sr in &self.rows {
+            let Some((d, r)) = Self::law(sr) else { continue };
+            let sides = sides(sr);
+            for (n, a) in sides.iter().flatten() {
+                self.rhs[*n] += a * (h * r);
+            }
+            if d > 0.0 {
+                match sides {
+                    [Some(x), Some(y)] => {
+                        self.sys.add_outer((x.0, &x.1), (x.0, &x.1), h * d);
+                        self.sys.add_outer((y.0, &y.1), (y.0, &y.1), h * d);
+                        self.sys.add_outer((x.0, &x.1), (y.0, &y.1), h * d);
+                    }
+                    [Some(x), None] | [None, Some(x)] => self.sys.add_outer((x.0, &x.1), (x.0, &x.1), h * d),
+                    [None, None] => {}
+                }
+            }
+        }
+    }
+
+    /// Switches limits on and off and saturates motors from the solved velocities; true if anything changed.
+    fn update_active_sets(&mut self, h: f64) -> bool {
+        let mut changed = false;
+        for i in 0..self.rows.len() {
+            let sr = self.rows[i];
+            let lambda = self.force(&sr);
+            let kind = match sr.kind {
+                Kind::Limit { on: true } if lambda < 0.0 => Kind::Limit { on: false },
+                Kind::Limit { on: false } if sr.row.c + h * (self.dynamic_rate(&sr) + sr.known) < 0.0 => Kind::Limit { on: true },
+                Kind::Motor { max: Some(m), saturated: None } if lambda.abs() > m => {
+                    Kind::Motor { max: Some(m), saturated: Some(m.copysign(lambda)) }
+                }
+                k => k,
+            };
+            if kind != sr.kind {
+                self.rows[i].kind = kind;
+                changed = true;
+            }
+        }
+        changed
+    }
+}
+
+/// The node of body `b` of joint `j` given the joint's side nodes.
+fn self_node(nodes: [Option<usize>; 2], j: &Joint, b: usize) -> Option<usize> {
+    if b == j.body1 {
+        nodes[0]
+    } else {
+        nodes[1]
+    }
+}
+
+/// The row's dynamic sides: (node, Jacobian 6-vector). Both sides on one node (a body jointed to itself)
+/// add up.
+fn sides(sr: &SpringRow) -> [Option<(usize, Vec6)>; 2] {
+    let s = |i: usize| sr.nodes[i].map(|n| (n, six(sr.row.lin[i], sr.row.ang[i])));
+    match (s(0), s(1)) {
+        (Some(a), Some(b)) if a.0 == b.0 => [Some((a.0, a.1 + b.1)), None],
+        (a, b) => [a, b],
+    }
+}
+
+/// J M⁻¹ Jᵀ of a row over the joint's dynamic sides.
+fn inverse_mass(model: &Model, state: &State, j: &Joint, nodes: [Option<usize>; 2], row: &Row) -> f64 {
+    let mut w = 0.0;
+    for (side, b) in [(0, Some(j.body1)), (1, j.body2)] {
+        if let (Some(b), Some(_)) = (b, nodes[side]) {
+            let inv_i = inv_inertia_world(model, b, state.bodies[b].q);
+            w += row.lin[side].length_squared() / model.bodies[b].mass + row.ang[side].dot(inv_i * row.ang[side]);
+        }
+    }
+    w
+}
+
+/// J·v of the row over the sides whose body passes `keep` (the world side moves with nothing).
+fn rate(state: &State, j: &Joint, row: &Row, keep: impl Fn(usize) -> bool) -> f64 {
+    let mut r = 0.0;
+    for (side, b) in [(0, Some(j.body1)), (1, j.body2)] {
+        if let Some(b) = b.filter(|&b| keep(b)) {
+            r += row.lin[side].dot(state.bodies[b].v) + row.ang[side].dot(state.bodies[b].w);
+        }
+    }
+    r
+}
+
+#[cfg(test)]
+#[path = "joints_tests.rs"]
+mod tests;
