@@ -188,8 +188,10 @@ impl Recorder {
             write!(metrics, ",intersections,min_distance")?;
         }
         // per joint with a coordinate (hinge, prismatic; k in the scene's `[[joint]]` order): q and q̇, last
-        for (k, _, _) in crate::dynamics::joint::coordinates(model, &State::from_model(model)) {
-            write!(metrics, ",joint{k}_q,joint{k}_qd")?;
+        for (k, j) in model.joints.iter().enumerate() {
+            if matches!(j.kind, crate::model::JointType::Hinge | crate::model::JointType::Prismatic) {
+                write!(metrics, ",joint{k}_q,joint{k}_qd")?;
+            }
         }
         writeln!(metrics)?;
         Ok(Recorder { traj, metrics, row: Vec::new(), frame_every: frame_every.max(1), metrics_every: metrics_every.max(1), contacts })

@@ -136,6 +136,21 @@ fn solve_psd(a: &mut [[f64; MAX_ROWS]; MAX_ROWS], b: &mut [f64; MAX_ROWS], n: us
     }
 }
 
+/// The impulses λ on `rows` (at most MAX_ROWS) with (J M⁻¹ Jᵀ) λ = b, where b[r] = `rhs(r)`.
+fn solve_rows(rows: &[Row], sides: &[Side; 2], rhs: impl Fn(usize) -> f64) -> [f64; MAX_ROWS] {
+    let n = rows.len();
+    let mut a = [[0.0; MAX_ROWS]; MAX_ROWS];
+    let mut x = [0.0; MAX_ROWS];
+    for r in 0..n {
+        for c in 0..=r {
+            a[r][c] = coupling(&rows[r], &rows[c], sides);
+        }
+        x[r] = rhs(r);
+    }
+    solve_psd(&mut a, &mut x, n);
+    x
+}
+
 /// J M⁻¹ Jᵀ entry of two rows.
 fn coupling(r: &Row, s: &Row, sides: &[Side; 2]) -> f64 {
     (0..2).map(|k| sides[k].0 * r.lin[k].dot(s.lin[k]) + r.ang[k].dot(sides[k].1 * s.ang[k])).sum()
@@ -247,15 +262,7 @@ impl Impulse {
                     break;
                 }
                 let n = rows.len();
-                let mut a = [[0.0; MAX_ROWS]; MAX_ROWS];
-                let mut x = [0.0; MAX_ROWS];
-                for r in 0..n {
-                    for c in 0..=r {
-                        a[r][c] = coupling(&rows[r], &rows[c], &sides);
-                    }
-                    x[r] = -rows[r].c / h;
-                }
-                solve_psd(&mut a, &mut x, n);
+                let x = solve_rows(&rows, &sides, |r| -rows[r].c / h);
                 self.joint_apply(k, bodies, &rows[..n], &x[..n], &sides, p.p[0] - p.c[0]);
             }
         }
@@ -304,16 +311,8 @@ impl Impulse {
                 let at = |b: Option<usize>| b.map_or((Vec3::ZERO, Vec3::ZERO), |b| shift[b]);
                 let (s1, s2) = (at(Some(j.body1)), at(j.body2));
                 let n = rows.len();
-                let mut a = [[0.0; MAX_ROWS]; MAX_ROWS];
-                let mut x = [0.0; MAX_ROWS];
-                for r in 0..n {
-                    for c in 0..=r {
-                        a[r][c] = coupling(&rows[r], &rows[c], &sides);
-                    }
-                    x[r] = -rows[r].rate([s1.0, s2.0], [s1.1, s2.1]);
-                    worst = worst.max(x[r].abs());
-                }
-                solve_psd(&mut a, &mut x, n);
+                worst = rows.iter().fold(worst, |m, r| m.max(r.rate([s1.0, s2.0], [s1.1, s2.1]).abs()));
+                let x = solve_rows(&rows, &sides, |r| -rows[r].rate([s1.0, s2.0], [s1.1, s2.1]));
                 for (side, b) in [Some(j.body1), j.body2].into_iter().enumerate() {
                     if let Some(b) = b {
                         let (p, l) = rows[..n]
@@ -374,17 +373,9 @@ impl Impulse {
                 rows.clear();
                 p.bilateral_rows(j.kind, &mut rows);
                 let n = rows.len();
-                let mut a = [[0.0; MAX_ROWS]; MAX_ROWS];
-                let mut x = [0.0; MAX_ROWS];
                 let (v, w) = (self.side_v(bodies), self.side_w(bodies));
-                for r in 0..n {
-                    for c in 0..=r {
-                        a[r][c] = coupling(&rows[r], &rows[c], &sides);
-                    }
-                    x[r] = -rows[r].rate(v, w);
-                    worst = worst.max(x[r].abs());
-                }
-                solve_psd(&mut a, &mut x, n);
+                worst = rows.iter().fold(worst, |m, r| m.max(r.rate(v, w).abs()));
+                let x = solve_rows(&rows, &sides, |r| -rows[r].rate(v, w));
                 self.joint_apply(k, bodies, &rows[..n], &x[..n], &sides, anchor);
             }
             if worst <= tol {
