@@ -60,8 +60,6 @@ pub(super) struct JointWork {
     reading: Vec<(Vec3, Vec3)>,
     /// Per joint: its support level (shock propagation).
     pub level: Vec<u32>,
-    /// The body pairs joined directly by a joint, (smaller, larger) index, sorted: they do not collide.
-    pub jointed: Vec<(usize, usize)>,
     rows: Vec<Row>,
 }
 
@@ -90,9 +88,6 @@ impl JointWork {
         self.reading.resize(n, (Vec3::ZERO, Vec3::ZERO));
         self.level.clear();
         self.level.resize(n, 0);
-        self.jointed.clear();
-        self.jointed.extend(model.joints.iter().filter_map(|j| j.body2.map(|b| (j.body1.min(b), j.body1.max(b)))));
-        self.jointed.sort_unstable();
     }
 
     /// What each joint applied to its body 1 over the step of length `h`.

@@ -23,7 +23,7 @@
 //! contact and shock sweep gives each joint the impulse that makes it hold at the predicted poses, limits and PD
 //! motors are impulses too, and push-out moves a joint's bodies together. A jointed pair is a two-way edge of the
 //! support graph, so its bodies share a level and shock propagation never freezes one of them alone; bodies joined
-//! directly by a joint do not collide with each other.
+//! directly by a joint do not collide with each other (the model excludes jointed pairs for every method).
 //!
 //! Symbols of the sources → names here:
 //! - x̃, R̃ (predicted positions): `Impulse::pred`; the pair's deepest points p_A, p_B and normal n (from A to B):

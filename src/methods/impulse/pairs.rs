@@ -49,10 +49,6 @@ impl Impulse {
             let dmin = run[deepest].dist;
             let first = self.points.len() as u32;
             let (a, b) = (c0.a, c0.b);
-            if !self.joints.jointed.is_empty() && self.joints.jointed.binary_search(&(a.min(b), a.max(b))).is_ok() {
-                start = end;
-                continue; // bodies joined by a joint do not collide (joints.rs)
-            }
             let (pa, pb) = (&self.pred.bodies[a], &self.pred.bodies[b]);
             let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
             for (k, c) in run.iter().enumerate() {
