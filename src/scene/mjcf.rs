@@ -11,7 +11,7 @@
 //! (sites, cameras, lights, textures, materials, sensors, keyframes) are noted as ignored; anything else is an
 //! error naming the file, the line, the element and what is supported.
 
-use super::mjcf_geom::{actuator, geom, inertial, orientation, GeomOut};
+use super::mjcf_geom::{actuator, geom, inertial, orientation, tendons, GeomOut};
 use super::robot::{tree_order, Attach, Link, Robot, RobotJoint};
 use super::xml::{list, parse, Notes, Src};
 use crate::geometry::compound::combine;
@@ -39,6 +39,8 @@ pub(super) struct Ctx<'a> {
     /// Mesh assets: name → (file, scale).
     pub meshes: BTreeMap<String, (PathBuf, Vec3)>,
     pub materials: Vec<Material>,
+    /// Link pairs that never collide (`<contact><exclude>`, and a multi-joint body with its MJCF parent).
+    pub exclusions: Vec<(usize, usize)>,
 }
 
 /// An element with its default class applied: the node (for messages) and the merged attributes.
@@ -127,12 +129,13 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
         classes: BTreeMap::new(),
         meshes: BTreeMap::new(),
         materials: Vec::new(),
+        exclusions: Vec::new(),
     };
     let src = Src { file, doc: &doc };
     src.attrs(root, &["model"], &[], &mut cx.notes)?;
     let kids = src.children(
         root,
-        &["compiler", "option", "default", "asset", "worldbody", "actuator", "contact"],
+        &["compiler", "option", "default", "asset", "worldbody", "actuator", "contact", "tendon"],
         &["size", "visual", "statistic", "sensor", "keyframe", "custom"],
         &mut cx.notes,
     )?;
@@ -264,6 +267,9 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
             actuator(&mut cx, a, &joint_link, &mut links)?;
         }
     }
+    for k in kids.iter().filter(|k| k.has_tag_name("tendon")) {
+        tendons(&mut cx, *k, &joint_link)?;
+    }
     for k in kids.iter().filter(|k| k.has_tag_name("contact")) {
         for e in src.children(*k, &["exclude"], &[], &mut cx.notes)? {
             src.attrs(e, &["body1", "body2", "name"], &[], &mut cx.notes)?;
@@ -274,7 +280,7 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
                     .copied()
                     .ok_or_else(|| src.at(e, format!("`{key}`: unknown body `{n}` (or one without collision geometry)")))
             };
-            robot.exclusions.push((find("body1")?, find("body2")?));
+            cx.exclusions.push((find("body1")?, find("body2")?));
         }
     }
     // links are in tree order by construction; check it
@@ -283,6 +289,7 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
     tree_order(&names, &parents).map_err(|e| format!("{file}: {e}"))?;
     robot.links = links;
     robot.materials = cx.materials;
+    robot.exclusions = cx.exclusions;
     robot.notes = cx.notes.lines(file);
     Ok(robot)
 }
@@ -335,25 +342,18 @@ fn body(
     let pose = frame * local;
     let src = Src { file: cx.src.file, doc: cx.src.doc };
     let kids = src.children(n, &["inertial", "joint", "freejoint", "geom", "body"], &["site", "camera", "light"], &mut cx.notes)?;
-    let index = links.len();
-    let name = n.attribute("name").map(str::to_string).unwrap_or_else(|| format!("body{index}"));
-    // the joint
+    let name = n.attribute("name").map(str::to_string).unwrap_or_else(|| format!("body{}", links.len()));
+    // the joints: a body with several is chained through intermediate links (below)
     let joints: Vec<Node> = kids.iter().copied().filter(|k| k.has_tag_name("joint") || k.has_tag_name("freejoint")).collect();
-    let attach = match joints.as_slice() {
-        [] => Attach::Weld,
-        [j] => joint(cx, *j, &class, pose)?,
-        [_, second, ..] => {
-            return Err(src.at(
-                *second,
-                format!(
-                    "body `{name}` has {} joints: cairn joins two bodies by one joint (ball, hinge, slide or free); a body with several hinge/slide joints is not supported",
-                    joints.len()
-                ),
-            ))
-        }
-    };
-    if let Attach::Joint(j) = &attach {
-        joint_link.insert(j.name.clone(), index);
+    let mut attaches = Vec::new();
+    for j in &joints {
+        attaches.push(joint(cx, *j, &class, pose)?);
+    }
+    if attaches.len() > 1 && attaches.iter().any(|a| matches!(a, Attach::Free)) {
+        return Err(src.at(
+            joints[0],
+            format!("body `{name}` has a free joint among its {} joints: a free joint must be a body's only joint", joints.len()),
+        ));
     }
     // geoms and mass
     let mut geoms = Vec::new();
@@ -374,12 +374,75 @@ fn body(
         ("true", _) | ("auto", None) => from_geoms(),
         (_, e) => e,
     };
+    let last = attaches.pop().unwrap_or(Attach::Weld);
+    let (parent, inertial) = chain_joints(cx, n, &name, parent, pose, attaches, inertial, links, joint_link)?;
+    let index = links.len();
+    if let Attach::Joint(j) = &last {
+        joint_link.insert(j.name.clone(), index);
+    }
     body_link.insert(name.clone(), index);
-    links.push(Link { name, parent, attach, pose, geoms, inertial, at: src.at(n, "body") });
+    links.push(Link { name, parent, attach: last, pose, geoms, inertial, at: src.at(n, "body") });
     for b in kids.iter().filter(|k| k.has_tag_name("body")) {
         body(cx, *b, Some(index), pose, &class, links, joint_link, body_link)?;
     }
     Ok(())
+}
+
+/// The share of a body's mass and inertia that each intermediate link of a multi-joint body carries.
+pub const INTERMEDIATE_SHARE: f64 = 0.01;
+
+/// MJCF applies a body's joints one after the other (each axis fixed in the frame the previous ones moved). cairn
+/// joins two bodies by one joint, so every joint but the last hangs an intermediate link (no geometry, named
+/// `body/joint`) on the previous one, and the body hangs on the last. MuJoCo's intermediate frames are massless;
+/// here each carries `INTERMEDIATE_SHARE` of the body's mass and inertia (same centre and axes), taken from the
+/// body, so the total is exact at the model's pose. Returns the body's parent link and its remaining inertial.
+#[allow(clippy::too_many_arguments)]
+fn chain_joints(
+    cx: &mut Ctx,
+    n: Node,
+    name: &str,
+    mut parent: Option<usize>,
+    pose: Pose,
+    attaches: Vec<Attach>,
+    inertial: Option<super::robot::Inertial>,
+    links: &mut Vec<Link>,
+    joint_link: &mut BTreeMap<String, usize>,
+) -> Result<(Option<usize>, Option<super::robot::Inertial>), String> {
+    if attaches.is_empty() {
+        return Ok((parent, inertial));
+    }
+    // the body and its MJCF parent stay a parent–child pair that never collides
+    if let Some(p) = parent {
+        cx.exclusions.push((p, links.len() + attaches.len()));
+    }
+    let Some(full) = inertial.filter(|i| i.mass > 0.0) else {
+        return Err(cx
+            .src
+            .at(n, format!("body `{name}` has {} joints but no mass to share with their intermediate links", attaches.len() + 1)));
+    };
+    let part = |share: f64| super::robot::Inertial { mass: full.mass * share, com: full.com, inertia: full.inertia * share };
+    let mut names = Vec::new();
+    for a in attaches {
+        let Attach::Joint(j) = &a else { unreachable!("free joints are refused among several") };
+        names.push(j.name.clone());
+        joint_link.insert(j.name.clone(), links.len());
+        let at = format!("{} (intermediate link of joint `{}`)", cx.src.at(n, "body"), j.name);
+        links.push(Link {
+            name: format!("{name}/{}", j.name),
+            parent,
+            attach: a,
+            pose,
+            geoms: Vec::new(),
+            inertial: Some(part(INTERMEDIATE_SHARE)),
+            at,
+        });
+        parent = Some(links.len() - 1);
+    }
+    cx.notes.add(format!(
+        "a body with several joints is chained through intermediate links carrying {}% of its mass each (MuJoCo's are massless)",
+        INTERMEDIATE_SHARE * 100.0
+    ));
+    Ok((parent, Some(part(1.0 - INTERMEDIATE_SHARE * names.len() as f64))))
 }
 
 /// A `<joint>` or `<freejoint>` of a body whose frame is `frame` (robot frame).

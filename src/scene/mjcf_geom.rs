@@ -1,7 +1,8 @@
-//! MJCF geoms, orientations, inertials and actuators (see mjcf.rs for the supported subset).
+//! MJCF geoms, orientations, inertials, actuators and tendons (see mjcf.rs for the supported subset).
 
 use super::mjcf::{Ctx, El};
 use super::robot::{check_inertia, Attach, Inertial, Link};
+use super::xml::Src;
 use crate::geometry::mass::{self, UnitMass};
 use crate::geometry::{mesh, ShapeDesc};
 use crate::math::{Mat3, Pose, Quat, Vec3};
@@ -275,5 +276,48 @@ pub(super) fn actuator(cx: &mut Ctx, n: Node, joint_link: &BTreeMap<String, usiz
         (a, b) => a.or(b),
     };
     j.motor = Some(Motor { target, stiffness: k, damping: old.damping + kv, max_force: max, path: Vec::new() });
+    Ok(())
+}
+
+/// A `<tendon>` section. A fixed tendon couples joint coordinates only through its stiffness, damping, friction,
+/// limits or an actuator; one with none of these exerts no force and is noted as ignored (the gym humanoid's
+/// hip–knee tendons are such). Any other tendon is an error: cairn couples no joint coordinates.
+pub(super) fn tendons(cx: &mut Ctx, n: Node, joint_link: &BTreeMap<String, usize>) -> Result<(), String> {
+    let src = Src { file: cx.src.file, doc: cx.src.doc };
+    for t in src.children(n, &["fixed", "spatial"], &[], &mut cx.notes)? {
+        let name = t.attribute("name").unwrap_or("(unnamed)");
+        if t.has_tag_name("spatial") {
+            return Err(src.at(t, format!("spatial tendon `{name}`: tendons are not supported (cairn couples no joint coordinates)")));
+        }
+        let el = cx.el(t, "main")?;
+        let used = ["name", "limited", "range", "stiffness", "damping", "frictionloss", "springlength"];
+        el.check(
+            cx,
+            &used,
+            &["margin", "rgba", "width", "group", "material", "solreflimit", "solimplimit", "solreffriction", "solimpfriction", "user"],
+        )?;
+        let active = ["stiffness", "damping", "frictionloss"].into_iter().find(|k| el.num(cx, k).ok().flatten().is_some_and(|x| x != 0.0));
+        let limited = match el.get("limited") {
+            Some("true") => true,
+            Some("false") => false,
+            _ => cx.autolimits && el.get("range").is_some(),
+        };
+        if let Some(what) = active.or(limited.then_some("limits")) {
+            return Err(src.at(
+                t,
+                format!(
+                    "fixed tendon `{name}` has {what}: tendons that exert a force are not supported (cairn couples no joint coordinates)"
+                ),
+            ));
+        }
+        for j in src.children(t, &["joint"], &[], &mut cx.notes)? {
+            src.attrs(j, &["joint", "coef"], &[], &mut cx.notes)?;
+            let jn = src.required(j, "joint")?;
+            if !joint_link.contains_key(jn) {
+                return Err(src.at(j, format!("fixed tendon `{name}`: unknown joint `{jn}`")));
+            }
+        }
+        cx.notes.add("ignored: a fixed tendon without stiffness, damping, friction, limits or actuator (it exerts no force)");
+    }
     Ok(())
 }

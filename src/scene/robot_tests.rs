@@ -196,3 +196,66 @@ fn excluded_pairs_and_bodies_without_collision_geometry_pass_through_under_every
         assert!(drop(3).abs() < 0.01, "{method}: the resting box moved {} m", drop(3));
     }
 }
+
+/// The gimbal pendulum (one MJCF body with two hinges) tilted by `rotation_deg` at placement: the period of the
+/// swing and the largest excursion of the coordinate of joint `still` (which no torque drives), under lcp.
+fn gimbal_swing(rotation_deg: [f64; 3], still: usize) -> (f64, f64) {
+    let text = format!(
+        "format = 1\n[world]\ndt = 0.001\nduration = 3.0\nmethod = \"lcp\"\n[[robot]]\nfile = \"{}\"\nrotation_deg = [{}, {}, {}]\n",
+        robots().join("gimbal.xml").display(),
+        rotation_deg[0],
+        rotation_deg[1],
+        rotation_deg[2]
+    );
+    let model = scene::load_str(&text, "gimbal.toml", "gimbal", Path::new("."), &[]).unwrap();
+    let bob = model.body_index("bob").unwrap();
+    let mut world = crate::world::World::new(model).unwrap();
+    // the pivot where the placement turned it (the robot turns about its own origin)
+    let pivot = world.model.joints[0].anchor;
+    let swing = |w: &crate::world::World| {
+        let d = w.state.bodies[bob].x - pivot;
+        d.x + d.y
+    };
+    let (mut t, mut last, mut crossings, mut excursion) = (0.0, swing(&world), Vec::new(), 0.0f64);
+    while t < 3.0 {
+        world.step().unwrap();
+        t += 0.001;
+        let s = swing(&world);
+        if last * s < 0.0 && s < 0.0 {
+            crossings.push(t - 0.001 * s / (s - last));
+        }
+        last = s;
+        excursion = excursion.max(crate::dynamics::joint::coordinates(&world.model, &world.state)[still].1.abs());
+    }
+    assert!(crossings.len() >= 2, "{crossings:?}");
+    ((crossings[crossings.len() - 1] - crossings[0]) / (crossings.len() - 1) as f64, excursion)
+}
+
+#[test]
+fn a_body_with_two_mjcf_hinges_is_a_gimbal_through_an_intermediate_link_that_keeps_the_mass_and_the_period() {
+    let m = load(&robots().join("gimbal.xml"));
+    let names: Vec<&str> = m.bodies.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["bob/tilt_x", "bob"]);
+    let mass = 4.0 / 3.0 * std::f64::consts::PI * 0.05f64.powi(3) * 1000.0;
+    let (link, bob) = (body(&m, "bob/tilt_x"), body(&m, "bob"));
+    assert!((link.mass - 0.01 * mass).abs() < 1e-15 && (bob.mass - 0.99 * mass).abs() < 1e-15);
+    assert!((link.com - bob.com).length() < 1e-15, "the shares keep the body's centre of mass");
+    // tilt_x joins the intermediate link to the world, tilt_y the link (parent) to the bob (child)
+    assert_eq!((m.joints[0].body1, m.joints[0].body2), (0, None));
+    assert_eq!((m.joints[1].body1, m.joints[1].body2), (0, Some(1)));
+    assert!(m.exclusions.contains(&(0, 1)));
+    let notes = m.notes.join("\n");
+    for what in ["intermediate links carrying 1% of its mass", "a fixed tendon without stiffness"] {
+        assert!(notes.contains(what), "missing note `{what}` in\n{notes}");
+    }
+    // small swings about x (both bodies turn on tilt_x) and about y (the bob alone on tilt_y): the shares scale the
+    // torque and the inertia alike, so each period is the whole body's
+    let (l, r, g, theta0) = (0.5f64, 0.05f64, 9.81f64, 0.1f64);
+    let period = 2.0 * std::f64::consts::PI * ((0.4 * r * r + l * l) / (g * l)).sqrt() * (1.0 + theta0 * theta0 / 16.0);
+    for (rot, still) in [([theta0.to_degrees(), 0.0, 0.0], 1), ([0.0, theta0.to_degrees(), 0.0], 0)] {
+        let (t, excursion) = gimbal_swing(rot, still);
+        eprintln!("gimbal tilted {rot:?}: period {t:.5} s, expected {period:.5} s; joint {still} within {excursion:.2e} rad");
+        assert!((t - period).abs() < 0.005 * period, "period {t} s, expected {period} s");
+        assert!(excursion < 1e-6, "joint {still} moved {excursion} rad");
+    }
+}
