@@ -113,8 +113,9 @@ impl Ctx<'_> {
 
 /// Reads the MJCF text of `file` (meshes resolved from `dir` and `compiler meshdir`).
 pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
-    let doc = parse(file, text)?;
-    let src = Src { file, doc: &doc };
+    let (text, parts) = super::mjcf_include::expand(text, file, dir)?;
+    let doc = parse(file, &text)?;
+    let src = Src { file, doc: &doc, parts: &parts };
     let root = doc.root_element();
     if root.tag_name().name() != "mujoco" {
         return Err(src.at(root, "an MJCF file's root element must be <mujoco>"));
@@ -131,7 +132,7 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
         materials: Vec::new(),
         exclusions: Vec::new(),
     };
-    let src = Src { file, doc: &doc };
+    let src = Src { file, doc: &doc, parts: &parts };
     src.attrs(root, &["model"], &[], &mut cx.notes)?;
     let kids = src.children(
         root,
@@ -141,8 +142,9 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
     )?;
     let mut robot = Robot::default();
     let mut meshdir = dir.to_path_buf();
+    let mut total_mass = None;
     for k in kids.iter().filter(|k| k.has_tag_name("compiler")) {
-        let used = ["angle", "eulerseq", "meshdir", "assetdir", "autolimits", "inertiafromgeom", "coordinate"];
+        let used = ["angle", "eulerseq", "meshdir", "assetdir", "autolimits", "inertiafromgeom", "coordinate", "settotalmass"];
         src.attrs(
             *k,
             &used,
@@ -168,6 +170,9 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
             meshdir = dir.join(d);
         }
         cx.autolimits = k.attribute("autolimits") != Some("false");
+        if let Some(m) = src.num(*k, "settotalmass")? {
+            total_mass = (m > 0.0).then_some(m);
+        }
         if let Some(i) = k.attribute("inertiafromgeom") {
             if !["auto", "true", "false"].contains(&i) {
                 return Err(src.at(*k, format!("`inertiafromgeom` must be `auto`, `true` or `false`, got `{i}`")));
@@ -287,6 +292,16 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
     let names: Vec<String> = links.iter().map(|l| l.name.clone()).collect();
     let parents: Vec<Option<usize>> = links.iter().map(|l| l.parent).collect();
     tree_order(&names, &parents).map_err(|e| format!("{file}: {e}"))?;
+    if let Some(total) = total_mass {
+        // `compiler settotalmass`: every mass and inertia scaled so that the masses sum to it, as MuJoCo does
+        let sum: f64 = links.iter().filter_map(|l| l.inertial.map(|i| i.mass)).sum();
+        if sum > 0.0 {
+            for i in links.iter_mut().filter_map(|l| l.inertial.as_mut()) {
+                i.mass *= total / sum;
+                i.inertia *= total / sum;
+            }
+        }
+    }
     robot.links = links;
     robot.materials = cx.materials;
     robot.exclusions = cx.exclusions;
@@ -340,7 +355,7 @@ fn body(
     let me = Node::clone(&n);
     let local = Pose::from_parts(Vec3::from_array(cx.src.fixed::<3>(n, "pos")?.unwrap_or([0.0; 3])), orientation(cx, &cx.el(me, &class)?)?);
     let pose = frame * local;
-    let src = Src { file: cx.src.file, doc: cx.src.doc };
+    let src = cx.src;
     let kids = src.children(n, &["inertial", "joint", "freejoint", "geom", "body"], &["site", "camera", "light"], &mut cx.notes)?;
     let name = n.attribute("name").map(str::to_string).unwrap_or_else(|| format!("body{}", links.len()));
     // the joints: a body with several is chained through intermediate links (below)

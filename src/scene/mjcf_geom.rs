@@ -2,7 +2,6 @@
 
 use super::mjcf::{Ctx, El};
 use super::robot::{check_inertia, Attach, Inertial, Link};
-use super::xml::Src;
 use crate::geometry::mass::{self, UnitMass};
 use crate::geometry::{mesh, ShapeDesc};
 use crate::math::{Mat3, Pose, Quat, Vec3};
@@ -283,7 +282,7 @@ pub(super) fn actuator(cx: &mut Ctx, n: Node, joint_link: &BTreeMap<String, usiz
 /// limits or an actuator; one with none of these exerts no force and is noted as ignored (the gym humanoid's
 /// hip–knee tendons are such). Any other tendon is an error: cairn couples no joint coordinates.
 pub(super) fn tendons(cx: &mut Ctx, n: Node, joint_link: &BTreeMap<String, usize>) -> Result<(), String> {
-    let src = Src { file: cx.src.file, doc: cx.src.doc };
+    let src = cx.src;
     for t in src.children(n, &["fixed", "spatial"], &[], &mut cx.notes)? {
         let name = t.attribute("name").unwrap_or("(unnamed)");
         if t.has_tag_name("spatial") {

@@ -7,6 +7,7 @@ mod files;
 mod joints;
 pub mod mjcf;
 mod mjcf_geom;
+mod mjcf_include;
 mod proxy;
 pub mod robot;
 mod robot_scene;

@@ -24,7 +24,7 @@ use std::sync::Arc;
 /// Reads the URDF text of `file` (meshes resolved from `dir`).
 pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
     let doc = parse(file, text)?;
-    let src = Src { file, doc: &doc };
+    let src = Src { file, doc: &doc, parts: &[] };
     let root = doc.root_element();
     if root.tag_name().name() != "robot" {
         return Err(src.at(root, "a URDF file's root element must be <robot>"));

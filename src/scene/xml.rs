@@ -21,9 +21,20 @@ impl Notes {
 }
 
 /// A parsed XML file and its name, for messages.
+#[derive(Clone, Copy)]
 pub struct Src<'a> {
     pub file: &'a str,
     pub doc: &'a Document<'a>,
+    /// Where the pieces of a text merged from several files came from (MJCF includes); empty: all of `file`.
+    pub parts: &'a [Part],
+}
+
+/// A piece of a merged text: from byte `start` on (to the next piece), it is `file` from line `line`.
+#[derive(Debug, Clone)]
+pub struct Part {
+    pub start: usize,
+    pub file: String,
+    pub line: u32,
 }
 
 /// Parses `text` as XML; the error names the file and the parser's position.
@@ -32,15 +43,26 @@ pub fn parse<'a>(file: &str, text: &'a str) -> Result<Document<'a>, String> {
 }
 
 impl<'a> Src<'a> {
-    /// Line (1-based) where `n` starts.
+    /// The file and line (1-based) where `n` starts.
+    pub fn place(&self, n: Node) -> (&str, u32) {
+        let pos = n.range().start;
+        let row = self.doc.text_pos_at(pos).row;
+        match self.parts.iter().rev().find(|p| p.start <= pos) {
+            None => (self.file, row),
+            Some(p) => (&p.file, p.line + row - self.doc.text_pos_at(p.start).row),
+        }
+    }
+
+    /// Line (1-based) where `n` starts, in the file it comes from.
     pub fn line(&self, n: Node) -> u32 {
-        self.doc.text_pos_at(n.range().start).row
+        self.place(n).1
     }
 
     /// `file line L, <tag name="…">: msg`.
     pub fn at(&self, n: Node, msg: impl std::fmt::Display) -> String {
         let name = n.attribute("name").map(|s| format!(" name=\"{s}\"")).unwrap_or_default();
-        format!("{} line {}, <{}{name}>: {msg}", self.file, self.line(n), n.tag_name().name())
+        let (file, line) = self.place(n);
+        format!("{file} line {line}, <{}{name}>: {msg}", n.tag_name().name())
     }
 
     /// The numbers of attribute `key` (whitespace separated), or None when absent.
