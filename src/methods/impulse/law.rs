@@ -139,19 +139,21 @@ fn integrate(k: &Mat3, u0: Vec3, c: Coefficients) -> Vec3 {
     let mut compressing = true;
     let mut end = f64::INFINITY;
     let mut sticking = false;
+    // K is fixed during the impact: the sticking rate and the resumed sliding direction are found once
+    let (mut stick, mut resume) = (None, None);
     for _ in 0..400 {
         let ut = Vec3::new(u.x, u.y, 0.0);
         let speed = ut.length();
         // the derivative du/dp_z and dp/dp_z in the current regime
         let dp = if sticking || speed <= stick_speed {
-            match stick_direction(k, c.static_friction) {
+            match *stick.get_or_insert_with(|| stick_direction(k, c.static_friction)) {
                 Some(s) => {
                     sticking = true;
                     s
                 }
                 None => {
                     sticking = false;
-                    let phi = resumed_sliding(k, c.friction);
+                    let phi = *resume.get_or_insert_with(|| resumed_sliding(k, c.friction));
                     Vec3::new(-c.friction * phi.x, -c.friction * phi.y, 1.0)
                 }
             }

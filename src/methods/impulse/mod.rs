@@ -239,6 +239,8 @@ pub struct Impulse {
     proxies: ImpulseCoupling,
     collision: Collision,
     pred: State,
+    /// Per body: the velocities `pred` was made with (pairs.rs `repredict`).
+    detected_with: Vec<(Vec3, Vec3)>,
     bodies: Vec<SBody>,
     frozen: Vec<bool>,
     /// Per group: normal and tangential impulse applied in the current phase.
@@ -256,7 +258,15 @@ pub struct Impulse {
     shift: Vec<(Vec3, Vec3)>,
     directed: Vec<(usize, usize, i8)>,
     resolutions: usize,
-    resolution_seconds: f64,
+    /// Seconds spent in the timed sample of contact resolutions, and how many were timed.
+    timed: (f64, usize),
+    /// Per point of the group being resolved: first-order depth and normal speed (sweep.rs `patch`).
+    du: Vec<(f64, f64)>,
+    /// A counter of events in the sweeps; `changed[i]`: its value when body i's velocity last changed;
+    /// `quiet[g]`: when group g last did nothing (0: not since the sweeps began). sweep.rs skips a quiet group.
+    tick: u64,
+    changed: Vec<u64>,
+    quiet: Vec<u64>,
     /// Σ normal and Σ |tangential| impulse applied this step.
     impulse_sums: (f64, f64),
     /// The joints' workspace (joints.rs).
@@ -300,6 +310,7 @@ impl Impulse {
             params,
             collision: Collision::default(),
             pred: State::default(),
+            detected_with: Vec::new(),
             bodies: Vec::new(),
             frozen: Vec::new(),
             accumulated: Vec::new(),
@@ -313,7 +324,11 @@ impl Impulse {
             shift: Vec::new(),
             directed: Vec::new(),
             resolutions: 0,
-            resolution_seconds: 0.0,
+            timed: (0.0, 0),
+            du: Vec::new(),
+            tick: 0,
+            changed: Vec::new(),
+            quiet: Vec::new(),
             impulse_sums: (0.0, 0.0),
             joints: Default::default(),
             step_h: 0.0,
@@ -345,7 +360,7 @@ impl Impulse {
     fn stages(&mut self, model: &Model, state: &mut State, h: f64) -> Result<StepStats, SimError> {
         let mut stats = StepStats::default();
         self.resolutions = 0;
-        self.resolution_seconds = 0.0;
+        self.timed = (0.0, 0);
         self.impulse_sums = (0.0, 0.0);
         let mut t = StageTimer::start();
         let t0 = state.time;
@@ -369,7 +384,7 @@ impl Impulse {
         }
         stats.proxies = self.proxies.readings(model, state, h, t0);
         stats.resolutions = self.resolutions;
-        stats.resolution_seconds = self.resolution_seconds;
+        stats.resolution_seconds = if self.timed.1 > 0 { self.timed.0 * self.resolutions as f64 / self.timed.1 as f64 } else { 0.0 };
         (stats.normal_impulse, stats.friction_impulse) = self.impulse_sums;
         t.finish(&mut stats);
         Ok(stats)
