@@ -10,7 +10,15 @@
 //!    Mirtich's model) at the deepest interfering, approaching point.
 //! 2. **velocity**: v += h·F/m, L += h·τ.
 //! 3. **contact**: positions are predicted again with the new velocities and the same resolution runs with ε = 0
-//!    (resting contact), for a fixed number of sweeps.
+//!    (resting contact), for a fixed number of sweeps. The prediction is the collision phase's detection carried
+//!    forward (one detection per step, pairs.rs `repredict`): every point keeps its lever arms, normal and depth
+//!    d0 at the first prediction, and its depth at the second is d0 + h·(u_n − u_n0) with u_n the normal speed
+//!    at the new velocities, which is the source's "interfering at the positions predicted with the current
+//!    velocities" to first order in the velocity change. The source needs from this phase the set of pairs that
+//!    interfere at the second prediction and their deepest points: pairs are collected within `margin` at the
+//!    first, so none is missed while no body's predicted points move by more than half the margin between the
+//!    two predictions (h·(|Δv| + |Δω|·r)); where one does (an impact that stops a fall or starts a tumble),
+//!    detection runs again at the second prediction.
 //! 4. **shock**: shock propagation (Guendelman et al.): the directed contact graph (a body rests on another when
 //!    the normal points up, against gravity; sideways contacts go both ways) is condensed into strongly
 //!    connected components and levelled from the static bodies up (dynamics/graph.rs `support_levels`); each
@@ -41,6 +49,9 @@
 //!   within a distance of the deepest one to stop a box resting on its face from rocking. `point_window` is that
 //!   distance; 0 keeps only the deepest point. One impulse per pair and sweep either way.
 //! - Non-convex bodies: pairs of convex pieces, depth from real faces only (collision/realface.rs).
+//! - Cost: a point's normal speed is computed once per look at its pair; a pair that did nothing and whose bodies'
+//!   velocities have not changed since is skipped (exact: it would do nothing again); Mirtich's sticking rate and
+//!   resumed sliding direction are found once per impact; the law's wall time is sampled (1 in 16).
 
 mod joints;
 pub mod law;
