@@ -6,6 +6,7 @@ mod export;
 mod plot;
 mod plots_html;
 mod runfiles;
+mod source_tables;
 mod view;
 
 use anyhow::{bail, Context, Result};
@@ -305,28 +306,15 @@ fn real_main() -> Result<()> {
     }
 }
 
-/// The pulsk report's two tables, reproduced (`cairn bench --method impulse` without `--scene`).
+/// The pulsk report's two tables, reproduced (`cairn bench --method impulse` without `--scene`): source_tables.rs.
 fn source_tables(json: bool) -> Result<()> {
-    let (models, ordering) = crate::bench::source_tables(None, &|n: &str| scene_path(n))?;
+    let cells = crate::source_tables::run_cells(300, &|n: &str| scene_path(n))?;
     if json {
-        for r in models.iter().chain(&ordering) {
-            println!("{}", serde_json::json!({"table": if r.iterations == 30 { "ordering" } else { "friction_model" }, "row": r}));
+        for c in &cells {
+            println!("{}", serde_json::json!({"table": "source", "cell": c}));
         }
-        return Ok(());
-    }
-    println!("\nreport table 1: friction models ({} contact iterations, ordering on)", models[0].iterations);
-    println!("{:<10} {:<8} {:>26} {:>22} {:>10}", "objects", "model", "unresolved contacts/step", "µs/contact resolution", "ms/step");
-    for r in &models {
-        println!(
-            "{:<10} {:<8} {:>26.2} {:>22.3} {:>10.3}",
-            r.objects, r.friction_model, r.unresolved_per_step, r.us_per_resolution, r.ms_per_step
-        );
-    }
-    println!("\nreport table 2: unresolved contact pairs per step after 30 collision/contact iterations, 60 objects");
-    println!("{:<8} {:>18} {:>15}", "model", "without ordering", "with ordering");
-    for m in ["mirtich", "moore"] {
-        let get = |o: bool| ordering.iter().find(|r| r.friction_model == m && r.ordering == o).map_or(f64::NAN, |r| r.unresolved_per_step);
-        println!("{:<8} {:>18.2} {:>15.2}", m, get(false), get(true));
+    } else {
+        print!("{}", crate::source_tables::format(&cells));
     }
     Ok(())
 }

@@ -139,19 +139,21 @@ fn integrate(k: &Mat3, u0: Vec3, c: Coefficients) -> Vec3 {
     let mut compressing = true;
     let mut end = f64::INFINITY;
     let mut sticking = false;
+    // K is fixed during the impact: the sticking rate and the resumed sliding direction are found once
+    let (mut stick, mut resume) = (None, None);
     for _ in 0..400 {
         let ut = Vec3::new(u.x, u.y, 0.0);
         let speed = ut.length();
         // the derivative du/dp_z and dp/dp_z in the current regime
         let dp = if sticking || speed <= stick_speed {
-            match stick_direction(k, c.static_friction) {
+            match *stick.get_or_insert_with(|| stick_direction(k, c.static_friction)) {
                 Some(s) => {
                     sticking = true;
                     s
                 }
                 None => {
                     sticking = false;
-                    let phi = resumed_sliding(k, c.friction);
+                    let phi = *resume.get_or_insert_with(|| resumed_sliding(k, c.friction));
                     Vec3::new(-c.friction * phi.x, -c.friction * phi.y, 1.0)
                 }
             }
@@ -243,18 +245,24 @@ fn resumed_sliding(k: &Mat3, mu: f64) -> Vec3 {
     };
     const N: usize = 72;
     let mut best: Option<(f64, f64)> = None;
+    // each f value is computed once (an interval's end is the next one's start; the bisection keeps f(l))
+    let mut f_lo = f(0.0);
     for i in 0..N {
         let (lo, hi) = (i as f64 * std::f64::consts::TAU / N as f64, (i + 1) as f64 * std::f64::consts::TAU / N as f64);
-        if f(lo) * f(hi) > 0.0 {
+        let f_hi = f(hi);
+        let f_start = std::mem::replace(&mut f_lo, f_hi);
+        if f_start * f_hi > 0.0 {
             continue;
         }
-        let (mut l, mut h) = (lo, hi);
+        let (mut l, mut h, mut fl) = (lo, hi, f_start);
         for _ in 0..50 {
             let m = 0.5 * (l + h);
-            if f(l) * f(m) <= 0.0 {
+            let fm = f(m);
+            if fl * fm <= 0.0 {
                 h = m;
             } else {
                 l = m;
+                fl = fm;
             }
         }
         let phi = 0.5 * (l + h);

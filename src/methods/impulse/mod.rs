@@ -10,7 +10,15 @@
 //!    Mirtich's model) at the deepest interfering, approaching point.
 //! 2. **velocity**: v += h·F/m, L += h·τ.
 //! 3. **contact**: positions are predicted again with the new velocities and the same resolution runs with ε = 0
-//!    (resting contact), for a fixed number of sweeps.
+//!    (resting contact), for a fixed number of sweeps. The prediction is the collision phase's detection carried
+//!    forward (one detection per step, pairs.rs `repredict`): every point keeps its lever arms, normal and depth
+//!    d0 at the first prediction, and its depth at the second is d0 + h·(u_n − u_n0) with u_n the normal speed
+//!    at the new velocities, which is the source's "interfering at the positions predicted with the current
+//!    velocities" to first order in the velocity change. The source needs from this phase the set of pairs that
+//!    interfere at the second prediction and their deepest points: pairs are collected within `margin` at the
+//!    first, so none is missed while no body's predicted points move by more than half the margin between the
+//!    two predictions (h·(|Δv| + |Δω|·r)); where one does (an impact that stops a fall or starts a tumble),
+//!    detection runs again at the second prediction.
 //! 4. **shock**: shock propagation (Guendelman et al.): the directed contact graph (a body rests on another when
 //!    the normal points up, against gravity; sideways contacts go both ways) is condensed into strongly
 //!    connected components and levelled from the static bodies up (dynamics/graph.rs `support_levels`); each
@@ -41,6 +49,9 @@
 //!   within a distance of the deepest one to stop a box resting on its face from rocking. `point_window` is that
 //!   distance; 0 keeps only the deepest point. One impulse per pair and sweep either way.
 //! - Non-convex bodies: pairs of convex pieces, depth from real faces only (collision/realface.rs).
+//! - Cost: a point's normal speed is computed once per look at its pair; a pair that did nothing and whose bodies'
+//!   velocities have not changed since is skipped (exact: it would do nothing again); Mirtich's sticking rate and
+//!   resumed sliding direction are found once per impact; the law's wall time is sampled (1 in 16).
 
 mod joints;
 pub mod law;
@@ -239,6 +250,8 @@ pub struct Impulse {
     proxies: ImpulseCoupling,
     collision: Collision,
     pred: State,
+    /// Per body: the velocities `pred` was made with (pairs.rs `repredict`).
+    detected_with: Vec<(Vec3, Vec3)>,
     bodies: Vec<SBody>,
     frozen: Vec<bool>,
     /// Per group: normal and tangential impulse applied in the current phase.
@@ -256,7 +269,15 @@ pub struct Impulse {
     shift: Vec<(Vec3, Vec3)>,
     directed: Vec<(usize, usize, i8)>,
     resolutions: usize,
-    resolution_seconds: f64,
+    /// Seconds spent in the timed sample of contact resolutions, and how many were timed.
+    timed: (f64, usize),
+    /// Per point of the group being resolved: first-order depth and normal speed (sweep.rs `patch`).
+    du: Vec<(f64, f64)>,
+    /// A counter of events in the sweeps; `changed[i]`: its value when body i's velocity last changed;
+    /// `quiet[g]`: when group g last did nothing (0: not since the sweeps began). sweep.rs skips a quiet group.
+    tick: u64,
+    changed: Vec<u64>,
+    quiet: Vec<u64>,
     /// Σ normal and Σ |tangential| impulse applied this step.
     impulse_sums: (f64, f64),
     /// The joints' workspace (joints.rs).
@@ -300,6 +321,7 @@ impl Impulse {
             params,
             collision: Collision::default(),
             pred: State::default(),
+            detected_with: Vec::new(),
             bodies: Vec::new(),
             frozen: Vec::new(),
             accumulated: Vec::new(),
@@ -313,7 +335,11 @@ impl Impulse {
             shift: Vec::new(),
             directed: Vec::new(),
             resolutions: 0,
-            resolution_seconds: 0.0,
+            timed: (0.0, 0),
+            du: Vec::new(),
+            tick: 0,
+            changed: Vec::new(),
+            quiet: Vec::new(),
             impulse_sums: (0.0, 0.0),
             joints: Default::default(),
             step_h: 0.0,
@@ -345,7 +371,7 @@ impl Impulse {
     fn stages(&mut self, model: &Model, state: &mut State, h: f64) -> Result<StepStats, SimError> {
         let mut stats = StepStats::default();
         self.resolutions = 0;
-        self.resolution_seconds = 0.0;
+        self.timed = (0.0, 0);
         self.impulse_sums = (0.0, 0.0);
         let mut t = StageTimer::start();
         let t0 = state.time;
@@ -369,7 +395,7 @@ impl Impulse {
         }
         stats.proxies = self.proxies.readings(model, state, h, t0);
         stats.resolutions = self.resolutions;
-        stats.resolution_seconds = self.resolution_seconds;
+        stats.resolution_seconds = if self.timed.1 > 0 { self.timed.0 * self.resolutions as f64 / self.timed.1 as f64 } else { 0.0 };
         (stats.normal_impulse, stats.friction_impulse) = self.impulse_sums;
         t.finish(&mut stats);
         Ok(stats)

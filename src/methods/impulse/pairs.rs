@@ -12,7 +12,10 @@ impl Impulse {
     /// Predicts positions with the current velocities, collects the interfering piece pairs there and orders
     /// them. Also loads the solver bodies (inertia at the predicted orientation).
     pub(super) fn prepare(&mut self, model: &Model, state: &State, h: f64) {
-        self.pred.clone_from(state);
+        // only the poses and the time are read at the prediction (the collision, the faces, the joints)
+        self.pred.time = state.time;
+        self.pred.step = state.step;
+        self.pred.bodies.clone_from(&state.bodies);
         for i in 0..model.bodies.len() {
             integrate_pose(model, i, &mut self.pred.bodies[i], h);
         }
@@ -24,9 +27,44 @@ impl Impulse {
             let inv_i = if b.kind == BodyKind::Dynamic { inv_inertia_world(model, i, self.pred.bodies[i].q) } else { Mat3::ZERO };
             self.bodies.push(SBody { inv_m: b.inv_mass(), inv_i, v: s.v, w: s.w });
         }
+        self.detected_with.clear();
+        self.detected_with.extend(state.bodies.iter().map(|s| (s.v, s.w)));
+        self.build_groups(model);
+        self.restart(model);
+    }
+
+    /// The contact phase's pairs, from the collision phase's detection (one detection per step): the working
+    /// velocities are reloaded from the state (after the velocity update) and the points are kept. A point's
+    /// depth at the positions predicted with the current velocities is d0 + h·(u_n − u_n0), u_n0 its normal
+    /// speed at the collision phase's prediction: that is the source's second prediction to first order in the
+    /// velocity change (exact for the translation; the lever arms and the inertia keep the collision phase's
+    /// predicted rotation, which differs by h·Δω). Pairs within `margin` of contact there are all present, so
+    /// a change of each body's predicted points by up to half the margin brings no pair in unseen.
+    ///
+    /// Where a body's velocities changed so much that its predicted points move by more than half the margin
+    /// (h·(|Δv| + |Δω|·r), r its radius about the centre of mass: impacts that stop a fall or start a body
+    /// tumbling), pairs beyond the margin at the first prediction may interfere at the second, and a feature
+    /// swung round by the rotation is not among the points: detection runs again there, as in the source.
+    pub(super) fn repredict(&mut self, model: &Model, state: &State, h: f64) {
+        let moved = |i: usize| {
+            let (s, (v0, w0)) = (&state.bodies[i], self.detected_with[i]);
+            h * ((s.v - v0).length() + (s.w - w0).length() * model.bodies[i].geometry.radius_about_com)
+        };
+        if (0..model.bodies.len()).any(|i| model.bodies[i].kind == BodyKind::Dynamic && moved(i) > 0.5 * self.params.margin) {
+            self.prepare(model, state, h);
+            return;
+        }
+        for (b, s) in self.bodies.iter_mut().zip(&state.bodies) {
+            b.v = s.v;
+            b.w = s.w;
+        }
+        self.restart(model);
+    }
+
+    /// A phase's start: nothing frozen, no impulse accumulated, the processing order for the current velocities.
+    fn restart(&mut self, model: &Model) {
         self.frozen.clear();
         self.frozen.resize(model.bodies.len(), false);
-        self.build_groups(model);
         self.accumulated.clear();
         self.accumulated.resize(self.groups.len(), (0.0, Vec3::ZERO));
         self.traversal(model);

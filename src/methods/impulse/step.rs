@@ -47,9 +47,10 @@ impl Impulse {
         check_finite(model, state, "collision")
     }
 
-    /// 3. Resting contact at the positions predicted with the new velocities, ε = 0.
+    /// 3. Resting contact at the positions predicted with the new velocities, ε = 0 (the collision phase's
+    ///    points, their depths following the velocity update: pairs.rs `repredict`).
     pub(super) fn contact(&mut self, model: &Model, state: &State, h: f64, stats: &mut StepStats) {
-        self.prepare(model, state, h);
+        self.repredict(model, state, h);
         self.joints.scope = (!model.joints.is_empty()).then_some(JointScope { level: None, motors: true });
         let order = std::mem::take(&mut self.order);
         stats.iterations += self.sweeps(model, &order, h, true, self.params.contact_iterations);

@@ -1,26 +1,32 @@
 //! The sequential impulses of a sweep: where a pair needs an impulse, the collision law's impulse, static
 //! friction of resolved pairs, and the sweeps of a phase.
 
-use super::{law, FrictionModel, Group, Impulse, Patch, Point, APPROACH};
+use super::{law, FrictionModel, Group, Impulse, Patch, APPROACH};
 use crate::math::{Mat3, Vec3};
 use crate::model::Model;
 use std::time::Instant;
 
+/// One contact resolution in this many is timed (`StepStats::resolution_seconds` is scaled up from them).
+const TIMING_SAMPLE: usize = 16;
+
 impl Impulse {
     /// Where and how group `g` needs an impulse at the current velocities; `None` when no candidate is both
     /// interfering (d < 0) and approaching (u_n < 0).
-    fn patch(&self, g: &Group, h: f64) -> Option<Patch> {
+    ///
+    /// Each point's normal speed u_n and first-order depth d are computed once per call into `du` (the three
+    /// passes below read them from there).
+    fn patch(&self, g: &Group, h: f64, du: &mut Vec<(f64, f64)>) -> Option<Patch> {
         let (ba, bb) = (&self.bodies[g.a as usize], &self.bodies[g.b as usize]);
         let range = g.first as usize..(g.first + g.len) as usize;
-        let depth = |p: &Point| {
+        du.clear();
+        du.extend(self.points[range.clone()].iter().map(|p| {
             let un = ((bb.v + bb.w.cross(p.rb)) - (ba.v + ba.w.cross(p.ra))).dot(p.n);
             (p.d0 + h * (un - p.un0), un)
-        };
+        }));
         let (mut deepest, mut deepest_q) = (f64::INFINITY, f64::INFINITY);
         let mut normal = Vec3::ZERO;
         let mut deepest_at = (Vec3::ZERO, Vec3::ZERO, Vec3::ZERO);
-        for p in &self.points[range.clone()] {
-            let (d, un) = depth(p);
+        for (p, &(d, un)) in self.points[range.clone()].iter().zip(du.iter()) {
             if d < 0.0 {
                 if d < deepest {
                     deepest = d;
@@ -45,8 +51,7 @@ impl Impulse {
         // the approaching points, weighted by approach speed; the interfering face (all points near the deepest)
         let (mut wa, mut wb, mut wk) = (Vec3::ZERO, Vec3::ZERO, 0.0);
         let (mut ca, mut cb, mut ck) = (Vec3::ZERO, Vec3::ZERO, 0.0);
-        for p in &self.points[range.clone()] {
-            let (d, un) = depth(p);
+        for (p, &(d, un)) in self.points[range.clone()].iter().zip(du.iter()) {
             if d < 0.0 && un < -APPROACH && d <= deepest_q + window {
                 wa += -un * p.ra;
                 wb += -un * p.rb;
@@ -65,8 +70,7 @@ impl Impulse {
             let (ca, cb) = (ca / ck, cb / ck);
             let (t1, t2) = crate::math::tangent_basis(normal);
             let (mut sxx, mut sxy, mut syy, mut extent) = (0.0, 0.0, 0.0, 0.0f64);
-            for p in &self.points[range] {
-                let (d, _) = depth(p);
+            for (p, &(d, _)) in self.points[range].iter().zip(du.iter()) {
                 if d < 0.0 && d <= deepest + window {
                     let r = p.ra - ca;
                     let (x, y) = (r.dot(t1), r.dot(t2));
@@ -110,18 +114,41 @@ impl Impulse {
 
     /// One sweep over `list` (group indices). `restitution`: `None` uses each pair's ε (collisions), `Some(e)`
     /// uses e for every pair (contact: ε = 0, or the ramp's value). Returns the impulses applied.
+    ///
+    /// A pair that did nothing when it was last looked at, and whose bodies' velocities have not changed since,
+    /// would do nothing again (what it does depends only on those velocities, the frozen flags and its own
+    /// accumulated impulse): it is skipped (`quiet`, `changed`; exact, the sweep applies the same impulses).
     fn sweep(&mut self, list: &[u32], h: f64, restitution: Option<f64>) -> usize {
         let mut applied = 0;
+        let mut du = std::mem::take(&mut self.du);
         for &gi in list {
             let g = self.groups[gi as usize];
-            let Some(patch) = self.patch(&g, h) else { continue };
+            let (a, b) = (g.a as usize, g.b as usize);
+            if self.quiet[gi as usize] > self.changed[a].max(self.changed[b]) {
+                continue;
+            }
+            if !self.resolve_group(gi, &g, h, restitution, &mut du) {
+                self.tick += 1;
+                self.quiet[gi as usize] = self.tick;
+                continue;
+            }
+            applied += 1;
+        }
+        self.du = du;
+        applied
+    }
+
+    /// What one sweep does at group `gi` (see [`Impulse::sweep`]); returns whether it applied anything.
+    fn resolve_group(&mut self, gi: u32, g: &Group, h: f64, restitution: Option<f64>, du: &mut Vec<(f64, f64)>) -> bool {
+        {
+            let Some(patch) = self.patch(g, h, du) else { return false };
             let (a, b) = (g.a as usize, g.b as usize);
             let (fa, fb) = (self.frozen[a], self.frozen[b]);
             let (ba, bb) = (self.bodies[a], self.bodies[b]);
             let (ima, iia) = if fa { (0.0, Mat3::ZERO) } else { (ba.inv_m, ba.inv_i) };
             let (imb, iib) = if fb { (0.0, Mat3::ZERO) } else { (bb.inv_m, bb.inv_i) };
             if ima == 0.0 && imb == 0.0 {
-                continue;
+                return false;
             }
             let mut c = g.coefficients;
             if let Some(e) = restitution {
@@ -136,12 +163,11 @@ impl Impulse {
                 FrictionModel::Moore => law::moore(k, u, patch.n, c),
             };
             if !patch.approaching {
-                if self.hold(gi as usize, &patch, c.static_friction) {
-                    applied += 1;
-                }
-                continue;
+                return self.hold(gi as usize, &patch, c.static_friction);
             }
-            let clock = Instant::now();
+            // the law's cost is sampled (one resolution in TIMING_SAMPLE): a clock read per resolution cost more
+            // than a sphere's resolution
+            let clock = (self.resolutions % TIMING_SAMPLE == 0).then(Instant::now);
             // a face: one impulse at its centre, with the moment that keeps it from tipping about the locked axes
             let mut done = None;
             if patch.locked > 0 {
@@ -185,7 +211,10 @@ impl Impulse {
                 };
                 (ra, rb, relax * j, Vec3::ZERO)
             });
-            self.resolution_seconds += clock.elapsed().as_secs_f64();
+            if let Some(clock) = clock {
+                self.timed.0 += clock.elapsed().as_secs_f64();
+                self.timed.1 += 1;
+            }
             self.resolutions += 1;
             let jn = j.dot(patch.n);
             self.impulse_sums.0 += jn;
@@ -193,9 +222,8 @@ impl Impulse {
             self.accumulated[gi as usize].0 += jn;
             self.accumulated[gi as usize].1 += j - jn * patch.n;
             self.apply((a, ima, iia, ra), (b, imb, iib, rb), j, m);
-            applied += 1;
+            true
         }
-        applied
     }
 
     /// Static friction of a resolved (interfering, not approaching) pair that carried a normal impulse in this
@@ -252,6 +280,9 @@ impl Impulse {
     /// Applies the impulse `j` and moment impulse `m` to B, and their opposites to A; each side is (body,
     /// inverse mass, world inverse inertia, lever arm), zero for a static or frozen body.
     fn apply(&mut self, a: (usize, f64, Mat3, Vec3), b: (usize, f64, Mat3, Vec3), j: Vec3, m: Vec3) {
+        self.tick += 1;
+        self.changed[a.0] = self.tick;
+        self.changed[b.0] = self.tick;
         let sa = &mut self.bodies[a.0];
         sa.v -= a.1 * j;
         sa.w -= a.2 * (a.3.cross(j) + m);
@@ -269,6 +300,11 @@ impl Impulse {
     /// only when neither applied anything; then the joint passes run on until the joints hold.
     pub(super) fn sweeps(&mut self, model: &Model, list: &[u32], h: f64, contact: bool, iterations: usize) -> usize {
         let mut done = 0;
+        // frozen flags and restitution differ from the last call: every pair is looked at afresh
+        self.quiet.clear();
+        self.quiet.resize(self.groups.len(), 0);
+        self.changed.resize(self.bodies.len(), 0);
+        let joints = self.joints.scope.is_some();
         for k in 0..iterations {
             done += 1;
             let e = match (contact, self.params.restitution_ramp) {
@@ -279,6 +315,10 @@ impl Impulse {
             let applied = self.sweep(list, h, e);
             // (0 without joints in scope)
             let joint_error = self.joint_pass(model);
+            if joints {
+                // the joint pass changes velocities without `apply`
+                self.quiet.iter_mut().for_each(|q| *q = 0);
+            }
             if applied == 0 && joint_error <= self.params.joint_tolerance {
                 break; // nothing interferes and approaches: later sweeps would find the same
             }
