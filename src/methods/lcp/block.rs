@@ -29,7 +29,7 @@ type Block = [f64; NODE * NODE];
 
 /// The factored block of a solve's bilateral joint rows.
 #[derive(Debug, Default)]
-pub(super) struct JointBlock {
+pub(crate) struct JointBlock {
     /// Indices of the block's rows among the solve's joint rows, node by node in elimination order.
     idx: Vec<u32>,
     /// Node k's rows are `idx[start[k]..start[k + 1]]` (nodes numbered in elimination order).
@@ -286,15 +286,20 @@ impl JointBlock {
         (self.idx, self.start) = (idx, start);
     }
 
-    /// One exact block update: Δλ from the current velocities, applied to the rows and the bodies. Returns the
-    /// largest change and the largest impulse.
-    pub fn solve(&mut self, rows: &mut [JRow], bodies: &mut [Vel]) -> (f64, f64) {
-        let n = self.start.len().saturating_sub(1);
+    /// Solves A λ = −bias for the block's rows alone, without velocities (a Newton step on positions: `impulse`'s
+    /// pre-stabilisation), writing λ into the rows; rows outside the block keep theirs.
+    pub fn solve_values(&mut self, rows: &mut [JRow]) {
         self.x.clear();
-        for &i in &self.idx {
-            let r = &rows[i as usize];
-            self.x.push(-(r.jv(&bodies[r.a as usize], &bodies[r.b as usize]) + r.bias));
+        self.x.extend(self.idx.iter().map(|&i| -rows[i as usize].bias));
+        self.substitute();
+        for (p, &i) in self.idx.iter().enumerate() {
+            rows[i as usize].lambda = self.x[p];
         }
+    }
+
+    /// x ← A⁻¹x by the factor: L y = x, then Lᵀ x = y (a dropped row's component 0).
+    fn substitute(&mut self) {
+        let n = self.start.len().saturating_sub(1);
         // L y = x, node by node; each solved node's part leaves its later neighbours' right-hand sides
         for k in 0..n {
             let (o, m, d) = (self.start[k], self.start[k + 1] - self.start[k], &self.diag[k]);
@@ -347,6 +352,17 @@ impl JointBlock {
                 self.x[o + j] = v / dj;
             }
         }
+    }
+
+    /// One exact block update: Δλ from the current velocities, applied to the rows and the bodies. Returns the
+    /// largest change and the largest impulse.
+    pub fn solve(&mut self, rows: &mut [JRow], bodies: &mut [Vel]) -> (f64, f64) {
+        self.x.clear();
+        for &i in &self.idx {
+            let r = &rows[i as usize];
+            self.x.push(-(r.jv(&bodies[r.a as usize], &bodies[r.b as usize]) + r.bias));
+        }
+        self.substitute();
         let (mut change, mut size) = (0.0f64, 0.0f64);
         for (p, &i) in self.idx.iter().enumerate() {
             let r = &mut rows[i as usize];

@@ -21,11 +21,11 @@
 //!   propagation is off. Collision detection at t + Δt followed by correction() happens at the start of the
 //!   next step, on the same positions.
 
-mod block;
+pub(crate) mod block;
 mod geometric;
 #[cfg(test)]
 mod joint_tests;
-mod joints;
+pub(crate) mod joints;
 mod pgs;
 mod step;
 #[cfg(test)]
@@ -153,7 +153,7 @@ struct SBody {
 /// Velocity of a solver body (or, in the correction solve, its displacement); kept apart from the masses so
 /// that the sweeps touch as little memory as possible.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-struct Vel {
+pub(crate) struct Vel {
     v: Vec3,
     w: Vec3,
 }
