@@ -9,6 +9,9 @@ use std::time::Instant;
 /// The standard scenes of shared/baselines/peers.md, benchmarked by default.
 pub const STANDARD_SCENES: [&str; 5] = ["stack10", "pyramid20", "balls1000", "incline", "cubedrop"];
 
+/// The jointed scenes of issue 15's benchmarks (a 100-link chain, a ragdoll on stairs): `--scene joints`.
+pub const JOINT_SCENES: [&str; 2] = ["chain100", "ragdoll_stairs"];
+
 /// Steps excluded from the median.
 pub const WARMUP_STEPS: u64 = 20;
 

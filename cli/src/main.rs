@@ -95,7 +95,8 @@ enum Command {
     Bench {
         #[arg(long)]
         method: Option<String>,
-        /// Scene name or path (repeatable); default: the standard scenes.
+        /// Scene name or path (repeatable); default: the standard scenes; `joints`: the jointed benchmark scenes
+        /// (chain100, ragdoll_stairs).
         #[arg(long)]
         scene: Vec<String>,
         /// Steps per scene (default: the scene's duration).
@@ -229,6 +230,10 @@ fn real_main() -> Result<()> {
             let tables = scene.is_empty() && method.as_deref() == Some("impulse");
             let names: Vec<String> =
                 if scene.is_empty() { crate::bench::STANDARD_SCENES.iter().map(|s| s.to_string()).collect() } else { scene };
+            let names: Vec<String> = names
+                .into_iter()
+                .flat_map(|n| if n == "joints" { crate::bench::JOINT_SCENES.map(String::from).to_vec() } else { vec![n] })
+                .collect();
             if !json {
                 println!(
                     "{:<12} {:<8} {:>6} {:>6} {:>10} {:>10} {:>7} {:>9} {:>12} {:>11}  stages (ms)",

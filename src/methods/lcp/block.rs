@@ -1,22 +1,51 @@
 //! The bilateral joint rows of a solve taken together as one block of the Gauss-Seidel iteration: each sweep
-//! solves A_BB Δλ = −(J_B u + bias_B) exactly for them (A_BB = J_B M⁻¹ J_Bᵀ, factored once per solve by a
-//! Cholesky that drops rows dependent on earlier ones, such as the redundant rows of a closed loop), given the
+//! solves A_BB Δλ = −(J_B u + bias_B) exactly for them (A_BB = J_B M⁻¹ J_Bᵀ, factored once per solve), given the
 //! current velocities, which carry the contact, limit and motor rows' impulses. Scalar Gauss-Seidel converges
 //! along a chain of N joints in O(N²) sweeps; the block is exact in one, so a chain holds as tightly as a single
-//! joint. Joint rows are few beside contact rows, and the block is dense: O(m²) per sweep for m rows.
+//! joint.
+//!
+//! The factor is sparse, after the joint graph (fact source: D. Baraff, "Linear-time dynamics using Lagrange
+//! multipliers", SIGGRAPH 1996: the constraint system of a tree of joints factors without fill when eliminated
+//! leaves first). Here the unknowns stay the multipliers (λ-space, A = J M⁻¹ Jᵀ, where Baraff factors the full
+//! [M Jᵀ; J 0]): a *node* is one joint's bilateral rows (3 to 6), and two nodes are coupled when their joints
+//! share a free body (not fixed, not frozen by shock propagation). For a tree of bodies this graph is chordal
+//! (each body's joints form a clique, cliques meet in single joints), and eliminating the node of least degree
+//! first peels it from the leaves with no fill: O(N) work per factorisation and per solve for a chain. A closed
+//! loop (a four-bar) makes fill blocks, found by the same symbolic elimination, and its redundant rows are dropped
+//! as before: block LDLᵀ with scalar pivots inside each node, a pivot below 1e-6 of its row's own A_jj marks a
+//! row dependent on rows eliminated before it (or a row between fixed bodies) and the row gets Δλ = 0.
+//!
+//! Symbols: L_kk (a node's lower Cholesky factor, `diag`), L_jk = A_jk L_kk⁻ᵀ for a later neighbour j (`off`,
+//! rows of j × columns of k), `later` (each node's neighbours eliminated after it, fill included).
 
 use super::joints::JRow;
 use super::Vel;
+use std::collections::BTreeSet;
+
+/// Most bilateral rows of one joint (fixed joint: 6).
+const NODE: usize = 6;
+/// A node's dense block, row-major with stride `NODE`.
+type Block = [f64; NODE * NODE];
 
 /// The factored block of a solve's bilateral joint rows.
 #[derive(Debug, Default)]
-pub(super) struct JointBlock {
-    /// Indices of the block's rows among the solve's joint rows.
+pub(crate) struct JointBlock {
+    /// Indices of the block's rows among the solve's joint rows, node by node in elimination order.
     idx: Vec<u32>,
-    /// Lower Cholesky factor, row-major m × m (a dropped row has a zero column and a zero diagonal).
-    l: Vec<f64>,
-    /// Right-hand side and solution.
+    /// Node k's rows are `idx[start[k]..start[k + 1]]` (nodes numbered in elimination order).
+    start: Vec<usize>,
+    /// Node k's later neighbours are `later[lstart[k]..lstart[k + 1]]`: (node, its block in `off`).
+    lstart: Vec<usize>,
+    later: Vec<(u32, u32)>,
+    /// L_kk per node (a dropped row has a zero column and a zero diagonal), and L_jk per later neighbour.
+    diag: Vec<Block>,
+    off: Vec<Block>,
+    /// Right-hand side and solution, in `idx` order.
     x: Vec<f64>,
+    /// Symbolic workspace: joint runs, (body, node) incidences, adjacency sets.
+    runs: Vec<(usize, usize, [u32; 2])>,
+    incid: Vec<(u32, u32)>,
+    adj: Vec<BTreeSet<u32>>,
 }
 
 /// A row's body on side `s`.
@@ -28,54 +57,299 @@ fn side(r: &JRow, s: usize) -> u32 {
     }
 }
 
+/// Whether the row moves side `s`'s body (a fixed, frozen or world side has M⁻¹Jᵀ = 0).
+fn live(r: &JRow, s: usize) -> bool {
+    r.ml[s] != crate::math::Vec3::ZERO || r.mi[s] != crate::math::Vec3::ZERO
+}
+
+/// Whether the row belongs to the block: rigid (no compliance) and unbounded.
+fn bilateral(r: &JRow) -> bool {
+    r.gamma == 0.0 && r.lo == f64::NEG_INFINITY && r.hi == f64::INFINITY
+}
+
+/// A_pq = J_p M⁻¹ J_qᵀ over the bodies the two rows share.
+fn entry(rp: &JRow, rq: &JRow) -> f64 {
+    let mut a = 0.0;
+    for sp in 0..2 {
+        for sq in 0..2 {
+            if side(rp, sp) == side(rq, sq) {
+                a += rp.lin[sp].dot(rq.ml[sq]) + rp.ang[sp].dot(rq.mi[sq]);
+            }
+        }
+    }
+    a
+}
+
 impl JointBlock {
-    /// Selects the rigid unbounded rows of `rows`, assembles A over them and factors it.
+    /// Selects the rigid unbounded rows of `rows`, orders their joints for a sparse elimination, assembles A over
+    /// them and factors it.
     pub fn build(&mut self, rows: &[JRow]) {
+        self.symbolic(rows);
+        self.numeric(rows);
+    }
+
+    /// Groups the block's rows by joint (a joint's rows are contiguous in `rows`), couples joints that share a
+    /// live body, and finds the elimination order (least degree first, ties to the earlier joint) and its fill.
+    fn symbolic(&mut self, rows: &[JRow]) {
+        self.runs.clear();
+        let mut i = 0;
+        while i < rows.len() {
+            if !bilateral(&rows[i]) {
+                i += 1;
+                continue;
+            }
+            let (joint, begin) = (rows[i].joint, i);
+            let mut bodies = [u32::MAX; 2];
+            while i < rows.len() && rows[i].joint == joint && bilateral(&rows[i]) {
+                for s in 0..2 {
+                    if live(&rows[i], s) {
+                        bodies[s] = side(&rows[i], s);
+                    }
+                }
+                i += 1;
+            }
+            debug_assert!(i - begin <= NODE, "a joint has at most {NODE} bilateral rows");
+            self.runs.push((begin, i, bodies));
+        }
+        let n = self.runs.len();
+        self.incid.clear();
+        for (k, run) in self.runs.iter().enumerate() {
+            for &b in &run.2 {
+                if b != u32::MAX {
+                    self.incid.push((b, k as u32));
+                }
+            }
+        }
+        self.incid.sort_unstable();
+        self.adj.iter_mut().for_each(BTreeSet::clear);
+        self.adj.resize_with(n.max(self.adj.len()), BTreeSet::new);
+        for group in self.incid.chunk_by(|p, q| p.0 == q.0) {
+            for p in group {
+                for q in group {
+                    if p.1 != q.1 {
+                        self.adj[p.1 as usize].insert(q.1);
+                    }
+                }
+            }
+        }
+        // least degree first; eliminating a node joins its remaining neighbours (fill)
+        let mut queue: BTreeSet<(usize, u32)> = (0..n).map(|k| (self.adj[k].len(), k as u32)).collect();
+        let mut position = vec![u32::MAX; n];
+        let mut later_of: Vec<Vec<u32>> = Vec::with_capacity(n);
+        let mut order = Vec::with_capacity(n);
+        while let Some((_, k)) = queue.pop_first() {
+            position[k as usize] = order.len() as u32;
+            order.push(k);
+            let nb: Vec<u32> = std::mem::take(&mut self.adj[k as usize]).into_iter().collect();
+            for &a in &nb {
+                let before = self.adj[a as usize].len();
+                self.adj[a as usize].remove(&k);
+                for &b in &nb {
+                    if a != b {
+                        self.adj[a as usize].insert(b);
+                    }
+                }
+                let after = self.adj[a as usize].len();
+                if after != before {
+                    queue.remove(&(before, a));
+                    queue.insert((after, a));
+                }
+            }
+            later_of.push(nb);
+        }
+        // renumber nodes by elimination position
         self.idx.clear();
-        self.idx.extend((0..rows.len() as u32).filter(|&i| {
-            let r = &rows[i as usize];
-            r.gamma == 0.0 && r.lo == f64::NEG_INFINITY && r.hi == f64::INFINITY
-        }));
-        let m = self.idx.len();
-        self.l.clear();
-        self.l.resize(m * m, 0.0);
-        for p in 0..m {
-            let rp = &rows[self.idx[p] as usize];
-            for q in 0..=p {
-                let rq = &rows[self.idx[q] as usize];
-                let mut a = 0.0;
-                for sp in 0..2 {
-                    for sq in 0..2 {
-                        if side(rp, sp) == side(rq, sq) {
-                            a += rp.lin[sp].dot(rq.ml[sq]) + rp.ang[sp].dot(rq.mi[sq]);
+        self.start.clear();
+        self.lstart.clear();
+        self.later.clear();
+        for (p, &k) in order.iter().enumerate() {
+            let (begin, end, _) = self.runs[k as usize];
+            self.start.push(self.idx.len());
+            self.idx.extend(begin as u32..end as u32);
+            self.lstart.push(self.later.len());
+            let mut nb: Vec<u32> = later_of[p].iter().map(|&j| position[j as usize]).collect();
+            nb.sort_unstable();
+            for j in nb {
+                let slot = self.later.len() as u32;
+                self.later.push((j, slot));
+            }
+        }
+        self.start.push(self.idx.len());
+        self.lstart.push(self.later.len());
+    }
+
+    /// The block of `later` that holds (node j, node k), k eliminated before j.
+    fn slot(&self, k: usize, j: u32) -> usize {
+        let list = &self.later[self.lstart[k]..self.lstart[k + 1]];
+        let at = list.binary_search_by_key(&j, |e| e.0).expect("the symbolic elimination made every fill block");
+        list[at].1 as usize
+    }
+
+    /// Assembles A's blocks (fill blocks zero) and factors them node by node, right-looking.
+    fn numeric(&mut self, rows: &[JRow]) {
+        let n = self.start.len() - 1;
+        let (idx, start) = (std::mem::take(&mut self.idx), std::mem::take(&mut self.start));
+        let row = |k: usize, p: usize| &rows[idx[start[k] + p] as usize];
+        let size = |k: usize| start[k + 1] - start[k];
+        self.diag.clear();
+        self.diag.resize(n, [0.0; NODE * NODE]);
+        self.off.clear();
+        self.off.resize(self.later.len(), [0.0; NODE * NODE]);
+        for k in 0..n {
+            let m = size(k);
+            for p in 0..m {
+                for q in 0..=p {
+                    self.diag[k][p * NODE + q] = entry(row(k, p), row(k, q));
+                }
+            }
+            for e in self.lstart[k]..self.lstart[k + 1] {
+                let (j, s) = (self.later[e].0 as usize, self.later[e].1 as usize);
+                for p in 0..size(j) {
+                    for q in 0..m {
+                        self.off[s][p * NODE + q] = entry(row(j, p), row(k, q));
+                    }
+                }
+            }
+        }
+        for k in 0..n {
+            let m = size(k);
+            // the node's own Cholesky, a pivot below 1e-6 of its row's A_jj dropped
+            let d = &mut self.diag[k];
+            for j in 0..m {
+                let ajj = entry(row(k, j), row(k, j));
+                let mut piv = d[j * NODE + j];
+                for c in 0..j {
+                    piv -= d[j * NODE + c] * d[j * NODE + c];
+                }
+                if !(piv > 1e-6 * ajj) {
+                    for i in j..m {
+                        d[i * NODE + j] = 0.0;
+                    }
+                    continue;
+                }
+                let s = piv.sqrt();
+                d[j * NODE + j] = s;
+                for i in j + 1..m {
+                    let mut v = d[i * NODE + j];
+                    for c in 0..j {
+                        v -= d[i * NODE + c] * d[j * NODE + c];
+                    }
+                    d[i * NODE + j] = v / s;
+                }
+            }
+            let lkk = self.diag[k];
+            // L_jk = A_jk L_kk⁻ᵀ: each row of the block solved against L_kk
+            for e in self.lstart[k]..self.lstart[k + 1] {
+                let (j, s) = (self.later[e].0 as usize, self.later[e].1 as usize);
+                let b = &mut self.off[s];
+                for p in 0..size(j) {
+                    for q in 0..m {
+                        let dq = lkk[q * NODE + q];
+                        if dq == 0.0 {
+                            b[p * NODE + q] = 0.0;
+                            continue;
+                        }
+                        let mut v = b[p * NODE + q];
+                        for c in 0..q {
+                            v -= b[p * NODE + c] * lkk[q * NODE + c];
+                        }
+                        b[p * NODE + q] = v / dq;
+                    }
+                }
+            }
+            // Schur complement: A_ij −= L_ik L_jkᵀ for every pair of later neighbours (j not after i)
+            for e in self.lstart[k]..self.lstart[k + 1] {
+                let (i, si) = (self.later[e].0 as usize, self.later[e].1 as usize);
+                for f in self.lstart[k]..=e {
+                    let (j, sj) = (self.later[f].0 as usize, self.later[f].1 as usize);
+                    let (li, lj) = (self.off[si], self.off[sj]);
+                    let (mi, mj) = (size(i), size(j));
+                    let target = if i == j {
+                        &mut self.diag[i]
+                    } else {
+                        let t = self.slot(j, i as u32);
+                        &mut self.off[t]
+                    };
+                    for p in 0..mi {
+                        let top = if i == j { p + 1 } else { mj };
+                        for q in 0..top {
+                            let mut v = 0.0;
+                            for c in 0..m {
+                                v += li[p * NODE + c] * lj[q * NODE + c];
+                            }
+                            target[p * NODE + q] -= v;
                         }
                     }
                 }
-                self.l[p * m + q] = a;
             }
         }
-        // in-place Cholesky, lower triangle; a pivot that falls below 1e-6 of its row's own A_jj is a row
-        // dependent on earlier ones (or one between fixed bodies): dropped
-        for j in 0..m {
-            let ajj = self.l[j * m + j];
-            let mut d = ajj;
-            for k in 0..j {
-                d -= self.l[j * m + k] * self.l[j * m + k];
-            }
-            if !(d > 1e-6 * ajj) {
-                for i in j..m {
-                    self.l[i * m + j] = 0.0;
+        (self.idx, self.start) = (idx, start);
+    }
+
+    /// Solves A λ = −bias for the block's rows alone, without velocities (a Newton step on positions: `impulse`'s
+    /// pre-stabilisation), writing λ into the rows; rows outside the block keep theirs.
+    pub fn solve_values(&mut self, rows: &mut [JRow]) {
+        self.x.clear();
+        self.x.extend(self.idx.iter().map(|&i| -rows[i as usize].bias));
+        self.substitute();
+        for (p, &i) in self.idx.iter().enumerate() {
+            rows[i as usize].lambda = self.x[p];
+        }
+    }
+
+    /// x ← A⁻¹x by the factor: L y = x, then Lᵀ x = y (a dropped row's component 0).
+    fn substitute(&mut self) {
+        let n = self.start.len().saturating_sub(1);
+        // L y = x, node by node; each solved node's part leaves its later neighbours' right-hand sides
+        for k in 0..n {
+            let (o, m, d) = (self.start[k], self.start[k + 1] - self.start[k], &self.diag[k]);
+            for j in 0..m {
+                let dj = d[j * NODE + j];
+                if dj == 0.0 {
+                    self.x[o + j] = 0.0;
+                    continue;
                 }
-                continue;
-            }
-            let s = d.sqrt();
-            self.l[j * m + j] = s;
-            for i in j + 1..m {
-                let mut v = self.l[i * m + j];
-                for k in 0..j {
-                    v -= self.l[i * m + k] * self.l[j * m + k];
+                let mut v = self.x[o + j];
+                for c in 0..j {
+                    v -= d[j * NODE + c] * self.x[o + c];
                 }
-                self.l[i * m + j] = v / s;
+                self.x[o + j] = v / dj;
+            }
+            for &(j, s) in &self.later[self.lstart[k]..self.lstart[k + 1]] {
+                let (oj, b) = (self.start[j as usize], &self.off[s as usize]);
+                for p in 0..self.start[j as usize + 1] - oj {
+                    let mut v = 0.0;
+                    for c in 0..m {
+                        v += b[p * NODE + c] * self.x[o + c];
+                    }
+                    self.x[oj + p] -= v;
+                }
+            }
+        }
+        // Lᵀ Δλ = y, in reverse (dropped rows: 0)
+        for k in (0..n).rev() {
+            let (o, m) = (self.start[k], self.start[k + 1] - self.start[k]);
+            for &(j, s) in &self.later[self.lstart[k]..self.lstart[k + 1]] {
+                let (oj, b) = (self.start[j as usize], &self.off[s as usize]);
+                for p in 0..self.start[j as usize + 1] - oj {
+                    let z = self.x[oj + p];
+                    for c in 0..m {
+                        self.x[o + c] -= b[p * NODE + c] * z;
+                    }
+                }
+            }
+            let d = &self.diag[k];
+            for j in (0..m).rev() {
+                let dj = d[j * NODE + j];
+                if dj == 0.0 {
+                    self.x[o + j] = 0.0;
+                    continue;
+                }
+                let mut v = self.x[o + j];
+                for c in j + 1..m {
+                    v -= d[c * NODE + j] * self.x[o + c];
+                }
+                self.x[o + j] = v / dj;
             }
         }
     }
@@ -83,37 +357,12 @@ impl JointBlock {
     /// One exact block update: Δλ from the current velocities, applied to the rows and the bodies. Returns the
     /// largest change and the largest impulse.
     pub fn solve(&mut self, rows: &mut [JRow], bodies: &mut [Vel]) -> (f64, f64) {
-        let m = self.idx.len();
         self.x.clear();
         for &i in &self.idx {
             let r = &rows[i as usize];
             self.x.push(-(r.jv(&bodies[r.a as usize], &bodies[r.b as usize]) + r.bias));
         }
-        // L y = x, then Lᵀ Δλ = y (dropped rows: 0)
-        for j in 0..m {
-            let d = self.l[j * m + j];
-            if d == 0.0 {
-                self.x[j] = 0.0;
-                continue;
-            }
-            let mut v = self.x[j];
-            for k in 0..j {
-                v -= self.l[j * m + k] * self.x[k];
-            }
-            self.x[j] = v / d;
-        }
-        for j in (0..m).rev() {
-            let d = self.l[j * m + j];
-            if d == 0.0 {
-                self.x[j] = 0.0;
-                continue;
-            }
-            let mut v = self.x[j];
-            for k in j + 1..m {
-                v -= self.l[k * m + j] * self.x[k];
-            }
-            self.x[j] = v / d;
-        }
+        self.substitute();
         let (mut change, mut size) = (0.0f64, 0.0f64);
         for (p, &i) in self.idx.iter().enumerate() {
             let r = &mut rows[i as usize];
@@ -132,46 +381,5 @@ impl JointBlock {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::math::Vec3;
-
-    fn row(a: u32, b: u32, lin: [Vec3; 2], ang: [Vec3; 2], inv_m: [f64; 2]) -> JRow {
-        JRow {
-            a,
-            b,
-            joint: 0,
-            slot: 0,
-            lin,
-            ang,
-            ml: [lin[0] * inv_m[0], lin[1] * inv_m[1]],
-            mi: [ang[0] * inv_m[0], ang[1] * inv_m[1]],
-            inv_diag: 0.0,
-            gamma: 0.0,
-            bias: 0.0,
-            lo: f64::NEG_INFINITY,
-            hi: f64::INFINITY,
-            lambda: 0.0,
-        }
-    }
-
-    /// Two point masses in a line (rows: body 0 to the world, body 1 to body 0) plus a redundant copy of the
-    /// first row: one block update leaves every row satisfied, and the copy is dropped.
-    #[test]
-    fn one_block_update_satisfies_every_row_and_drops_a_redundant_one() {
-        let (x, z) = (Vec3::X, Vec3::ZERO);
-        let mut rows =
-            vec![row(0, 2, [x, z], [z, z], [1.0, 0.0]), row(0, 1, [-x, x], [z, z], [1.0, 0.5]), row(0, 2, [x, z], [z, z], [1.0, 0.0])];
-        rows[1].bias = 0.3;
-        let mut bodies = vec![Vel { v: Vec3::new(1.0, 0.0, 0.0), w: z }, Vel { v: Vec3::new(-2.0, 1.0, 0.0), w: z }, Vel::default()];
-        let mut block = JointBlock::default();
-        block.build(&rows);
-        block.solve(&mut rows, &mut bodies);
-        for r in &rows {
-            let w = r.jv(&bodies[r.a as usize], &bodies[r.b as usize]) + r.bias;
-            assert!(w.abs() < 1e-12, "row residual {w}");
-        }
-        assert_eq!(rows[2].lambda, 0.0);
-        assert_eq!(bodies[1].v.y, 1.0);
-    }
-}
+#[path = "block_tests.rs"]
+mod tests;

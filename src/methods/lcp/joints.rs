@@ -43,7 +43,7 @@ pub struct JointWarm {
 /// One scalar joint row between solver bodies `a` and `b` (`b` is the world slot for a joint to the world):
 /// w = J u + bias + γλ, λ ∈ [lo, hi].
 #[derive(Debug, Clone, Copy)]
-pub(super) struct JRow {
+pub(crate) struct JRow {
     pub a: u32,
     pub b: u32,
     pub joint: u32,

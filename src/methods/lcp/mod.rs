@@ -21,10 +21,11 @@
 //!   propagation is off. Collision detection at t + Δt followed by correction() happens at the start of the
 //!   next step, on the same positions.
 
-mod block;
+pub(crate) mod block;
+mod geometric;
 #[cfg(test)]
 mod joint_tests;
-mod joints;
+pub(crate) mod joints;
 mod pgs;
 mod step;
 #[cfg(test)]
@@ -80,6 +81,11 @@ pub struct LcpParams {
     pub static_speed: f64,
     /// Warm starting from the previous step's impulses on/off. Default on.
     pub warm_start: bool,
+    /// Geometric stiffness of the joints in the velocity solves (geometric.rs: a jointed body's inertia
+    /// augmented by h² times the stiffness of the joint forces it carried in the previous step), on/off. Without
+    /// it a link under tension T turned out of line is integrated explicitly, stable only while
+    /// h·√(12T/(m l)) < 2. Default on.
+    pub geometric_stiffness: bool,
 }
 
 impl Default for LcpParams {
@@ -98,6 +104,7 @@ impl Default for LcpParams {
             restitution_threshold: 0.05,
             static_speed: 1e-3,
             warm_start: true,
+            geometric_stiffness: true,
         }
     }
 }
@@ -146,7 +153,7 @@ struct SBody {
 /// Velocity of a solver body (or, in the correction solve, its displacement); kept apart from the masses so
 /// that the sweeps touch as little memory as possible.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-struct Vel {
+pub(crate) struct Vel {
     v: Vec3,
     w: Vec3,
 }
@@ -221,6 +228,8 @@ pub struct Lcp {
     joint_imp: Vec<JointWarm>,
     joint_readings: Vec<crate::methods::JointReading>,
     joint_arm: Vec<Vec3>,
+    /// h²K̃ per body: the geometric stiffness of the joint forces it carries (geometric.rs).
+    stiff: Vec<Mat3>,
 }
 
 stage_enum! {
@@ -274,6 +283,7 @@ impl Lcp {
             joint_imp: Vec::new(),
             joint_readings: Vec::new(),
             joint_arm: Vec::new(),
+            stiff: Vec::new(),
         }
     }
 

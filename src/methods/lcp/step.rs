@@ -117,6 +117,7 @@ impl Lcp {
     pub(super) fn dynamics(&mut self, model: &Model, state: &mut State, h: f64, stats: &mut StepStats) -> Result<(), SimError> {
         let (nc, nb) = (self.collision.contacts.len(), model.bodies.len());
         self.pre_step_speeds(model, state);
+        self.stiffen(model, state, h);
         let frac1 = if self.params.shock_propagation { self.params.shock_fraction } else { 1.0 };
         self.load_velocities(model, state, h, frac1);
         let mut rows = std::mem::take(&mut self.rows);
@@ -246,6 +247,7 @@ impl Lcp {
         // without shock propagation the joints' drift of this position update is projected away here, at
         // t + Δt (joints need no collision detection first); with it, each layer's correction did so
         if !self.params.shock_propagation && self.params.correction && !model.joints.is_empty() {
+            self.true_inertia(model, state);
             let jorder = std::mem::take(&mut self.joint_order);
             self.correct(model, state, &[], &jorder);
             self.joint_order = jorder;
