@@ -18,7 +18,9 @@
 //! - D = Σ μ λ f0(|u|) (eq. 12), λ and the tangent bases lagged at the start of the step → friction.rs; with a
 //!   static coefficient above the sliding one, the force law eases from μ_s to μ_k between slips ε_v h and 2ε_v h.
 //! - ACCD (§4.1) → ccd.rs; i-AABB culling (§4.2) → culling.rs; contact-aware assembly (§4.3) → assemble.rs
-//!   and system.rs; joints (§5.3) → joints.rs; the no-intersection check → check.rs.
+//!   and system.rs; joints (§5.3) → joints.rs (pins, limit barriers, PD motors; the joint functions in affine
+//!   coordinates → coords.rs); haptic proxies' coupling as a potential → couplings.rs; the no-intersection
+//!   check → check.rs.
 //!
 //! - static and kinematic bodies (§3: "fixed or prescribed coordinates"): static ones are not unknowns; a
 //!   kinematic body's coordinates are unknowns held to their prescribed values q_k* by a stiff potential
@@ -39,6 +41,8 @@
 pub mod affine;
 pub mod assemble;
 pub mod barrier;
+pub mod coords;
+pub mod couplings;
 pub mod friction;
 pub mod joints;
 pub mod local;
@@ -56,9 +60,9 @@ use crate::error::SimError;
 use crate::geometry::surface;
 use crate::math::eigen;
 use crate::math::Vec3;
-use crate::methods::registry::{self, param, Params};
+use crate::methods::registry::{param, Params};
+use crate::model::MethodKey;
 use crate::model::{BodyKind, Model};
-use crate::model::{JointType, MethodKey};
 use crate::state::State;
 use affine::Block4;
 use culling::{Group, Pair};
@@ -95,7 +99,8 @@ pub struct AbdParams {
     pub max_iterations: usize,
     /// Segments around a circle when spheres, capsules and cylinders become triangle meshes. Default 16.
     pub resolution: u32,
-    /// Joint penalty γ: K = γ(m_a + m_b) on each pinned point. Default 1e6.
+    /// Joint penalty γ: K = γ(m_a + m_b) on each pinned point or direction and each prismatic line row. Default
+    /// 1e6.
     pub joint_stiffness: f64,
     /// Count intersecting triangle pairs after every step (the guarantee, checked; costs a triangle sweep).
     /// Default false; `cairn validate` turns it on.
@@ -136,23 +141,8 @@ impl Params for AbdParams {
     }
 }
 
-/// `abd` runs ball, hinge and fixed joints without limits or motors, and no proxies yet.
-pub fn supports(model: &Model) -> Result<(), String> {
-    registry::no_proxies(model)?;
-    if let Some(j) = model.joints.iter().find(|j| j.kind == JointType::Prismatic || j.limits.is_some() || j.motor.is_some()) {
-        return Err(format!(
-            "method `abd` runs ball, hinge and fixed joints without limits or motors; the {:?} joint on `{}` has {}",
-            j.kind,
-            model.bodies[j.body1].name,
-            if j.kind == JointType::Prismatic {
-                "a prismatic type"
-            } else if j.limits.is_some() {
-                "limits"
-            } else {
-                "a motor"
-            }
-        ));
-    }
+/// `abd` runs every joint kind with limits and motors, and haptic proxies: nothing in a loaded scene is refused.
+pub fn supports(_model: &Model) -> Result<(), String> {
     Ok(())
 }
 
@@ -195,7 +185,9 @@ pub struct Abd {
     /// Bodies with unknowns in the Newton system: dynamic and kinematic ones.
     moving: Vec<bool>,
     surfaces: Surfaces,
-    pins: Vec<joints::Pin>,
+    joints: joints::Joints,
+    /// The proxies' couplings for the current step.
+    couplings: Vec<couplings::Coupling>,
     /// l_c (the contact length scale), dhat, ε_v.
     scale: f64,
     dhat: f64,
@@ -307,7 +299,8 @@ impl Abd {
         let scale = if size.is_finite() && size > 0.0 { size } else { 1.0 };
         let dhat = params.dhat.unwrap_or(DHAT_FRACTION * scale);
         let eps_v = params.friction_velocity.unwrap_or(EPS_V_FRACTION * scale);
-        let pins = joints::pins(model, params.joint_stiffness);
+        let joints = joints::Joints::new(model, params.joint_stiffness, dhat);
+        let notes = joints.notes.clone();
         let dynamic = model.bodies.iter().map(|b| b.kind == BodyKind::Dynamic).collect();
         let moving = model.bodies.iter().map(|b| b.kind != BodyKind::Static).collect();
         Abd {
@@ -317,7 +310,8 @@ impl Abd {
             dynamic,
             moving,
             surfaces,
-            pins,
+            joints,
+            couplings: Vec::new(),
             scale,
             dhat,
             eps_v,
@@ -334,7 +328,7 @@ impl Abd {
             x: Vec::new(),
             xt: Vec::new(),
             x1: Vec::new(),
-            notes: Vec::new(),
+            notes,
         }
     }
 
