@@ -153,6 +153,11 @@ fn coordinate_inertia(model: &Model, j: &crate::model::Joint) -> f64 {
     }
 }
 
+/// The pins of the model's joints with penalty γ (the pinned points and directions of [`Joints::new`]).
+pub fn pins(model: &Model, gamma: f64) -> Vec<Pin> {
+    Joints::new(model, gamma, 1.0).pins
+}
+
 impl Joints {
     /// The pins and terms of the model's joints; `gamma` is the penalty γ, `dhat` the reach of a displacement
     /// limit.
