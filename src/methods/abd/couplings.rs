@@ -23,8 +23,9 @@ pub struct Coupling {
     wells: [[(f64, f64); 2]; 12],
 }
 
-/// The couplings of the model's proxies for a step of `h` from q^t, with the state's targets.
-pub fn begin(model: &Model, state: &State, qt: &[f64], h: f64) -> Vec<Coupling> {
+/// The couplings of the model's proxies for a step of `h` with the state's targets; the dampers act on the
+/// velocity (q − q̂)/h_e of the integrator (q̂ = q^t and h_e = h for backward Euler).
+pub fn begin(model: &Model, state: &State, qhat: &[f64], h: f64, he: f64) -> Vec<Coupling> {
     model
         .proxies
         .iter()
@@ -35,20 +36,20 @@ pub fn begin(model: &Model, state: &State, qt: &[f64], h: f64) -> Vec<Coupling> 
             let v_t = t.velocity + t.angular_velocity.cross(arm);
             let x_end = t.position + arm + v_t * h;
             let r_end = Mat3::from_quat(quat_exp(t.angular_velocity * h) * t.rotation);
-            let qb = &qt[12 * b..12 * b + 12];
+            let qb = &qhat[12 * b..12 * b + 12];
             let a_t = super::affine::a_of(qb);
             let a_damp = a_t
                 + Mat3::from_cols(
                     t.angular_velocity.cross(a_t.x_axis),
                     t.angular_velocity.cross(a_t.y_axis),
                     t.angular_velocity.cross(a_t.z_axis),
-                ) * h;
+                ) * he;
             let mut wells = [[(0.0, 0.0); 2]; 12];
             for r in 0..3 {
                 for j in 0..3 {
-                    wells[4 * r + j] = [(0.5 * p.angular_stiffness, r_end.col(j)[r]), (0.5 * p.angular_damping / h, a_damp.col(j)[r])];
+                    wells[4 * r + j] = [(0.5 * p.angular_stiffness, r_end.col(j)[r]), (0.5 * p.angular_damping / he, a_damp.col(j)[r])];
                 }
-                wells[4 * r + 3] = [(p.stiffness, x_end[r]), (p.damping / h, qb[4 * r + 3] + h * v_t[r])];
+                wells[4 * r + 3] = [(p.stiffness, x_end[r]), (p.damping / he, qb[4 * r + 3] + he * v_t[r])];
             }
             Coupling { body: b, wells }
         })
@@ -91,7 +92,7 @@ impl super::Abd {
         let groups: Vec<super::Group> = self.groups.iter().filter(|g| g.bodies.iter().any(|&b| proxied(b))).cloned().collect();
         let dh2 = self.dhat * self.dhat;
         let mut terms = assemble::barrier_terms(&self.surfaces, &self.x, &self.pairs, &groups, &self.moving, dh2, h * h * self.kappa);
-        terms.extend(assemble::friction_terms(&self.surfaces, &self.x, &self.xt, &self.contacts, &self.moving, self.eps_v * h, h * h));
+        terms.extend(assemble::friction_terms(&self.surfaces, &self.x, &self.xbase, &self.contacts, &self.moving, self.eps_v * h, h * h));
         self.couplings
             .iter()
             .map(|c| {

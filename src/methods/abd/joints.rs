@@ -245,9 +245,10 @@ impl Joints {
         out
     }
 
-    /// Prepares a step of `h` from q^t: each coordinate's reference value, barrier stiffness and motor drive (from
-    /// the state's motor targets). Errs, naming the joint, when a coordinate is not strictly inside its limits.
-    pub fn begin_step(&mut self, model: &Model, state: &State, qt: &[f64], h: f64) -> Result<(), String> {
+    /// Prepares a step from q^t with the incremental potential's step `h` (h_e under BDF2) and base q̂ (the motor's
+    /// damper acts on (x − x̂)/h): each coordinate's reference value, barrier stiffness and motor drive (from the
+    /// state's motor targets). Errs, naming the joint, when a coordinate is not strictly inside its limits.
+    pub fn begin_step(&mut self, model: &Model, state: &State, (qt, qhat): (&[f64], &[f64]), dt: f64, h: f64) -> Result<(), String> {
         self.step.clear();
         for t in &self.terms {
             let mut s = StepData::default();
@@ -266,13 +267,14 @@ impl Joints {
                     s.kappa = inertia / (h * h * super::barrier::b2(0.5 * reach, *reach));
                 }
                 if let (Some(m), Some(Some(target))) = (motor, state.motor_targets.get(t.joint)) {
-                    let mut goal = target.value + h * target.rate;
+                    let mut goal = target.value + dt * target.rate;
                     if *hinge {
                         goal = x + wrap_angle(goal - x);
                     }
                     let ke = m.stiffness + m.damping / h;
                     if ke > 0.0 {
-                        let xe = (m.stiffness * goal + (m.damping / h) * (x + h * target.rate)) / ke;
+                        let base = t.f.value(qhat, Some(x));
+                        let xe = (m.stiffness * goal + (m.damping / h) * (base + h * target.rate)) / ke;
                         s.drive = Some((ke, xe, m.max_force));
                     }
                 }

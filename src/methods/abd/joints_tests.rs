@@ -90,7 +90,7 @@ fn motor_potential_gives_the_clamped_pd_force() {
     state.motor_targets[joints.terms[k].joint] = Some(crate::dynamics::joint::MotorTarget { value: goal - h * rate, rate, external: true });
     // q^t with the coordinate at xt: the load pose moved along the coordinate is not needed, only its value
     let q = affine_point(&m, 4);
-    joints.begin_step(&m, &state, &q, h).unwrap();
+    joints.begin_step(&m, &state, (&q, &q), h, h).unwrap();
     joints.step[k].reference = xt;
     let (ke, _, max) = joints.step[k].drive.unwrap();
     let xe = (kp * goal + kd / h * (xt + h * rate)) / ke;
