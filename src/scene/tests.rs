@@ -232,10 +232,6 @@ fn bad_proxies_and_volumetric_parameters_give_clear_errors() {
             format!("{head}{hand}[[proxy]]\nbody = \"hand\"\npath = [{{ time = 0.0, position = [0.0, nan, 0.0] }}]\n"),
             &["path[0].position", "finite"],
         ),
-        (
-            format!("format = 1\n[world]\nmethod = \"abd\"\n{hand}[[proxy]]\nbody = \"hand\"\n"),
-            &["method `abd` cannot drive haptic proxies", "volumetric-penalty", "lcp"],
-        ),
         (format!("{head}[solver.volumetric-penalty]\nmodel = \"spring\"\n"), &["solver.volumetric-penalty.model", "`volume` or `point`"]),
         (format!("{head}[solver.volumetric-penalty]\nstiffness = 0.0\n"), &["solver.volumetric-penalty.stiffness must be > 0"]),
         (format!("{head}[solver.volumetric-penalty]\ndamping_ratio = -0.5\n"), &["damping_ratio must be >= 0"]),

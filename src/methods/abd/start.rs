@@ -8,6 +8,7 @@ impl Abd {
     pub(super) fn start(&mut self, model: &Model, state: &mut State, h: f64) -> Result<(), SimError> {
         self.q.clear();
         self.qd.clear();
+        self.history = None;
         self.pairs_at_q = false;
         for s in &state.bodies {
             self.q.extend(affine::q_from_rigid(s.x, s.q));

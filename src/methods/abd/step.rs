@@ -63,8 +63,9 @@ impl Abd {
             }
         }
         e += h * h * self.kappa * eb;
-        e += h * h * assemble::friction_energy(x, &self.xt, &self.contacts, self.eps_v * h);
-        e += self.pins.iter().map(|p| p.energy(q)).sum::<f64>();
+        e += h * h * assemble::friction_energy(x, &self.xbase, &self.contacts, self.eps_v * h);
+        e += self.joints.energy(q, h);
+        e += self.couplings.iter().map(|c| c.energy(q, h)).sum::<f64>();
         e
     }
 
@@ -141,33 +142,18 @@ impl Abd {
         let terms = assemble::barrier_terms(&self.surfaces, &self.x, &self.pairs, &self.groups, &self.moving, dh2, h * h * self.kappa);
         self.add_terms(&terms);
         let (eb, dmin) = assemble::sum_groups(terms.iter().map(|t| (t.energy, t.dmin)));
-        let terms = assemble::friction_terms(&self.surfaces, &self.x, &self.xt, &self.contacts, &self.moving, self.eps_v * h, h * h);
+        let terms = assemble::friction_terms(&self.surfaces, &self.x, &self.xbase, &self.contacts, &self.moving, self.eps_v * h, h * h);
         self.add_terms(&terms);
-        // joints: ½K|C|², C = J(w_a) q_a − J(w_b) q_b
-        for p in 0..self.pins.len() {
-            let pin = self.pins[p].clone();
-            let c = pin.violation(q);
-            let sides = [(Some(pin.a), pin.wa, 1.0), (pin.b, pin.wb, -1.0)];
-            for (bi, wi, si) in sides {
-                let Some(di) = bi.and_then(|b| self.dyn_index[b]) else { continue };
-                for r in 0..3 {
-                    for j in 0..4 {
-                        self.system.grad[12 * di + 4 * r + j] += pin.k * si * c[r] * wi[j];
-                    }
-                }
-                for (bj, wj, sj) in sides {
-                    let Some(dj) = bj.and_then(|b| self.dyn_index[b]).filter(|&dj| dj >= di) else { continue };
-                    let mut blk: Block = [[0.0; 12]; 12];
-                    for r in 0..3 {
-                        for j in 0..4 {
-                            for l in 0..4 {
-                                blk[4 * r + j][4 * r + l] = pin.k * si * sj * wi[j] * wj[l];
-                            }
-                        }
-                    }
-                    self.system.add_block(di, dj, &blk);
-                }
+        self.joints.assemble(q, h, &self.dyn_index, &mut self.system);
+        for c in &self.couplings {
+            let Some(d) = self.dyn_index[c.body] else { continue };
+            let (g, diag) = c.derivatives(q, h);
+            let mut blk: Block = [[0.0; 12]; 12];
+            for k in 0..12 {
+                self.system.grad[12 * d + k] += g[k];
+                blk[k][k] = diag[k];
             }
+            self.system.add_block(d, d, &blk);
         }
         (self.total_energy(q, qtilde, h, &self.x, eb), dmin)
     }
@@ -214,18 +200,42 @@ impl Abd {
         let mut st = StepStats::default();
         let mut t = StageTimer::start();
         let qt = self.q.clone();
-        let qtilde = t.time(AbdStage::Friction, || self.friction(model, state, &qt, h));
+        self.start_q.clone_from(&qt);
+        self.start_qd.clone_from(&self.qd);
+        // the base q̂, its velocity and the potential's step: BDF2 from the last step's start, else backward Euler
+        let (qhat, qdhat) = match self.history.take() {
+            Some(p) => {
+                self.he = 2.0 * h / 3.0;
+                let mix = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| (4.0 * x - y) / 3.0).collect::<Vec<f64>>();
+                (mix(&qt, &p.prev_q), mix(&self.qd, &p.prev_qd))
+            }
+            None => {
+                self.he = h;
+                (qt.clone(), self.qd.clone())
+            }
+        };
+        let qtilde = t.time(AbdStage::Friction, || self.friction(model, state, &qt, (&qhat, &qdhat), h))?;
         let q = self.newton(state, &qt, &qtilde, h, &mut st, &mut t)?;
-        t.time(AbdStage::Check, || self.finish(state, q, &qt, h, &mut st));
+        t.time(AbdStage::Check, || self.finish(model, state, q, &qhat, h, &mut st));
         t.finish(&mut st);
         Ok(st)
     }
 
     /// The friction stage: the prediction q̃ = q + h q̇ + h² M⁻¹f (kinematic bodies: their prescription), and the
-    /// friction lagged at q^t. Returns q̃.
-    fn friction(&mut self, model: &Model, state: &mut State, qt: &[f64], h: f64) -> Vec<f64> {
+    /// friction lagged at q^t, and the joints' and proxies' terms for the step. Returns q̃.
+    fn friction(
+        &mut self,
+        model: &Model,
+        state: &mut State,
+        qt: &[f64],
+        (qhat, qdhat): (&[f64], &[f64]),
+        h: f64,
+    ) -> Result<Vec<f64>, SimError> {
+        let (step, he) = (state.step, self.he);
+        self.joints.begin_step(model, state, (qt, qhat), h, he).map_err(|message| SimError::Solver { step, stage: "friction", message })?;
+        self.couplings = couplings::begin(model, state, qhat, h, he);
         let nb = self.bodies.len();
-        let mut qtilde = qt.to_vec();
+        let mut qtilde = qhat.to_vec();
         for b in 0..nb {
             match self.bodies[b].kind {
                 BodyKind::Dynamic => {
@@ -242,9 +252,9 @@ impl Abd {
                     let acc = qa * s.inverse();
                     for r in 0..3 {
                         for j in 0..3 {
-                            qtilde[12 * b + 4 * r + j] += h * self.qd[12 * b + 4 * r + j] + h * h * acc.col(j)[r];
+                            qtilde[12 * b + 4 * r + j] += he * qdhat[12 * b + 4 * r + j] + he * he * acc.col(j)[r];
                         }
-                        qtilde[12 * b + 4 * r + 3] += h * self.qd[12 * b + 4 * r + 3] + h * h * f[r] / m[3][3];
+                        qtilde[12 * b + 4 * r + 3] += he * qdhat[12 * b + 4 * r + 3] + he * he * f[r] / m[3][3];
                     }
                 }
                 BodyKind::Kinematic => {
@@ -257,10 +267,11 @@ impl Abd {
             }
         }
         self.surfaces.positions(qt, &mut self.xt);
+        self.surfaces.positions(qhat, &mut self.xbase);
         self.lag_friction(model);
         // Newton re-culls from here on
         self.pairs_at_q = false;
-        qtilde
+        Ok(qtilde)
     }
 
     /// Newton's method from q^t on the incremental potential, each iteration timed stage by stage. Returns the
@@ -280,6 +291,8 @@ impl Abd {
         let accel = if self.gravity > 0.0 { self.gravity } else { self.scale };
         let tol_r = 0.1 * self.params.tolerance * accel * h * h;
         let mut q = qt.to_vec();
+        // the incremental potential's step (h, or 2h/3 under BDF2); the tolerances above use the real step
+        let he = self.he;
         let mut prev_dmin = f64::INFINITY;
         let mut x = Vec::new();
         let mut last_move = 0.0;
@@ -293,7 +306,7 @@ impl Abd {
             // Newton direction
             if !assembled {
                 t.time(AbdStage::Culling, || self.cull(&q, swept));
-                let (_, d_at_q) = t.time(AbdStage::Assembly, || self.assemble(&q, qtilde, h));
+                let (_, d_at_q) = t.time(AbdStage::Assembly, || self.assemble(&q, qtilde, he));
                 // κ doubles when the distance shrinks below KAPPA_GROWTH_GAP·d̂ from one iterate to the next (IPC):
                 // the first iteration compares with q^t, so gaps that start small do not stiffen the barrier unless
                 // they close
@@ -314,9 +327,10 @@ impl Abd {
             let last = short && unbalanced < tol_r;
             st.iterations += 1;
             // CCD along the direction bounds the step
-            let alpha_ccd = t.time(AbdStage::Ccd, || self.ccd_bound());
+            // (and no joint coordinate may cross a limit on the way)
+            let alpha_ccd = t.time(AbdStage::Ccd, || self.ccd_bound().min(self.joints.bound(&q, &dir)));
             let accepted;
-            (accepted, assembled) = self.line_search(&q, &dir, qtilde, h, alpha_ccd, e_at_q, (short, last), &mut x, t);
+            (accepted, assembled) = self.line_search(&q, &dir, qtilde, he, alpha_ccd, e_at_q, (short, last), &mut x, t);
             if short && accepted.is_none() {
                 st.iterations -= 1;
             }
@@ -443,14 +457,15 @@ impl Abd {
 
     /// Check stage: velocities q̇ = (q − q^t)/h and the rigid view of the state, then what the step ends with:
     /// contacts within d̂, the smallest distance, and (optionally) the intersection check.
-    fn finish(&mut self, state: &mut State, q: Vec<f64>, qt: &[f64], h: f64, st: &mut StepStats) {
+    fn finish(&mut self, model: &Model, state: &mut State, q: Vec<f64>, qhat: &[f64], h: f64, st: &mut StepStats) {
+        let he = self.he;
         let nb = self.bodies.len();
         for b in 0..nb {
             if self.bodies[b].kind == BodyKind::Static {
                 continue;
             }
             for k in 0..12 {
-                self.qd[12 * b + k] = (q[12 * b + k] - qt[12 * b + k]) / h;
+                self.qd[12 * b + k] = (q[12 * b + k] - qhat[12 * b + k]) / he;
             }
             if self.bodies[b].kind == BodyKind::Dynamic {
                 let qb = &q[12 * b..12 * b + 12];
@@ -496,6 +511,12 @@ impl Abd {
         st.resolutions = self.contacts.len();
         if self.params.check_intersections {
             st.intersections = Some(check::intersections(&self.surfaces, &self.x));
+        }
+        if !model.joints.is_empty() {
+            st.joints = self.joints.readings(model, &self.q, he);
+        }
+        if !self.couplings.is_empty() {
+            st.proxies = self.proxy_readings(he);
         }
     }
 
@@ -544,7 +565,7 @@ mod tests {
         let qtilde: Vec<f64> = q.iter().enumerate().map(|(k, v)| v + 1e-4 * ((k % 7) as f64 - 3.0)).collect();
         abd.surfaces.positions(&q, &mut abd.xt);
         abd.lag_friction(&model);
-        assert!(!abd.contacts.is_empty() && !abd.pins.is_empty(), "friction and joint terms in play");
+        assert!(!abd.contacts.is_empty() && !abd.joints.pins.is_empty(), "friction and joint terms in play");
         let mut x = Vec::new();
         let (e, d) = abd.energy(&q, &qtilde, h, &mut x);
         let (ea, da) = abd.assemble(&q, &qtilde, h);

@@ -99,3 +99,51 @@ fn a_crate_resting_at_the_start_stays_at_its_separated_gap() {
         z = z1;
     }
 }
+
+/// A proxy's target held 1 cm below where its box rests on the ground (as the lcp and impulse test in
+/// dynamics/proxy.rs): the box rests on the ground, the coupling (a potential) pulls it down by k·δ, and the
+/// contact wrench read back from the barrier and friction carries the weight and that pull; in free fall the
+/// contact reading is zero.
+#[test]
+fn proxies_couple_as_a_potential_and_read_back_the_contact_wrench() {
+    let text = "format = 1\n[world]\ndt = 0.01\nmethod = \"abd\"\n\
+[[body]]\nname = \"ground\"\nkind = \"static\"\nshape = { type = \"box\", size = [2.0, 2.0, 0.2] }\nposition = [0.0, 0.0, -0.1]\n\
+[[body]]\nname = \"hand\"\nshape = { type = \"box\", size = [0.1, 0.1, 0.1] }\nmass = 1.0\nposition = [0.0, 0.0, 0.3]\n\
+[[proxy]]\nbody = \"hand\"\npath = [{ time = 0.0, position = [0.0, 0.0, 0.04] }]\n";
+    let mut w = scene(text);
+    let first = w.step().unwrap();
+    let r0 = first.proxies[0];
+    assert!(r0.contact_force.iter().chain(&r0.contact_torque).all(|f| f.abs() < 1e-9), "free fall: {r0:?}");
+    assert!(r0.coupling_force[2] < 0.0, "the target below pulls down: {r0:?}");
+    let mut last = first;
+    for _ in 0..150 {
+        last = w.step().unwrap();
+    }
+    let r = last.proxies[0];
+    let z = w.state.bodies[1].x.z;
+    assert!((z - 0.05).abs() < 2e-3, "the box rests on the ground, z = {z}");
+    let k = w.model.proxies[0].stiffness;
+    let pull = k * (z - 0.04);
+    assert!((r.coupling_force[2] + pull).abs() < 1e-2 * pull, "coupling {:?} vs −kδ = {}", r.coupling_force, -pull);
+    let support = 9.81 + pull;
+    assert!((r.contact_force[2] - support).abs() < 1e-2 * support, "contact {:?} vs {support}", r.contact_force);
+    assert!(r.contact_force[0].abs() + r.contact_force[1].abs() < 1e-3 * support, "{r:?}");
+}
+
+/// The joint readings of a body hanging at rest from a hinge to the world carry its weight, and a prismatic
+/// joint's limit barrier holds a block pushed into its limit by gravity without the coordinate passing it.
+#[test]
+fn a_limit_holds_a_loaded_slider_and_readings_carry_the_load() {
+    let text = "format = 1\n[world]\ndt = 0.01\nmethod = \"abd\"\n\
+[[body]]\nname = \"block\"\nshape = { type = \"box\", size = [0.1, 0.1, 0.1] }\nmass = 2.0\nposition = [0.0, 0.0, 0.0]\n\
+[[joint]]\ntype = \"prismatic\"\nbody1 = \"block\"\nanchor = [0.0, 0.0, 0.0]\naxis = [0.0, 0.0, 1.0]\nlimits = [-0.05, 0.05]\n";
+    let mut w = scene(text);
+    let mut last = None;
+    for _ in 0..100 {
+        last = Some(w.step().unwrap());
+        let q = crate::dynamics::joint::coordinates(&w.model, &w.state)[0].1;
+        assert!(q > -0.05, "the coordinate {q} passed the limit");
+    }
+    let f = last.unwrap().joints[0].force;
+    assert!((f.z - 2.0 * 9.81).abs() < 1e-3 * 2.0 * 9.81 && f.x.abs() + f.y.abs() < 1e-6, "{f}");
+}
