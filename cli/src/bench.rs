@@ -40,6 +40,11 @@ pub struct BenchResult {
     pub us_per_resolution: f64,
     /// Peak resident memory of the process so far, MB (Linux; 0 elsewhere).
     pub peak_rss_mb: f64,
+    /// Mean shell points tested against a distance field per step over the measured steps (`implicit-penalty`;
+    /// 0 for other methods).
+    pub points_tested: f64,
+    /// The `contact` stage's wall time per point tested, µs (`implicit-penalty`; 0 for other methods).
+    pub us_per_point_tested: f64,
 }
 
 /// Peak resident set size of this process in MB (from /proc; 0 where unavailable).
@@ -72,6 +77,7 @@ pub fn bench_scene(
     let mut contacts = 0.0;
     let mut iterations = 0.0;
     let (mut unresolved, mut resolutions, mut resolution_s) = (0.0, 0.0, 0.0);
+    let mut points_tested = 0.0;
     for k in 0..n {
         let t0 = Instant::now();
         let stats = world.step()?;
@@ -84,6 +90,7 @@ pub fn bench_scene(
         if k >= WARMUP_STEPS.min(n - 1) {
             times.push(dt);
             iterations += stats.iterations as f64;
+            points_tested += stats.points_tested as f64;
             for (s, t) in stage_sum.iter_mut().zip(stats.stage_seconds.iter()) {
                 *s += t;
             }
@@ -92,7 +99,10 @@ pub fn bench_scene(
     times.sort_by(f64::total_cmp);
     let median = times[times.len() / 2];
     let measured = times.len() as f64;
+    let contact_s = stages.iter().zip(&stage_sum).find(|(s, _)| s.as_str() == "contact").map_or(0.0, |(_, t)| *t);
     Ok(BenchResult {
+        points_tested: points_tested / measured,
+        us_per_point_tested: if points_tested > 0.0 { contact_s / points_tested * 1e6 } else { 0.0 },
         scene: world.model.name.clone(),
         method: world.model.method.as_str().to_string(),
         bodies: world.model.bodies.len(),

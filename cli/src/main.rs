@@ -249,7 +249,7 @@ fn real_main() -> Result<()> {
                             "mean_ms_per_step": r.mean_ms_per_step, "iterations": r.iterations, "contacts": r.contacts, "max_penetration": r.max_penetration, "max_drift": r.max_drift,
                             "stage_ms": r.stage_ms.iter().map(|(k, v)| (k.clone(), serde_json::json!(v))).collect::<serde_json::Map<_, _>>(),
                             "unresolved": r.unresolved, "us_per_resolution": r.us_per_resolution,
-                            "peak_rss_mb": r.peak_rss_mb})
+                            "peak_rss_mb": r.peak_rss_mb, "points_tested": r.points_tested, "us_per_point_tested": r.us_per_point_tested})
                     );
                 } else {
                     let stages: Vec<String> = r.stage_ms.iter().map(|(k, v)| format!("{k} {v:.3}")).collect();
@@ -267,6 +267,12 @@ fn real_main() -> Result<()> {
                         r.max_drift * 1e3,
                         stages.join(", ")
                     );
+                    if r.points_tested > 0.0 {
+                        println!(
+                            "{:<12} points tested {:.0}/step, in contact {:.0}/step, contact evaluation {:.3} µs per point tested",
+                            "", r.points_tested, r.contacts, r.us_per_point_tested
+                        );
+                    }
                 }
             }
             if tables {

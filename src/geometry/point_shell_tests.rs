@@ -119,7 +119,10 @@ fn spacing_is_respected() {
         check_coverage(&desc, &shell, spacing, samples);
         // every vertex is a shell point
         assert!(shell.len() > mesh.vertices.len());
-        assert!(mesh.vertices.iter().zip(&shell.points).all(|(a, b)| a == b));
+        let bits = |v: &Vec3| v.to_array().map(f64::to_bits);
+        let mut have: Vec<[u64; 3]> = shell.points.iter().map(bits).collect();
+        have.sort_unstable();
+        assert!(mesh.vertices.iter().all(|v| have.binary_search(&bits(v)).is_ok()));
     }
 }
 
@@ -144,4 +147,25 @@ fn bad_spacing_is_an_error() {
     assert!(PointShell::build(&desc, 0.0).unwrap_err().contains("positive"));
     assert!(PointShell::build(&desc, f64::NAN).unwrap_err().contains("positive"));
     assert!(PointShell::build(&desc, 1e-5).unwrap_err().contains("too many"));
+}
+
+#[test]
+fn blocks_bound_their_points_and_are_compact() {
+    use crate::geometry::point_shell::BLOCK;
+    for desc in primitives().into_iter().chain(meshes()) {
+        let (lo, hi) = crate::geometry::sdf::shape_box(&desc);
+        // a fine shell (hundreds of blocks), so that compactness means something
+        let spacing = (hi - lo).max_element() / 40.0;
+        let s = PointShell::build(&desc, spacing).unwrap();
+        assert_eq!(s.blocks.len(), s.len().div_ceil(BLOCK));
+        let mut mean = 0.0;
+        for (chunk, (c, h)) in s.points.chunks(BLOCK).zip(&s.blocks) {
+            assert!(chunk.iter().all(|p| ((*p - *c).abs() - *h).max_element() <= 1e-12), "{}", desc.type_name());
+            mean += h.length() / s.blocks.len() as f64;
+        }
+        // Z-order keeps a block to a patch of about √BLOCK spacings across (a shell in any order: half the shape's
+        // diagonal, 0.57 for the box here against the bound 0.28)
+        let bound = 2.0 * (BLOCK as f64).sqrt() * spacing;
+        assert!(mean < bound && bound < 0.3 * (hi - lo).length(), "{}: mean block half-diagonal {mean}", desc.type_name());
+    }
 }

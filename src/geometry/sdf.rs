@@ -62,6 +62,9 @@ pub struct Sdf {
     kind: Kind,
     lo: Vec3,
     hi: Vec3,
+    /// Where φ < 0 is possible: the shape's box (analytic), grown by one cell (grid: the trilinear interpolant
+    /// of a node inside reaches one cell out).
+    solid: (Vec3, Vec3),
 }
 
 #[derive(Debug, Clone)]
@@ -283,6 +286,7 @@ impl Sdf {
             kind: Kind::Grid(Grid { h, n, phi, band }),
             lo,
             hi: lo + Vec3::new(n[0] as f64 - 1.0, n[1] as f64 - 1.0, n[2] as f64 - 1.0) * h,
+            solid: (slo - Vec3::splat(h), shi + Vec3::splat(h)),
         })
     }
 
@@ -292,7 +296,13 @@ impl Sdf {
         let prim = Primitive::of(desc)?;
         let (lo, hi) = shape_box(desc);
         let m = Vec3::splat(band.max(0.0));
-        Some(Sdf { kind: Kind::Analytic(prim), lo: lo - m, hi: hi + m })
+        Some(Sdf { kind: Kind::Analytic(prim), lo: lo - m, hi: hi + m, solid: (lo, hi) })
+    }
+
+    /// Whether the box of centre `c` and half-extents `half` (body frame) may hold a point with φ < 0: it
+    /// overlaps the solid's box (see the field `solid`). False means no point of the box penetrates.
+    pub fn may_penetrate(&self, c: Vec3, half: Vec3) -> bool {
+        (c - half).cmple(self.solid.1).all() && (c + half).cmpge(self.solid.0).all()
     }
 
     /// True for the analytic kind.

@@ -65,6 +65,9 @@ pub struct StepStats {
     /// not report it): the force (N) and the torque about body 1's anchor (N·m), world frame, that the joint
     /// (constraint rows, limit and motor together) applied to body 1, averaged over the step (impulse / dt).
     pub joints: Vec<JointReading>,
+    /// `implicit-penalty`: shell points evaluated against a distance field this step (summed over its substeps;
+    /// 0 for other methods).
+    pub points_tested: usize,
 }
 
 /// What a joint applied to its body 1 during a step (see [`StepStats::joints`]).

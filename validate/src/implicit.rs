@@ -7,7 +7,10 @@ use cairn::methods::implicit::field::{BoxField, Field, SphereField};
 use cairn::methods::implicit::gradients::{add_anchor_spring, add_damper, add_spring, Gains, Jacobian, PointContact};
 
 /// Experiment names, in table order.
-pub const EXPERIMENTS: [&str; 6] = ["ip_gradients", "ip_elimination", "ip_resting", "ip_incline", "ip_stack5", "ip_determinism"];
+pub const EXPERIMENTS: [&str; 7] =
+    ["ip_gradients", "ip_elimination", "ip_resting", "ip_incline", "ip_stack5", "ip_determinism", "ip_stable_step"];
+
+mod stable;
 
 pub(super) fn run(name: &str, method: &Overrides) -> Vec<Row> {
     let r = match name {
@@ -17,6 +20,7 @@ pub(super) fn run(name: &str, method: &Overrides) -> Vec<Row> {
         "ip_incline" => incline(method),
         "ip_stack5" => stack5(method),
         "ip_determinism" => determinism(method),
+        "ip_stable_step" => stable::stable_step(method),
         other => Err(anyhow::anyhow!("unknown experiment `{other}`")),
     };
     r.unwrap_or_else(|e| vec![super::failed(name, e)])
@@ -174,7 +178,7 @@ fn tilted(method: &Overrides, deg: f64, mu_s: f64, mu_k: f64, v0: f64, ramp: boo
     let (g, th) = (9.81, deg.to_radians());
     let gz = if ramp { format!("[0.0, 0.0, {}]", -g * th.cos()) } else { format!("[{}, 0.0, {}]", g * th.sin(), -g * th.cos()) };
     let mut text = format!(
-        "format = 1\n[world]\ndt = 0.005\ngravity = {gz}\n[solver.implicit-penalty]\ndamping = 0.0\n[[material]]\nname = \"default\"\nfriction = {mu_k}\nstatic_friction = {mu_s}\n{GROUND}\
+        "format = 1\n[world]\ndt = 0.005\ngravity = {gz}\n[[material]]\nname = \"default\"\nfriction = {mu_k}\nstatic_friction = {mu_s}\n{GROUND}\
 [[body]]\nname = \"cube\"\nmass = 1.0\nshape = {{ type = \"box\", size = [1.0, 1.0, 1.0] }}\nposition = [-50.0, 0.0, 0.5]\nvelocity = [{v0}, 0.0, 0.0]\n"
     );
     if ramp {

@@ -6,10 +6,13 @@ use cairn::math::Vec3;
 use cairn::model::BodyKind;
 use cairn::world::World;
 
-/// Substeps per frame of the model's method: `volumetric-penalty`'s `substeps` (its default from the frame),
-/// 1 for every other method.
+/// Substeps per frame of the model's method: `volumetric-penalty`'s and `implicit-penalty`'s `substeps` (their
+/// defaults from the frame), 1 for every other method.
 pub(super) fn substeps(model: &cairn::model::Model) -> u32 {
     use cairn::methods::registry::Params;
+    if model.method == cairn::model::MethodKey::ImplicitPenalty {
+        return cairn::methods::implicit::ImplicitParams::from_model(model).map_or(1, |p| p.substeps_for(model.dt));
+    }
     if model.method != cairn::model::MethodKey::VolumetricPenalty {
         return 1;
     }

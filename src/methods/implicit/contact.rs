@@ -5,14 +5,20 @@
 //! Points are tested in parallel (rayon) in fixed chunks of [`CHUNK`] points, collected in order, and the
 //! contributions are summed chunk by chunk and then over the chunks in order, so the sums do not depend on the
 //! thread count.
+//!
+//! Culling: a shell's points come in compact blocks (geometry/point_shell.rs, Z-order) with bounding boxes; a
+//! block whose box, turned into the field body's frame, cannot reach the solid ([`Field::may_penetrate`]) is
+//! skipped without transforming its points. Only the points of the other blocks count as tested.
 
 use super::field::{Field, ShellRef};
 use super::gradients::{add_damper, add_spring, Gains, Jacobian, PointContact, Velocities};
 use crate::math::{Mat3, Quat, Vec3};
 use rayon::prelude::*;
 
-/// Points per parallel work item (fixed, so that the summation order never depends on the thread count).
+/// Points per parallel work item (fixed, so that the summation order never depends on the thread count); a
+/// whole number of culling blocks.
 pub const CHUNK: usize = 512;
+const _: () = assert!(CHUNK % crate::geometry::point_shell::BLOCK == 0);
 
 /// A body's pose for the contact evaluation: the origin and rotation of its reference frame (where its field
 /// and shell are), and its centre of mass.
@@ -39,29 +45,41 @@ pub struct Hit {
 }
 
 /// The points of `pts` (with its shell) that penetrate `fld`'s field: role (field = `fld`, points = `pts`).
-/// Returns the hits in shell order and the number of points tested (those inside the field's domain count
-/// as tested whatever their sign; the whole shell is transformed).
+/// Returns the hits in shell order and the number of points tested (the points of blocks not culled that lie
+/// inside the field's domain, whatever their sign).
 pub fn hits(fld: &Side, pts: &Side) -> (Vec<Hit>, usize) {
+    use crate::geometry::point_shell::BLOCK;
     let qf_inv = fld.at.q.inverse();
     let rel = Mat3::from_quat(qf_inv * pts.at.q);
+    let rel_abs = Mat3::from_cols(rel.x_axis.abs(), rel.y_axis.abs(), rel.z_axis.abs());
     let t = qf_inv * (pts.at.origin - fld.at.origin);
     let (rf, rp) = (Mat3::from_quat(fld.at.q), Mat3::from_quat(pts.at.q));
     let n = pts.shell.points.len();
+    let blocks = pts.shell.blocks;
+    // blocks must cover the shell in runs of BLOCK to be used
+    let blocks = if blocks.len() == n.div_ceil(BLOCK) { blocks } else { &[] };
     let chunks: Vec<(Vec<Hit>, usize)> = (0..n.div_ceil(CHUNK))
         .into_par_iter()
         .map(|ci| {
             let (lo, hi) = (ci * CHUNK, ((ci + 1) * CHUNK).min(n));
             let mut out = Vec::new();
             let mut tested = 0;
-            for i in lo..hi {
-                let s = pts.shell.points[i];
-                let r = rel * s + t;
-                let Some((d, g)) = fld.field.eval(&r) else { continue };
-                tested += 1;
-                if d < 0.0 {
-                    let p = pts.at.origin + rp * s;
-                    let c = PointContact { d, g: rf * g, n: rp * pts.shell.normals[i], a: p - fld.at.com, b: p - pts.at.com };
-                    out.push(Hit { point: i as u32, c });
+            for start in (lo..hi).step_by(BLOCK) {
+                if let Some((c, h)) = blocks.get(start / BLOCK) {
+                    if !fld.field.may_penetrate(rel * *c + t, rel_abs * *h) {
+                        continue;
+                    }
+                }
+                for i in start..(start + BLOCK).min(hi) {
+                    let s = pts.shell.points[i];
+                    let r = rel * s + t;
+                    let Some((d, g)) = fld.field.eval(&r) else { continue };
+                    tested += 1;
+                    if d < 0.0 {
+                        let p = pts.at.origin + rp * s;
+                        let c = PointContact { d, g: rf * g, n: rp * pts.shell.normals[i], a: p - fld.at.com, b: p - pts.at.com };
+                        out.push(Hit { point: i as u32, c });
+                    }
                 }
             }
             (out, tested)
@@ -110,11 +128,11 @@ mod tests {
         let depth = 0.01;
         let g = Side {
             field: &ground,
-            shell: ShellRef { points: &gp, normals: &gn },
+            shell: ShellRef::new(&gp, &gn),
             at: Placement { origin: Vec3::ZERO, q: Quat::IDENTITY, com: Vec3::ZERO },
         };
         let at = Placement { origin: Vec3::new(0.0, 0.0, 0.5 - depth), q: Quat::IDENTITY, com: Vec3::new(0.0, 0.0, 0.5 - depth) };
-        let b = Side { field: &cube, shell: ShellRef { points: &p, normals: &n }, at };
+        let b = Side { field: &cube, shell: ShellRef::new(&p, &n), at };
         let (h1, tested) = hits(&g, &b);
         assert_eq!(tested, p.len());
         assert_eq!(h1.len(), 16); // the bottom face's lattice
@@ -131,19 +149,46 @@ mod tests {
     }
 
     #[test]
+    fn culled_blocks_hold_no_hit() {
+        use crate::geometry::{point_shell::PointShell, sdf::Sdf, ShapeDesc};
+        let desc = ShapeDesc::Box { size: Vec3::new(1.0, 0.8, 0.6) };
+        let shell = PointShell::build(&desc, 0.05).unwrap();
+        let sdf = Sdf::build(&desc, &crate::geometry::sdf::SdfParams::for_shape(&desc)).unwrap();
+        let fields: [&dyn Field; 2] = [&sdf, &BoxField { half: Vec3::new(0.5, 0.4, 0.3) }];
+        let mut rng = crate::math::rng::Rng::new(3);
+        let (mut all, mut culled) = (0, 0);
+        for f in fields {
+            for _ in 0..20 {
+                let q = crate::math::quat_exp(Vec3::new(rng.unit(), rng.unit(), rng.unit()) * 2.0);
+                let o = Vec3::new(rng.unit() - 0.5, rng.unit() - 0.5, rng.unit() - 0.5) * 1.6;
+                let a = Side {
+                    field: f,
+                    shell: ShellRef::new(&[], &[]),
+                    at: Placement { origin: Vec3::ZERO, q: Quat::IDENTITY, com: Vec3::ZERO },
+                };
+                let at = Placement { origin: o, q, com: o };
+                let with = Side { field: f, shell: ShellRef { points: &shell.points, normals: &shell.normals, blocks: &shell.blocks }, at };
+                let without = Side { shell: ShellRef::new(&shell.points, &shell.normals), ..with };
+                let ((h1, t1), (h0, t0)) = (hits(&a, &with), hits(&a, &without));
+                assert!(h1 == h0, "culling changed the hits");
+                all += t0;
+                culled += t0 - t1;
+            }
+        }
+        assert!(culled > all / 5, "{culled} of {all} tested points culled");
+    }
+
+    #[test]
     fn sums_do_not_depend_on_the_thread_count() {
         let half = Vec3::new(0.5, 0.4, 0.3);
         let (p, n) = box_shell(half, 40); // 9,600 points: many chunks
         let cube = BoxField { half };
         let q = crate::math::quat_exp(Vec3::new(0.2, 0.1, 0.3));
-        let a = Side {
-            field: &cube,
-            shell: ShellRef { points: &p, normals: &n },
-            at: Placement { origin: Vec3::ZERO, q: Quat::IDENTITY, com: Vec3::ZERO },
-        };
+        let a =
+            Side { field: &cube, shell: ShellRef::new(&p, &n), at: Placement { origin: Vec3::ZERO, q: Quat::IDENTITY, com: Vec3::ZERO } };
         let b = Side {
             field: &cube,
-            shell: ShellRef { points: &p, normals: &n },
+            shell: ShellRef::new(&p, &n),
             at: Placement { origin: Vec3::new(0.3, 0.2, 0.5), q, com: Vec3::new(0.3, 0.2, 0.5) },
         };
         let gains = Gains { k: 1000.0, kd: 3.0, tangential: false };

@@ -13,19 +13,38 @@ pub trait Field: Send + Sync {
     /// φ at `p` (negative inside) and ∇φ, or `None` where the field is not defined (outside its grid): a point
     /// there is not in contact.
     fn eval(&self, p: &Vec3) -> Option<(f64, Vec3)>;
+
+    /// Whether the axis-aligned box of centre `c` and half-extents `half` (this field's frame) may hold a point
+    /// with φ < 0; `false` only where none can (the contact evaluation then skips the box's points).
+    fn may_penetrate(&self, _c: Vec3, _half: Vec3) -> bool {
+        true
+    }
 }
 
 impl Field for crate::geometry::sdf::Sdf {
     fn eval(&self, p: &Vec3) -> Option<(f64, Vec3)> {
         crate::geometry::sdf::Sdf::eval(self, p)
     }
+
+    fn may_penetrate(&self, c: Vec3, half: Vec3) -> bool {
+        crate::geometry::sdf::Sdf::may_penetrate(self, c, half)
+    }
 }
 
-/// A point shell: points on the surface and their inward unit normals, in the body's reference frame.
+/// A point shell: points on the surface and their inward unit normals, in the body's reference frame, and
+/// the bounding boxes (centre, half-extents) of its runs of `blocks_of` points (empty: no culling).
 #[derive(Debug, Clone, Copy)]
 pub struct ShellRef<'a> {
     pub points: &'a [Vec3],
     pub normals: &'a [Vec3],
+    pub blocks: &'a [(Vec3, Vec3)],
+}
+
+impl<'a> ShellRef<'a> {
+    /// A shell without culling blocks.
+    pub fn new(points: &'a [Vec3], normals: &'a [Vec3]) -> Self {
+        ShellRef { points, normals, blocks: &[] }
+    }
 }
 
 /// The exact distance to a sphere of `radius` about the origin.
@@ -39,6 +58,10 @@ impl Field for SphereField {
         let l = p.length();
         let g = if l > 0.0 { *p / l } else { Vec3::Z };
         Some((l - self.radius, g))
+    }
+
+    fn may_penetrate(&self, c: Vec3, half: Vec3) -> bool {
+        (c.abs() - half).max(Vec3::ZERO).length() < self.radius
     }
 }
 
@@ -64,6 +87,10 @@ impl Field for BoxField {
         let l = o.length();
         Some((l, o * sign / l))
     }
+
+    fn may_penetrate(&self, c: Vec3, half: Vec3) -> bool {
+        ((c.abs() - half) - self.half).max_element() < 0.0
+    }
 }
 
 /// The half-space nᵀp ≤ offset (n unit): φ = nᵀp − offset.
@@ -76,6 +103,10 @@ pub struct HalfSpace {
 impl Field for HalfSpace {
     fn eval(&self, p: &Vec3) -> Option<(f64, Vec3)> {
         Some((self.normal.dot(*p) - self.offset, self.normal))
+    }
+
+    fn may_penetrate(&self, c: Vec3, half: Vec3) -> bool {
+        self.normal.dot(c) - self.normal.abs().dot(half) < self.offset
     }
 }
 
@@ -128,6 +159,34 @@ mod tests {
             }
         }
         assert!(BoxField { half: Vec3::splat(0.5) }.eval(&Vec3::new(0.1, 0.0, 0.45)).unwrap().0 + 0.05 < 1e-15);
+    }
+
+    #[test]
+    fn may_penetrate_is_false_only_where_no_point_penetrates() {
+        let fields: [&dyn Field; 3] = [
+            &SphereField { radius: 0.7 },
+            &BoxField { half: Vec3::new(0.5, 0.3, 0.2) },
+            &HalfSpace { normal: Vec3::new(0.6, 0.0, 0.8), offset: 0.1 },
+        ];
+        let mut rng = crate::math::rng::Rng::new(7);
+        let (mut culled, mut kept) = (0, 0);
+        for f in fields {
+            for _ in 0..400 {
+                let c = Vec3::new(rng.unit(), rng.unit(), rng.unit()) * 3.0 - Vec3::splat(1.5);
+                let half = Vec3::new(rng.unit(), rng.unit(), rng.unit()) * 0.3;
+                let inside = (0..200).any(|_| {
+                    let p = c + (Vec3::new(rng.unit(), rng.unit(), rng.unit()) * 2.0 - Vec3::ONE) * half;
+                    f.eval(&p).unwrap().0 < 0.0
+                });
+                if f.may_penetrate(c, half) {
+                    kept += 1;
+                } else {
+                    culled += 1;
+                    assert!(!inside, "culled a box with a penetrating point: {c:?} ± {half:?}");
+                }
+            }
+        }
+        assert!(culled > 100 && kept > 100, "{culled} culled, {kept} kept");
     }
 
     #[test]

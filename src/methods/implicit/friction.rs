@@ -21,6 +21,11 @@
 //! row of a sliding block that touches down again (the block rocks a little) anchored afresh and held, braking the
 //! block until its springs reached μ_s·f_n (a block launched at 1 m/s on a slope where it should speed up
 //! at 0.91 m/s² slowed down at 0.8 m/s²).
+//! With implicit springs the sticking test uses the stretch the patch will have at the end of the step,
+//! s − v_t·h (`Gains::lead` = h; 0, the stretch now, with explicit springs): a block launched onto a slope
+//! touches down with all its anchors new and unstretched, and the implicit springs (k_t·n·h²/m = 2.5 at the
+//! default gains) stopped it within that step, after which it held (measured: launched at 1 m/s with
+//! μs > tan θ > μk, it stood still instead of sliding on at g(sin θ − μk cos θ)).
 //! There is no friction damper: the contact damper acts on the tangential velocity when `tangential_damping` is on.
 //! Sticking springs are implicit (in the system) or explicit (right-hand side, the paper); kinetic friction is
 //! explicit; anchors live in `State::implicit_anchors` between steps.
@@ -48,6 +53,8 @@ pub struct Gains {
     pub kt: f64,
     pub mu_s: f64,
     pub mu_k: f64,
+    /// The time ahead at which the sticking test takes the stretch, s (h for implicit springs, 0 explicit).
+    pub lead: f64,
 }
 
 /// One penetrating point of a patch, for [`patch_friction`].
@@ -105,7 +112,7 @@ pub fn patch_friction(points: &[PointIn], field: &Placement, g: &Gains) -> Vec<(
         return kinetic_all(&|q| -q.vt);
     }
     let load: f64 = points.iter().map(|p| p.fn_).sum();
-    let spring: f64 = pts.iter().map(|q| q.stretch.length() * g.kt).sum();
+    let spring: f64 = pts.iter().map(|q| (q.stretch - q.vt * g.lead).length() * g.kt).sum();
     if spring <= g.mu_s * load {
         // static: the springs of the anchors (dragged ones where the points have just stopped slipping)
         return pts
@@ -151,7 +158,7 @@ mod tests {
     #[test]
     fn sticks_then_slides_at_the_kinetic_force_then_sticks_again_on_the_dragged_anchor() {
         let field = Placement { origin: Vec3::ZERO, q: Quat::IDENTITY, com: Vec3::ZERO };
-        let g = Gains { kt: 1000.0, mu_s: 0.6, mu_k: 0.4 };
+        let g = Gains { kt: 1000.0, mu_s: 0.6, mu_k: 0.4, lead: 0.0 };
         // a new contact anchors where it is, with no force
         let (f, a) = point_friction(&hit(Vec3::ZERO), 10.0, Vec3::X, &field, None, &g);
         assert_eq!(f, Vec3::ZERO);
@@ -181,8 +188,20 @@ mod tests {
     }
 
     #[test]
+    fn with_a_lead_a_new_contact_moving_fast_enough_slides_at_once() {
+        let field = Placement { origin: Vec3::ZERO, q: Quat::IDENTITY, com: Vec3::ZERO };
+        // k_t·v·h = 1000·1·0.01 = 10 N > μs·fn = 6 N: kinetic from the first step, against the velocity
+        let g = Gains { kt: 1000.0, mu_s: 0.6, mu_k: 0.4, lead: 0.01 };
+        let (f, a) = point_friction(&hit(Vec3::ZERO), 10.0, Vec3::X, &field, None, &g);
+        assert!(a.sliding && (f - Vec3::new(-4.0, 0.0, 0.0)).length() < 1e-12, "{f:?}");
+        // 0.5 m/s: 5 N ≤ 6 N, it sticks (no force yet: the spring is unstretched)
+        let (f, a) = point_friction(&hit(Vec3::ZERO), 10.0, Vec3::X * 0.5, &field, None, &g);
+        assert!(!a.sliding && f == Vec3::ZERO);
+    }
+
+    #[test]
     fn the_anchor_moves_with_the_field_body() {
-        let g = Gains { kt: 100.0, mu_s: 1.0, mu_k: 1.0 };
+        let g = Gains { kt: 100.0, mu_s: 1.0, mu_k: 1.0, lead: 0.0 };
         let f0 = Placement { origin: Vec3::new(1.0, 0.0, 0.0), q: Quat::from_rotation_z(0.3), com: Vec3::new(1.0, 0.0, 0.0) };
         let (_, a) = point_friction(&hit(Vec3::new(0.2, 0.1, 0.0)), 10.0, Vec3::ZERO, &f0, None, &g);
         // the field body moves by 1 cm along y with the point: no stretch

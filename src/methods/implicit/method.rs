@@ -6,7 +6,7 @@ use super::friction::{self, Anchor, Key};
 use super::gradients::{add_anchor_spring, relative_velocity, Gains, Jacobian};
 use super::step::{add_pair, add_wrench, finish_rhs, Kin, Side};
 use super::system::{IslandSystem, Solver};
-use super::{FrictionMode, ImplicitParams};
+use super::{FrictionMode, ImplicitParams, Integrator};
 use crate::collision::broad::BroadPhase;
 use crate::dynamics::integrate::{external_wrench, integrate_pose};
 use crate::error::{InputError, SimError};
@@ -54,8 +54,8 @@ struct PairContact {
 pub struct ImplicitPenalty {
     params: ImplicitParams,
     fields: Fields,
-    /// Per body: n_ref, a sixth of its shell's points.
-    n_ref: Vec<f64>,
+    /// The method's step h (the scene's dt over the substeps), set by `step`.
+    h: f64,
     broad: BroadPhase,
     aabbs: Vec<Aabb>,
     movable: Vec<bool>,
@@ -84,11 +84,10 @@ impl ImplicitPenalty {
             s
         })
         .map_err(|e| InputError::at(&model.name, format!("[solver.implicit-penalty]: {e}")))?;
-        let n_ref = fields.per_body.iter().map(|f| (f.shell.points.len() as f64 / 6.0).max(1.0)).collect();
         Ok(ImplicitPenalty {
             params,
             fields,
-            n_ref,
+            h: model.dt,
             broad: BroadPhase::default(),
             aabbs: Vec::new(),
             movable: Vec::new(),
@@ -104,19 +103,28 @@ impl ImplicitPenalty {
         self.fields.memory()
     }
 
-    /// The pair's contact gains (see `ImplicitParams`): spring, damper and friction.
-    fn gains(&self, model: &Model, a: usize, b: usize) -> (Gains, friction::Gains) {
-        let dynamic = |i: usize| model.bodies[i].kind == BodyKind::Dynamic;
-        let n_ref = [a, b].iter().filter(|&&i| dynamic(i)).map(|&i| self.n_ref[i]).fold(f64::INFINITY, f64::min);
+    /// The pair's contact gains (see `ImplicitParams`) with `points` penetrating points (both roles): spring,
+    /// damper and friction.
+    fn gains(&self, model: &Model, a: usize, b: usize, points: f64) -> (Gains, friction::Gains) {
+        let n_ref = self.params.reference_points;
         let m = reduced_mass(model, a, b);
-        let h = model.dt;
+        let h = self.h;
         let k = self.params.stiffness.unwrap_or(m / (h * h * n_ref));
         let (mu_k, mu_s, e) = model.pair_material(a, b);
         let zeta = self.params.damping_ratio.unwrap_or_else(|| damping_ratio_for(e));
-        let kd = self.params.damping.unwrap_or(2.0 * zeta * (k * m / n_ref).sqrt());
+        let kd = self.params.damping.unwrap_or(2.0 * zeta * (k * m / points.max(n_ref)).sqrt());
         (
             Gains { k, kd, tangential: self.params.tangential_damping },
-            friction::Gains { kt: self.params.friction_stiffness * k, mu_s, mu_k },
+            friction::Gains {
+                kt: self.params.friction_stiffness * k,
+                mu_s,
+                mu_k,
+                lead: if self.params.friction == FrictionMode::Implicit && self.params.integrator == Integrator::Implicit {
+                    h
+                } else {
+                    0.0
+                },
+            },
         )
     }
 
@@ -146,7 +154,7 @@ impl ImplicitPenalty {
                 let f = &self.fields.per_body[i];
                 contact::Side {
                     field: f.sdf.as_ref(),
-                    shell: ShellRef { points: &f.shell.points, normals: &f.shell.normals },
+                    shell: ShellRef { points: &f.shell.points, normals: &f.shell.normals, blocks: &f.shell.blocks },
                     at: Self::placement(model, state, i),
                 }
             };
@@ -157,12 +165,16 @@ impl ImplicitPenalty {
             if h0.is_empty() && h1.is_empty() {
                 continue;
             }
-            let (g, fg) = self.gains(model, a, b);
             let n = (h0.len() + h1.len()) as f64;
+            let (g, fg) = self.gains(model, a, b, n);
             let scale = self.params.n0.map_or(1.0, |n0| if n >= n0 as f64 { n0 as f64 / n } else { 1.0 });
             let (ba, bb) = (state.bodies[a], state.bodies[b]);
             let mut jac = contact::role_jacobian(&h0, &g, scale, &[ba.v, ba.w, bb.v, bb.w]);
             jac.add(&contact::role_jacobian(&h1, &g, scale, &[bb.v, bb.w, ba.v, ba.w]), true);
+            if self.params.integrator == Integrator::SymplecticEuler {
+                // the same forces without their gradients: the system is then M ΔV = h F
+                jac = Jacobian { wrench: jac.wrench, ..Jacobian::default() };
+            }
             // the anchor springs follow the (clamped) contact spring: k_t = friction_stiffness·k·scale (the first
             // version multiplied by k twice, k_t = 0.1·k², 10× k for the unit cube at h = 5 ms and 4e9 N/m at
             // k = 2e5: the implicit springs of freshly touching points then braked a sliding block to a crawl)
@@ -175,7 +187,7 @@ impl ImplicitPenalty {
     /// Stage 3: anchor friction; per body the explicit friction wrench (force, torque about the centre of mass).
     /// With implicit friction the springs of sticking points go into their pair's Jacobian instead.
     fn friction(&mut self, model: &Model, state: &State, pairs: &mut [PairContact]) -> (Vec<(Vec3, Vec3)>, f64) {
-        let implicit = self.params.friction == FrictionMode::Implicit;
+        let implicit = self.params.friction == FrictionMode::Implicit && self.params.integrator == Integrator::Implicit;
         let mut wrench = vec![(Vec3::ZERO, Vec3::ZERO); model.bodies.len()];
         let mut next = Vec::new();
         let mut total = 0.0;
@@ -327,6 +339,7 @@ impl ImplicitPenalty {
         stats.friction_impulse = friction_sum * dt;
         stats.islands = islands.iter().filter(|i| i.bodies.len() > 1).count();
         stats.iterations = 1;
+        stats.points_tested = self.points_tested;
         t.finish(&mut stats);
         Ok(stats)
     }
@@ -341,11 +354,43 @@ impl Method for ImplicitPenalty {
         ImplicitStage::NAMES
     }
 
-    /// The friction anchors live in `State::implicit_anchors` between steps; the step borrows them.
+    /// The friction anchors live in `State::implicit_anchors` between steps; the step borrows them. The scene's
+    /// step is `substeps` steps of h = dt/substeps, each at its own time (loads); the statistics are the largest
+    /// counts and depths, the summed impulses and stage times.
     fn step(&mut self, model: &Model, state: &mut State, dt: f64) -> Result<StepStats, SimError> {
         self.anchors = std::mem::take(&mut state.implicit_anchors);
-        let r = self.stages(model, state, dt);
+        let n = self.params.substeps_for(dt);
+        self.h = dt / n as f64;
+        let t0 = state.time;
+        let mut total = StepStats::default();
+        let mut r = Ok(());
+        for k in 0..n {
+            state.time = t0 + k as f64 * self.h;
+            match self.stages(model, state, self.h) {
+                Ok(s) => merge_substep(&mut total, s),
+                Err(e) => {
+                    r = Err(e);
+                    break;
+                }
+            }
+        }
+        state.time = t0;
         state.implicit_anchors = std::mem::take(&mut self.anchors);
-        r
+        r.map(|_| total)
+    }
+}
+
+/// Folds one substep's statistics into the scene step's: largest counts and depth, summed impulses, stage times
+/// and points tested.
+fn merge_substep(total: &mut StepStats, s: StepStats) {
+    total.contacts = total.contacts.max(s.contacts);
+    total.islands = total.islands.max(s.islands);
+    total.max_penetration = total.max_penetration.max(s.max_penetration);
+    total.normal_impulse += s.normal_impulse;
+    total.friction_impulse += s.friction_impulse;
+    total.iterations += s.iterations;
+    total.points_tested += s.points_tested;
+    for (t, v) in total.stage_seconds.iter_mut().zip(s.stage_seconds) {
+        *t += v;
     }
 }

@@ -53,16 +53,45 @@ pub fn create(model: &Model) -> Result<Box<dyn Method + Send>, InputError> {
 }
 
 /// Parameters of `[solver.implicit-penalty]`. Gains are per contact point; the defaults are scaled to the
-/// bodies and to the scene's time step h (see each field), n_ref being a sixth of the smaller dynamic body's
-/// shell points (about one face's worth: the points a body rests on).
+/// bodies and to the method's step h (the scene's dt split into `substeps`; see each field), with n_ref =
+/// `reference_points`.
+///
+/// Why these defaults (measured; the paper chooses k and h per scene, its Tables 1–2 did not survive extraction,
+/// and its examples run at h = 0.07–0.67 ms): the first defaults were n_ref = a sixth of the smaller body's shell
+/// (one face's worth of points) and h = the scene's dt. Three things went wrong with them.
+/// (1) A contact is felt only once its points penetrate, so at h = 1/60 s a stack's bodies, all falling together,
+/// learn of the one below one step at a time: stack10's top cube fell for ten steps (1.6 m/s) before it was
+/// stopped, and with any k ≥ 1e5 N/m the stack bounced (89 mm deep at k = 1e5, exploded at 1e6). With h ≤ 4 ms
+/// the same wave costs N·g·h² (1.6 mm for ten bodies).
+/// (2) k tied to a face's worth of points holds one body at ωh = 1, so a contact carrying the ten bodies above
+/// it sank ten times g·h² and a ring or edge contact (a bowl on another's rim: a few dozen points) stopped a
+/// body only after v·h·√(n_face/n) — bowls20 popped through its 12 mm walls. k is now set by
+/// n_ref = 4 points (a body on a few points is a spring–mass pair with ωh = 1, a body on a face of hundreds is
+/// far stiffer; the implicit step keeps it stable, and its numerical damping only helps contact come to rest).
+/// (3) see `tangential_damping`.
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ImplicitParams {
     /// Contact spring per penetrating point k, N/m. Default: the pair's reduced mass m over h²·n_ref, so that
     /// a body resting on n_ref points is a spring–mass pair with ω·h = 1 and sinks by about g·h².
     pub stiffness: Option<f64>,
-    /// Contact damper per penetrating point k_d, N·s/m. Default: 2ζ√(k·m/n_ref), the damper that makes the
-    /// same spring–mass pair damped with ratio ζ.
+    /// n_ref of the default spring and damper: the number of penetrating points on which a body is a
+    /// spring–mass pair with ω·h = 1 (and damped with ratio ζ). Default 4.
+    pub reference_points: f64,
+    /// Steps of the method per scene step (h = dt/substeps; loads are evaluated at each substep's time, the
+    /// step's statistics are the largest contact counts and depths and the summed impulses). Default: the fewest
+    /// that keep h ≤ [`MAX_DEFAULT_STEP`] (see (1) above).
+    pub substeps: Option<u32>,
+    /// `implicit` (the method) or `symplectic-euler`: the same contact, damping and friction forces without
+    /// their gradients, friction explicit, i.e. symplectic Euler (the paper's comparison of Fig. 11; the
+    /// stable-step row of validate uses it). Default `implicit`.
+    pub integrator: Integrator,
+    /// Contact damper per penetrating point k_d, N·s/m. Default: 2ζ√(k·m/N), N the pair's penetrating points
+    /// this step (at least n_ref): the pair's N dampers together damp its N springs with ratio ζ, whatever the
+    /// contact's size. (A damper fixed at 2ζ√(k·m/n_ref) over-damped a face contact of 100 points five times,
+    /// and since the damper acts along the points' normals N̂, which a sliding block's friction torque tilts by
+    /// α ≈ 1.6e-5 rad, it pulled the block into the floor with about k_d·N·v·α: a block launched at 1 m/s on a
+    /// slope slid 6.5% slower than g(sin θ − μk cos θ), 1.4% with this rule.)
     pub damping: Option<f64>,
     /// Damping ratio ζ of the default damper. Default: from the pair's restitution e,
     /// ζ = −ln e/√(π² + ln²e) (1 for e = 0).
@@ -89,7 +118,8 @@ pub struct ImplicitParams {
     /// Narrow-band half-width of the distance fields, m. Default: per shape, the larger of six cells and a
     /// tenth of the longest extent.
     pub sdf_band: Option<f64>,
-    /// Point-shell spacing, m. Default: per shape, a twentieth of its longest extent.
+    /// Point-shell spacing, m. Default: per shape (`geometry::point_shell::default_spacing`: a tenth of a
+    /// primitive's longest extent, a mesh's median edge within [1/20, 1/10] of it).
     pub point_spacing: Option<f64>,
 }
 
@@ -97,6 +127,9 @@ impl Default for ImplicitParams {
     fn default() -> Self {
         ImplicitParams {
             stiffness: None,
+            reference_points: 4.0,
+            substeps: None,
+            integrator: Integrator::Implicit,
             damping: None,
             damping_ratio: None,
             tangential_damping: false,
@@ -107,6 +140,36 @@ impl Default for ImplicitParams {
             sdf_band: None,
             point_spacing: None,
         }
+    }
+}
+
+/// The largest default step of the method, s (`ImplicitParams::substeps`).
+pub const MAX_DEFAULT_STEP: f64 = 4e-3;
+
+impl ImplicitParams {
+    /// Substeps per scene step of `dt`: the parameter, or the fewest that keep h ≤ [`MAX_DEFAULT_STEP`].
+    pub fn substeps_for(&self, dt: f64) -> u32 {
+        self.substeps.unwrap_or_else(|| ((dt / MAX_DEFAULT_STEP) * (1.0 - 1e-9)).ceil().max(1.0) as u32)
+    }
+}
+
+/// The step's integrator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Integrator {
+    /// Semi-implicit backward Euler with the exact contact gradients (the method).
+    Implicit,
+    /// Symplectic Euler with the same forces (for comparison).
+    SymplecticEuler,
+}
+
+impl<'de> serde::Deserialize<'de> for Integrator {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        param::keyword(
+            d,
+            MethodKey::ImplicitPenalty,
+            "integrator",
+            &[("implicit", Integrator::Implicit), ("symplectic-euler", Integrator::SymplecticEuler)],
+        )
     }
 }
 
@@ -131,6 +194,10 @@ impl<'de> serde::Deserialize<'de> for FrictionMode {
 impl Params for ImplicitParams {
     const KEY: MethodKey = MethodKey::ImplicitPenalty;
     fn validate(&self) -> Result<(), String> {
+        param::positive(Self::KEY, "reference_points", self.reference_points)?;
+        if let Some(n) = self.substeps {
+            param::within(Self::KEY, "substeps", n, 1, 100_000)?;
+        }
         for (v, k) in [(self.stiffness, "stiffness"), (self.sdf_band, "sdf_band"), (self.point_spacing, "point_spacing")] {
             if let Some(v) = v {
                 param::positive(Self::KEY, k, v)?;
@@ -174,5 +241,15 @@ mod tests {
         assert!(ImplicitParams::from_table(&neg).unwrap_err().contains("solver.implicit-penalty.damping must be >= 0"));
         let zero: toml::Table = "n0 = 0".parse().unwrap();
         assert!(ImplicitParams::from_table(&zero).unwrap_err().contains("n0"));
+        let t: toml::Table = "integrator = \"symplectic-euler\"\nsubsteps = 3".parse().unwrap();
+        let p = ImplicitParams::from_table(&t).unwrap();
+        assert!(p.integrator == Integrator::SymplecticEuler && p.substeps_for(0.01) == 3);
+        let t: toml::Table = "substeps = 0".parse().unwrap();
+        assert!(ImplicitParams::from_table(&t).unwrap_err().contains("substeps"));
+        let t: toml::Table = "reference_points = 0.0".parse().unwrap();
+        assert!(ImplicitParams::from_table(&t).unwrap_err().contains("reference_points"));
+        // the default: the fewest substeps with h ≤ 4 ms (an exact multiple is not split further)
+        let d = ImplicitParams::default();
+        assert_eq!([d.substeps_for(1.0 / 60.0), d.substeps_for(0.01), d.substeps_for(0.004), d.substeps_for(0.001)], [5, 3, 1, 1]);
     }
 }
