@@ -26,24 +26,26 @@
 //! - the anchors of [14] (§4) → friction.rs, carried in `State::implicit_anchors`.
 
 pub mod contact;
+pub mod drives;
 pub mod field;
 pub mod friction;
 pub mod gradients;
+pub mod joints;
 mod method;
 pub mod step;
 pub mod system;
 pub mod verify;
 
 use crate::error::InputError;
-use crate::methods::registry::{self, param, Params};
+use crate::methods::registry::{param, Params};
 use crate::methods::Method;
 use crate::model::{MethodKey, Model};
 pub use method::{ImplicitPenalty, ImplicitStage};
 
-/// `implicit-penalty` runs no joints and no haptic proxies yet.
-pub fn supports(model: &Model) -> Result<(), String> {
-    registry::no_joints(model)?;
-    registry::no_proxies(model)
+/// `implicit-penalty` runs every joint (ball, hinge, prismatic, fixed) with limits and PD motors (joints.rs,
+/// drives.rs) and haptic proxies (drives.rs).
+pub fn supports(_model: &Model) -> Result<(), String> {
+    Ok(())
 }
 
 /// The registry's constructor: builds the fields and shells of every body.
@@ -91,6 +93,11 @@ pub struct ImplicitParams {
     pub sdf_band: Option<f64>,
     /// Point-shell spacing, m. Default: per shape, a twentieth of its longest extent.
     pub point_spacing: Option<f64>,
+    /// α of the joint rows' stabilisation C̈ + αĊ + βC = 0 (β = α²/4, critically damped), 1/s (joints.rs).
+    /// Default: 10/h, so that a joint error shrinks to about a third in one step and the rows' drift from the
+    /// start-of-step rate Ċ (at most h²v²/(2r)/36 per step for a body at speed v about a joint r away) stays
+    /// far below the joint tests' 1e-3 of a link; smaller values give a softer, slower correction.
+    pub joint_alpha: Option<f64>,
 }
 
 impl Default for ImplicitParams {
@@ -106,6 +113,7 @@ impl Default for ImplicitParams {
             sdf_resolution: None,
             sdf_band: None,
             point_spacing: None,
+            joint_alpha: None,
         }
     }
 }
@@ -131,7 +139,12 @@ impl<'de> serde::Deserialize<'de> for FrictionMode {
 impl Params for ImplicitParams {
     const KEY: MethodKey = MethodKey::ImplicitPenalty;
     fn validate(&self) -> Result<(), String> {
-        for (v, k) in [(self.stiffness, "stiffness"), (self.sdf_band, "sdf_band"), (self.point_spacing, "point_spacing")] {
+        for (v, k) in [
+            (self.stiffness, "stiffness"),
+            (self.sdf_band, "sdf_band"),
+            (self.point_spacing, "point_spacing"),
+            (self.joint_alpha, "joint_alpha"),
+        ] {
             if let Some(v) = v {
                 param::positive(Self::KEY, k, v)?;
             }
