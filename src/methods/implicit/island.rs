@@ -2,13 +2,13 @@
 //! rows' Schur complement where the island has joints (joints.rs); the joints' and proxies' readings.
 
 use super::{Assembled, ImplicitPenalty, Island};
-use crate::methods::implicit::drives::{self, Drive};
-use crate::methods::implicit::joints::{solve_constrained, IslandJoints};
-use crate::methods::implicit::step::Kin;
 use crate::dynamics::integrate::{external_wrench, integrate_pose};
 use crate::dynamics::proxy::Reading;
 use crate::error::SimError;
 use crate::math::Vec3;
+use crate::methods::implicit::drives::{self, Drive};
+use crate::methods::implicit::joints::{solve_constrained, IslandJoints};
+use crate::methods::implicit::step::Kin;
 use crate::methods::{JointReading, StepStats};
 use crate::model::{BodyKind, Model};
 use crate::state::{BodyState, State};
@@ -41,7 +41,7 @@ impl ImplicitPenalty {
             message: format!("island of `{}`: {message}", model.bodies[isl.bodies[0]].name),
         };
         let mut trial = if model.joints.is_empty() { Vec::new() } else { predicted(model, state, &asm.kins, h) };
-        let alpha = self.params.joint_alpha.unwrap_or(10.0 / h);
+        let alpha = self.params.joint_alpha.unwrap_or(100.0 / h);
         let mut solutions = Vec::with_capacity(asm.islands.len());
         let mut lambdas = Vec::new();
         for isl in &asm.islands {

@@ -11,8 +11,10 @@
 //! - F = G⁻¹Jᵀ, S = J G⁻¹ Jᵀ and D = S⁺ (eq. 64) → `f`, `s` and [`PseudoInverse`] in [`solve_constrained`]; the
 //!   singular values below ε σ₀ with ε = [`SVD_CUTOFF`] are dropped, so redundant rows and closed loops work.
 //!
-//! The stabilisation is discretised as backward Euler at the level of positions: with C and Ċ at the start of
-//! the step, C̈ + αĊ + βC = 0 gives Ċ' = (Ċ − hβC)/(1 + hα + h²β) and asks C' = C + hĊ' at the end of the step.
+//! The stabilisation is discretised as backward Euler at the level of positions: with C at the start of the
+//! step and Ċ its rate over the step that led there, (C(s) − C(s ⊖ h u))/h with s ⊖ h u the pose a step back
+//! along the current velocities (J u itself would not do: the positions move along chords, so J u of a body
+//! swinging at speed v about a joint r away is h v²/(2r) even while C stays zero), C̈ + αĊ + βC = 0 gives Ċ' = (Ċ − hβC)/(1 + hα + h²β) and asks C' = C + hĊ' at the end of the step.
 //! Instead of eq. 61's velocity-product terms, each row is evaluated at the predicted pose (every body advanced
 //! with ΔS = 0) and linearised there in ΔS; Newton iterations on λ (the same S⁺, no new factorisation) then
 //! meet the target at the poses the step really reaches, to [`ROW_TOLERANCE`]. Limits: a limit row enters the
@@ -23,8 +25,8 @@
 
 use super::step::Kin;
 use super::system::{IslandSystem, Solver};
-use crate::dynamics::joint::{JointPose, Row};
-use crate::math::{Quat, Vec3};
+use crate::dynamics::joint::{wrap_angle, JointPose, Row};
+use crate::math::{quat_exp, Quat, Vec3};
 use crate::model::{Joint, JointType, Model};
 use crate::state::BodyState;
 
@@ -33,7 +35,7 @@ pub const SVD_CUTOFF: f64 = 1e-10;
 /// The Newton iterations stop when every active row is within this of its target (m, or rad for angular rows).
 pub const ROW_TOLERANCE: f64 = 1e-13;
 /// At most this many Newton corrections of λ per active set.
-const NEWTON: usize = 6;
+const NEWTON: usize = 20;
 /// At most this many active sets of the limits per step.
 const ACTIVE_SETS: usize = 8;
 
@@ -77,6 +79,8 @@ pub struct IslandRow {
     pub limit: bool,
     /// The row at the predicted pose: C there and its Jacobian (which is also the constraint wrench's direction).
     pub row: Row,
+    /// The row at the start of the step, whose Jacobian is the constraint wrench's direction.
+    pub force: Row,
     /// The end-of-step value asked for (a limit: the lower bound of C').
     pub target: f64,
     /// Per dynamic side: (slot, side 0 or 1, ∂C'/∂ΔP, ∂C'/∂ΔL).
@@ -88,6 +92,11 @@ pub struct IslandRow {
 pub struct IslandJoints {
     pub joints: Vec<usize>,
     pub rows: Vec<IslandRow>,
+}
+
+/// The pose a body had a step of `h` ago if it moved with its current velocities: x − h v, exp(−h ω) q.
+fn back_pose(s: &BodyState, h: f64) -> (Vec3, Quat) {
+    (s.x - s.v * h, (quat_exp(-s.w * h) * s.q).normalize())
 }
 
 /// The pose (centre of mass, orientation) of a body state.
@@ -112,12 +121,15 @@ impl IslandJoints {
             let j = &model.joints[k];
             let now = joint_rows(model, j, pose(&start[j.body1]), j.body2.map(|b| pose(&start[b])));
             let pred = joint_rows(model, j, pose(&predicted[j.body1]), j.body2.map(|b| pose(&predicted[b])));
-            let vel = |b: Option<usize>| b.map_or((Vec3::ZERO, Vec3::ZERO), |b| (start[b].v, start[b].w));
-            let ((v1, w1), (v2, w2)) = (vel(Some(j.body1)), vel(j.body2));
+            let back = joint_rows(model, j, back_pose(&start[j.body1], h), j.body2.map(|b| back_pose(&start[b], h)));
             let n_bilateral = bilateral_count(j);
-            for (index, (r0, r1)) in now.iter().zip(&pred).enumerate() {
+            for (index, ((r0, r1), rb)) in now.iter().zip(&pred).zip(&back).enumerate() {
                 let limit = index >= n_bilateral;
-                let rate = r0.rate([v1, v2], [w1, w2]);
+                let mut diff = r0.c - rb.c;
+                if limit && j.kind == JointType::Hinge {
+                    diff = wrap_angle(diff);
+                }
+                let rate = diff / h;
                 let target =
                     if limit { baumgarte_target(r0.c, rate.max(0.0), alpha, h).min(0.0) } else { baumgarte_target(r0.c, rate, alpha, h) };
                 let mut pos = Vec::new();
@@ -127,7 +139,7 @@ impl IslandJoints {
                         pos.push((s, side, r1.lin[side] * (h / kin.m), dl));
                     }
                 }
-                rows.push(IslandRow { joint: k, index, limit, row: *r1, target, pos });
+                rows.push(IslandRow { joint: k, index, limit, row: *r1, force: *r0, target, pos });
             }
         }
         IslandJoints { joints, rows }
@@ -155,8 +167,8 @@ impl IslandJoints {
                 out.push((r.joint, Vec3::ZERO, Vec3::ZERO));
             }
             let o = out.last_mut().expect("pushed");
-            o.1 += r.row.lin[0] * *l;
-            o.2 += r.row.ang[0] * *l;
+            o.1 += r.force.lin[0] * *l;
+            o.2 += r.force.ang[0] * *l;
         }
         out
     }
@@ -167,8 +179,8 @@ fn wrench_column(r: &IslandRow, n: usize, h: f64) -> Vec<f64> {
     let mut col = vec![0.0; 6 * n];
     for &(s, side, _, _) in &r.pos {
         for c in 0..3 {
-            col[6 * s + c] += h * r.row.lin[side][c];
-            col[6 * s + 3 + c] += h * r.row.ang[side][c];
+            col[6 * s + c] += h * r.force.lin[side][c];
+            col[6 * s + 3 + c] += h * r.force.ang[side][c];
         }
     }
     col

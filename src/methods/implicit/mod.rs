@@ -94,9 +94,9 @@ pub struct ImplicitParams {
     /// Point-shell spacing, m. Default: per shape, a twentieth of its longest extent.
     pub point_spacing: Option<f64>,
     /// α of the joint rows' stabilisation C̈ + αĊ + βC = 0 (β = α²/4, critically damped), 1/s (joints.rs).
-    /// Default: 10/h, so that a joint error shrinks to about a third in one step and the rows' drift from the
-    /// start-of-step rate Ċ (at most h²v²/(2r)/36 per step for a body at speed v about a joint r away) stays
-    /// far below the joint tests' 1e-3 of a link; smaller values give a softer, slower correction.
+    /// Default: 100/h, so that a joint error shrinks to 4% of itself in one step (measured on the 10-link chain
+    /// released horizontal at h = 5 ms, largest gap over 2 s: 3.9e-7 of a link at 100/h, 3.4e-5 at 10/h,
+    /// 1.2e-3 at 1/h); smaller values give a softer, slower correction, larger ones approach a projection.
     pub joint_alpha: Option<f64>,
 }
 
