@@ -8,8 +8,10 @@
 //! direction R_i a₁ and the lever arms → the coordinate row's Jacobian g = (lin₁, ang₁, lin₂, ang₂)
 //! (dynamics/joint.rs `coordinate_row`), so the same law drives a hinge angle (a torque) and a prismatic
 //! displacement (a force). The generalised force f = k_p(q* − q) + k_d(q̇* − q̇) acts as the wrench f·g; its
-//! gradients are −k_p g gᵀ in the poses and −k_d g gᵀ in the velocities (the change of g itself with the pose,
-//! f ∂g/∂S, is left out: it vanishes at the target and is bounded by the saturation). A saturated motor
+//! gradients are −k_p g gᵀ in the poses and −k_d g gᵀ in the velocities. Left out are the terms of g's own change
+//! with the pose, f ∂g/∂S and k_d (∂g/∂S)·u in q̇ = g·u (they need the rows' second derivatives, which
+//! dynamics/joint.rs does not give): both vanish at rest at the target, where the tests check the blocks against
+//! finite differences, and neither is needed for stability, which the −k_p g gᵀ, −k_d g gᵀ terms give. A saturated motor
 //! (|f| at `max_force`) is a constant force for the step. The target is the one at the end of the step
 //! (q* + h q̇*), as backward Euler evaluates its forces there.
 //!

@@ -6,7 +6,7 @@
 //!   `q − lo ≥ 0` or `hi − q ≥ 0`), evaluated by [`joint_rows`] at any poses;
 //! - α and β = α²/4 (eq. 56) → `ImplicitParams::joint_alpha` and [`baumgarte_target`];
 //! - J_i = [A_i B_i] (eq. 63), how the island's unknowns ΔS_i = (ΔP_i, ΔL_i) move C → [`IslandRow`]'s `pos`
-//!   (h lin/m and h (V I_w⁻¹)ᵀ ang, V of step.rs: the same map the step integrates the pose with); the
+//!   (h lin/m and [`end_rotation_map`]ᵀ ang: exactly how the step's pose update moves the rows); the
 //!   constraint wrench Jᵀλ → the row's own (lin, ang), so λ is a force (N, or N·m for angular rows);
 //! - F = G⁻¹Jᵀ, S = J G⁻¹ Jᵀ and D = S⁺ (eq. 64) → `f`, `s` and [`PseudoInverse`] in [`solve_constrained`]; the
 //!   singular values below ε σ₀ with ε = [`SVD_CUTOFF`] are dropped, so redundant rows and closed loops work.
@@ -23,10 +23,10 @@
 //! so the limit stops the joint like an inelastic contact and a violated limit recovers at the stabilisation's
 //! rate.
 
-use super::step::Kin;
+use super::step::{q_matrix, Kin};
 use super::system::{IslandSystem, Solver};
 use crate::dynamics::joint::{wrap_angle, JointPose, Row};
-use crate::math::{quat_exp, Quat, Vec3};
+use crate::math::{quat_exp, Mat3, Quat, Vec3};
 use crate::model::{Joint, JointType, Model};
 use crate::state::BodyState;
 
@@ -94,6 +94,32 @@ pub struct IslandJoints {
     pub rows: Vec<IslandRow>,
 }
 
+/// ∂θ'/∂ΔL: how ΔL turns the body's end-of-step orientation, as a world rotation vector about the orientation
+/// the step reaches with ΔS = 0 (`Kin::advance`: q' = (q + Δq)/|q + Δq|, Δq = (I − γh∂q̇/∂q)⁻¹ h Q(ω + I_w⁻¹ΔL)),
+/// exactly: 4 Q(q')ᵀ (I − q'q'ᵀ)/|q + Δq₀| (I − γh∂q̇/∂q)⁻¹ h Q(q) I_w⁻¹. (h V I_w⁻¹ of step.rs is the same
+/// map about the start orientation; they differ by the step's rotation, O(h|ω|).)
+pub fn end_rotation_map(kin: &Kin, h: f64) -> Mat3 {
+    let q0 = [kin.q.w, kin.q.x, kin.q.y, kin.q.z];
+    let rhs: [f64; 4] = std::array::from_fn(|r| h * (0..3).map(|k| kin.qm[r][k] * kin.w[k]).sum::<f64>());
+    let raw: [f64; 4] = std::array::from_fn(|r| q0[r] + (0..4).map(|k| kin.minv[r][k] * rhs[k]).sum::<f64>());
+    let n = raw.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let qp: [f64; 4] = std::array::from_fn(|r| raw[r] / n);
+    let qm_end = q_matrix(Quat::from_xyzw(qp[1], qp[2], qp[3], qp[0]));
+    // d = minv h Q(q) I_w⁻¹ (4×3), then the normalisation, then 4 Q(q')ᵀ
+    let qi: [[f64; 3]; 4] =
+        std::array::from_fn(|r| std::array::from_fn(|c| h * (0..3).map(|k| kin.qm[r][k] * kin.inv_iw.col(c)[k]).sum::<f64>()));
+    let d: [[f64; 3]; 4] = std::array::from_fn(|r| std::array::from_fn(|c| (0..4).map(|k| kin.minv[r][k] * qi[k][c]).sum::<f64>()));
+    let nd: [[f64; 3]; 4] =
+        std::array::from_fn(|r| std::array::from_fn(|c| (d[r][c] - qp[r] * (0..4).map(|k| qp[k] * d[k][c]).sum::<f64>()) / n));
+    let mut out = Mat3::ZERO;
+    for r in 0..3 {
+        for c in 0..3 {
+            out.col_mut(c)[r] = 4.0 * (0..4).map(|k| qm_end[k][r] * nd[k][c]).sum::<f64>();
+        }
+    }
+    out
+}
+
 /// The pose a body had a step of `h` ago if it moved with its current velocities: x − h v, exp(−h ω) q.
 fn back_pose(s: &BodyState, h: f64) -> (Vec3, Quat) {
     (s.x - s.v * h, (quat_exp(-s.w * h) * s.q).normalize())
@@ -135,7 +161,7 @@ impl IslandJoints {
                 let mut pos = Vec::new();
                 for (side, body) in [Some(j.body1), j.body2].into_iter().enumerate() {
                     if let Some((s, kin)) = body.and_then(&slot) {
-                        let dl = (kin.vm * kin.inv_iw).transpose() * r1.ang[side] * h;
+                        let dl = end_rotation_map(kin, h).transpose() * r1.ang[side];
                         pos.push((s, side, r1.lin[side] * (h / kin.m), dl));
                     }
                 }
