@@ -24,6 +24,8 @@
 //!   (`pos` in x and θ, `vel` in v and ω).
 //! - N0 (eq. 77) → `ImplicitParams::n0`.
 //! - the anchors of [14] (§4) → friction.rs, carried in `State::implicit_anchors`.
+//! - joints, C̈ + αĊ + βC = 0, the Schur complement and SVD (§5, eqs. 52–64) → joints.rs, island.rs; the PD servo
+//!   (eq. 65) and proxies → drives.rs.
 
 pub mod contact;
 pub mod drives;
