@@ -7,27 +7,13 @@ use std::path::Path;
 
 const SCENES: [&str; 5] = ["bowls20", "bowls512", "hexbolt", "articulated_boxes", "excavator"];
 
-/// The scene as `implicit-penalty` gets it. While that method does not run joints, the loader's last check
-/// (method support) refuses the jointed scenes: then everything else has been validated, and the model for the geometry checks
-/// comes through `abd` with the joints made plain ball joints (joint types, limits and motors do not touch the
-/// fields).
+/// The scene as `implicit-penalty` gets it (joints, limits and motors included).
 fn load(name: &str) -> Model {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes").join(format!("{name}.toml"));
     match scene::load(&path, &[]) {
         Ok(m) => {
             assert_eq!(m.method, crate::model::MethodKey::ImplicitPenalty, "{name}");
             m
-        }
-        Err(e) if e.to_string().contains("`implicit-penalty` cannot run joints yet") => {
-            let text = std::fs::read_to_string(&path).unwrap();
-            let plain: String = text
-                .lines()
-                .filter(|l| !l.starts_with("limits") && !l.starts_with("motor"))
-                .map(|l| l.replace("type = \"prismatic\"", "type = \"ball\"") + "\n")
-                .collect();
-            let sets = [("world.method".to_string(), "abd".to_string())];
-            let dir = path.parent().unwrap();
-            scene::load_str(&plain, name, name, dir, &sets).unwrap_or_else(|e| panic!("{name} (through abd): {e}"))
         }
         Err(e) => panic!("{name}: {e}"),
     }

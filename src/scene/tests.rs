@@ -37,12 +37,7 @@ fn bad_scene_corpus_gives_clear_errors() {
         ("format = 1\n[world]\ngravity = [0.0, inf, 0.0]\n".into(), &["world.gravity", "finite"]),
         ("format = 1\n[world]\ngravity = [0.0, 1.0]\n".into(), &["invalid length 2"]),
         ("format = 1\n[world]\nmethod = \"magic\"\n".into(), &["unknown method `magic`", "`lcp`", "`abd`"]),
-        (
-            "format = 1\n[world]\nmethod = \"implicit-penalty\"\n[[body]]\nname = \"a\"\nshape = { type = \"sphere\", radius = 0.1 }\n\
-[[joint]]\ntype = \"ball\"\nbody1 = \"a\"\nanchor = [0.0, 0.0, 0.1]\n"
-                .into(),
-            &["method `implicit-penalty` cannot run joints yet", "`a`", "`world`"],
-        ),
+        ("format = 1\n[solver.implicit-penalty]\njoint_alpha = 0.0\n".into(), &["solver.implicit-penalty.joint_alpha", "> 0"]),
         ("format = 1\n[solver.lcp]\niterations = 0\n".into(), &["solver.lcp.iterations"]),
         ("format = 1\n[solver.lcp]\niteratons = 3\n".into(), &["unknown field `iteratons`", "iterations"]),
         ("format = 1\n[solver.lcp]\nshock_fraction = 2.0\n".into(), &["shock_fraction must be in [0, 1]"]),
@@ -202,9 +197,6 @@ fn every_bundled_scene_loads() {
     for p in scenes {
         match super::load(&p, &[]) {
             Ok(_) => {}
-            // the implicit-penalty scenes with joints, which that method does not run yet: its support check is the
-            // loader's last, so everything else was validated (geometry/fields_scenes_tests.rs checks them further)
-            Err(e) if e.0.contains("method `implicit-penalty` cannot run joints yet") => {}
             Err(e) => panic!("{e}"),
         }
     }

@@ -17,7 +17,7 @@ pub const EXPERIMENTS: [&str; 8] =
 
 /// The methods whose `cairn validate` table includes the joint experiments (each method adds itself when it
 /// runs every joint kind with limits and motors).
-pub const METHODS: &[&str] = &["lcp", "impulse", "volumetric-penalty", "abd"];
+pub const METHODS: &[&str] = &["lcp", "impulse", "volumetric-penalty", "abd", "implicit-penalty"];
 
 /// Runs joint experiment `name` for the method in `method`.
 pub(crate) fn run(name: &str, method: &Overrides) -> Vec<Row> {

@@ -33,6 +33,7 @@ pub mod abd;
 mod abd_scenes;
 mod abd_stand;
 mod implicit;
+mod implicit_joints;
 mod impulse;
 pub mod joints;
 pub mod volumetric;
@@ -64,6 +65,7 @@ fn method_experiments(method: &str) -> Vec<&'static str> {
         "implicit-penalty" => {
             let mut v = vec!["free_fall", "tumbling"];
             v.extend_from_slice(&implicit::EXPERIMENTS);
+            v.extend_from_slice(&implicit_joints::EXPERIMENTS);
             v
         }
         "abd" => {
@@ -101,6 +103,7 @@ pub fn run_experiment(name: &str, method: &str, sets: &[(String, String)]) -> Ve
         other if volumetric::EXPERIMENTS.contains(&other) => Ok(volumetric::run(other, method)),
         other if abd::EXPERIMENTS.contains(&other) => Ok(abd::run(other, method)),
         other if implicit::EXPERIMENTS.contains(&other) => Ok(implicit::run(other, method)),
+        other if implicit_joints::EXPERIMENTS.contains(&other) => Ok(implicit_joints::run(other, method)),
         other if joints::EXPERIMENTS.contains(&other) => Ok(joints::run(other, method)),
         other => Err(anyhow::anyhow!("unknown experiment `{other}`")),
     };

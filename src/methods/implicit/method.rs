@@ -1,6 +1,7 @@
 //! The `implicit-penalty` step: the stages of the module comment of mod.rs, in order.
 
 use super::contact::{self, Hit, Placement};
+use super::drives::{self, Drive};
 use super::field::ShellRef;
 use super::friction::{self, Anchor, Key};
 use super::gradients::{add_anchor_spring, relative_velocity, Gains, Jacobian};
@@ -65,6 +66,10 @@ pub struct ImplicitPenalty {
     anchors: Vec<(Key, Anchor)>,
     /// Points tested in the last step.
     pub points_tested: usize,
+    /// The largest |C' − target| of an active joint row in the last step (joints.rs), and the rank the
+    /// pseudo-inverse kept in its last jointed island.
+    pub joint_residual: f64,
+    pub joint_rank: usize,
 }
 
 impl ImplicitPenalty {
@@ -95,6 +100,8 @@ impl ImplicitPenalty {
             solver: Solver::default(),
             anchors: Vec::new(),
             points_tested: 0,
+            joint_residual: 0.0,
+            joint_rank: 0,
         })
     }
 
@@ -230,10 +237,26 @@ impl ImplicitPenalty {
     }
 }
 
-/// One island's bodies (model indices, slot order) and its system.
+#[path = "island.rs"]
+mod island;
+
+/// One island's bodies (model indices, slot order), its joints (model indices, increasing) and its system.
 struct Island {
     bodies: Vec<usize>,
+    joints: Vec<usize>,
     sys: IslandSystem,
+}
+
+/// What the assembly hands to the solve: per body its kinematics and island slot, the islands, and the drives
+/// (motors by joint, proxies by proxy).
+struct Assembled {
+    kins: Vec<Option<Kin>>,
+    slot: Vec<usize>,
+    /// Per body its island (dynamic bodies only).
+    island: Vec<usize>,
+    islands: Vec<Island>,
+    motors: Vec<(usize, Drive)>,
+    proxies: Vec<Drive>,
 }
 
 impl ImplicitPenalty {
@@ -245,7 +268,7 @@ impl ImplicitPenalty {
         pairs: &[PairContact],
         friction: &[(Vec3, Vec3)],
         h: f64,
-    ) -> Result<(Vec<Option<Kin>>, Vec<Island>), SimError> {
+    ) -> Result<Assembled, SimError> {
         let n = model.bodies.len();
         let dynamic: Vec<bool> = model.bodies.iter().map(|b| b.kind == BodyKind::Dynamic).collect();
         let mut kins = vec![None; n];
@@ -259,9 +282,11 @@ impl ImplicitPenalty {
             kins[i] = Some(k);
         }
         let fixed: Vec<bool> = dynamic.iter().map(|d| !d).collect();
-        let edges: Vec<(usize, usize)> = pairs.iter().map(|p| (p.a, p.b)).collect();
+        let mut edges: Vec<(usize, usize)> = pairs.iter().map(|p| (p.a, p.b)).collect();
+        edges.extend(model.joints.iter().filter_map(|j| j.body2.map(|b| (j.body1, b))));
         let (id, count) = crate::dynamics::graph::islands(n, &fixed, &edges);
-        let mut islands: Vec<Island> = (0..count).map(|_| Island { bodies: Vec::new(), sys: IslandSystem::default() }).collect();
+        let mut islands: Vec<Island> =
+            (0..count).map(|_| Island { bodies: Vec::new(), joints: Vec::new(), sys: IslandSystem::default() }).collect();
         let mut slot = vec![usize::MAX; n];
         for i in (0..n).filter(|&i| dynamic[i]) {
             let isl = &mut islands[id[i] as usize];
@@ -270,6 +295,13 @@ impl ImplicitPenalty {
         }
         for isl in islands.iter_mut() {
             isl.sys = IslandSystem::identity(isl.bodies.len());
+        }
+        // a joint belongs to the island of its dynamic side(s); one between bodies that do not move is inert
+        let owner = |a: usize, b: Option<usize>| [Some(a), b].into_iter().flatten().find(|&i| dynamic[i]);
+        for (k, j) in model.joints.iter().enumerate() {
+            if let Some(o) = owner(j.body1, j.body2) {
+                islands[id[o] as usize].joints.push(k);
+            }
         }
         let side = |i: usize| match model.bodies[i].kind {
             BodyKind::Dynamic => Side::Dynamic { slot: slot[i], kin: kins[i].as_ref().expect("set above") },
@@ -280,6 +312,23 @@ impl ImplicitPenalty {
             let owner = if dynamic[p.a] { p.a } else { p.b };
             add_pair(&mut islands[id[owner] as usize].sys, &p.jac, [side(p.a), side(p.b)], h);
         }
+        let world = |b: Option<usize>| b.map_or(Side::Static, side);
+        let mut motors = Vec::new();
+        for (k, j) in model.joints.iter().enumerate() {
+            let (Some(o), Some(t)) = (owner(j.body1, j.body2), drives::end_target(&state.motor_targets, k, h)) else { continue };
+            if let Some(d) = drives::motor_drive(model, j, &t, &state.bodies) {
+                add_pair(&mut islands[id[o] as usize].sys, &d.jac, [side(d.a), world(d.b)], h);
+                motors.push((k, d));
+            }
+        }
+        let mut proxies = Vec::new();
+        for (p, t) in model.proxies.iter().zip(&state.proxies) {
+            let d = drives::proxy_drive(model, p, t, &state.bodies[p.body], h);
+            if dynamic[p.body] {
+                add_pair(&mut islands[id[p.body] as usize].sys, &d.jac, [side(d.a), Side::Static], h);
+            }
+            proxies.push(d);
+        }
         for i in (0..n).filter(|&i| dynamic[i]) {
             let (f, t) = external_wrench(model, i, state.time);
             let sys = &mut islands[id[i] as usize].sys;
@@ -288,7 +337,8 @@ impl ImplicitPenalty {
         for isl in islands.iter_mut() {
             finish_rhs(&mut isl.sys, h);
         }
-        Ok((kins, islands))
+        let island = id.iter().map(|&i| i as usize).collect();
+        Ok(Assembled { kins, slot, island, islands, motors, proxies })
     }
 
     /// The step's stages, in order.
@@ -307,21 +357,15 @@ impl ImplicitPenalty {
             }
         }
         let (friction, friction_sum) = t.time(ImplicitStage::Friction, || self.friction(model, state, &mut pairs));
-        let (kins, islands) = t.time(ImplicitStage::Assembly, || self.assemble(model, state, &pairs, &friction, dt))?;
+        self.joint_residual = 0.0;
+        let asm = t.time(ImplicitStage::Assembly, || self.assemble(model, state, &pairs, &friction, dt))?;
         self.solver.begin_step();
-        let mut solutions = Vec::with_capacity(islands.len());
-        for isl in &islands {
-            let x = self.solver.solve(&isl.sys).map_err(|message| SimError::Solver {
-                step: state.step,
-                stage: "solve",
-                message: format!("island of `{}`: {message}", model.bodies[isl.bodies[0]].name),
-            })?;
-            solutions.push(x);
-        }
+        let (solutions, lambdas) = self.solve(model, state, &asm, dt)?;
         t.lap(ImplicitStage::Solve);
-        for (isl, x) in islands.iter().zip(&solutions) {
+        self.readings(model, state, &asm, &solutions, &lambdas, dt, &mut stats);
+        for (isl, x) in asm.islands.iter().zip(&solutions) {
             for (s, &i) in isl.bodies.iter().enumerate() {
-                let k = kins[i].as_ref().expect("dynamic");
+                let k = asm.kins[i].as_ref().expect("dynamic");
                 let (dp, dl) = (Vec3::from_slice(&x[6 * s..]), Vec3::from_slice(&x[6 * s + 3..]));
                 k.advance(&mut state.bodies[i], dp, dl, dt, &model.bodies[i].inv_inertia);
             }
@@ -337,7 +381,7 @@ impl ImplicitPenalty {
         stats.max_penetration = pairs.iter().flat_map(|p| p.hits.iter().flatten()).fold(0.0, |m, h| m.max(-h.c.d));
         stats.normal_impulse = pairs.iter().map(|p| p.hits.iter().flatten().map(|h| -h.c.d * p.k).sum::<f64>()).sum::<f64>() * dt;
         stats.friction_impulse = friction_sum * dt;
-        stats.islands = islands.iter().filter(|i| i.bodies.len() > 1).count();
+        stats.islands = asm.islands.iter().filter(|i| i.bodies.len() > 1).count();
         stats.iterations = 1;
         stats.points_tested = self.points_tested;
         t.finish(&mut stats);

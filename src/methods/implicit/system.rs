@@ -106,20 +106,30 @@ impl Solver {
 
     /// Solves one island's system; the error says why it failed.
     pub fn solve(&mut self, sys: &IslandSystem) -> Result<Vec<f64>, String> {
+        let mut x = self.solve_many(sys, std::slice::from_ref(&sys.rhs))?;
+        Ok(x.pop().expect("one column"))
+    }
+
+    /// Solves the island's matrix against several right-hand sides with one factorisation (the joint rows'
+    /// Schur complement needs G⁻¹ of each row's wrench); `cols` are 6n long each.
+    pub fn solve_many(&mut self, sys: &IslandSystem, cols: &[Vec<f64>]) -> Result<Vec<Vec<f64>>, String> {
         if sys.n == 1 {
-            return dense_solve(sys.dense(), sys.rhs.clone()).ok_or_else(|| "singular 6×6 body system".to_string());
+            return cols
+                .iter()
+                .map(|b| dense_solve(sys.dense(), b.clone()).ok_or_else(|| "singular 6×6 body system".to_string()))
+                .collect();
         }
         let m = 6 * sys.n;
         // column-major layout: block column j holds the blocks (i, j) in increasing i
-        let mut cols: Vec<Vec<(u32, &Block6)>> = vec![Vec::new(); sys.n];
+        let mut blocks: Vec<Vec<(u32, &Block6)>> = vec![Vec::new(); sys.n];
         for (&(i, j), b) in &sys.blocks {
-            cols[j as usize].push((i, b));
+            blocks[j as usize].push((i, b));
         }
         let mut col_ptr = Vec::with_capacity(m + 1);
         let mut row_idx = Vec::new();
         let mut values = Vec::new();
         col_ptr.push(0usize);
-        for col in &cols {
+        for col in &blocks {
             for c in 0..6 {
                 for &(i, b) in col {
                     for r in 0..6 {
@@ -142,19 +152,20 @@ impl Solver {
         let mut numeric = NumericLu::new();
         let mut mem = MemBuffer::new(symbolic.factorize_numeric_lu_scratch::<f64>(Par::Seq, Default::default()));
         let a = SparseColMatRef::new(sym, &values);
-        let mut x = sys.rhs.clone();
+        let k = cols.len();
+        let mut x: Vec<f64> = cols.iter().flat_map(|c| c.iter().copied()).collect();
         {
             let lu = symbolic
                 .factorize_numeric_lu(&mut numeric, a, Par::Seq, MemStack::new(&mut mem), Default::default())
                 .map_err(|e| format!("sparse LU failed: {e:?}"))?;
-            let mut mem2 = MemBuffer::new(symbolic.solve_in_place_scratch::<f64>(1, Par::Seq));
-            lu.solve_in_place_with_conj(Conj::No, MatMut::from_column_major_slice_mut(&mut x, m, 1), Par::Seq, MemStack::new(&mut mem2));
+            let mut mem2 = MemBuffer::new(symbolic.solve_in_place_scratch::<f64>(k, Par::Seq));
+            lu.solve_in_place_with_conj(Conj::No, MatMut::from_column_major_slice_mut(&mut x, m, k), Par::Seq, MemStack::new(&mut mem2));
         }
         self.used.insert(pattern, symbolic);
         if x.iter().any(|v| !v.is_finite()) {
             return Err("the island's system is singular".into());
         }
-        Ok(x)
+        Ok(x.chunks(m).map(|c| c.to_vec()).collect())
     }
 }
 
