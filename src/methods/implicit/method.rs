@@ -411,7 +411,7 @@ impl Method for ImplicitPenalty {
         for k in 0..n {
             state.time = t0 + k as f64 * self.h;
             match self.stages(model, state, self.h) {
-                Ok(s) => merge_substep(&mut total, s),
+                Ok(s) => merge_substep(&mut total, s, 1.0 / n as f64),
                 Err(e) => {
                     r = Err(e);
                     break;
@@ -425,8 +425,26 @@ impl Method for ImplicitPenalty {
 }
 
 /// Folds one substep's statistics into the scene step's: largest counts and depth, summed impulses, stage times
-/// and points tested.
-fn merge_substep(total: &mut StepStats, s: StepStats) {
+/// and points tested, and the joints' and proxies' readings averaged over the step (each substep's with weight `w`).
+fn merge_substep(total: &mut StepStats, s: StepStats, w: f64) {
+    total.joints.resize(s.joints.len(), Default::default());
+    for (t, r) in total.joints.iter_mut().zip(&s.joints) {
+        t.force += r.force * w;
+        t.torque += r.torque * w;
+    }
+    total.proxies.resize(s.proxies.len(), Default::default());
+    for (t, r) in total.proxies.iter_mut().zip(&s.proxies) {
+        for (a, b) in [
+            (&mut t.contact_force, &r.contact_force),
+            (&mut t.contact_torque, &r.contact_torque),
+            (&mut t.coupling_force, &r.coupling_force),
+            (&mut t.coupling_torque, &r.coupling_torque),
+        ] {
+            for (x, y) in a.iter_mut().zip(b) {
+                *x += y * w;
+            }
+        }
+    }
     total.contacts = total.contacts.max(s.contacts);
     total.islands = total.islands.max(s.islands);
     total.max_penetration = total.max_penetration.max(s.max_penetration);
