@@ -75,9 +75,10 @@ fn bad_input_exits_nonzero_with_a_message() {
     let st = cairn().args(["run", "scenes/nonexistent.toml"]).output().unwrap();
     assert!(!st.status.success());
     assert!(String::from_utf8_lossy(&st.stderr).contains("nonexistent"));
-    let st = cairn().args(["run", "scenes/slider.toml", "--method", "abd"]).output().unwrap();
+    // every method runs every bundled scene now: an unknown method is the refusal left to check here
+    let st = cairn().args(["run", "scenes/slider.toml", "--method", "nosuch"]).output().unwrap();
     assert!(!st.status.success());
-    assert!(String::from_utf8_lossy(&st.stderr).contains("method `abd` runs ball, hinge and fixed joints"));
+    assert!(String::from_utf8_lossy(&st.stderr).contains("unknown method `nosuch`: allowed are `lcp`"));
     let st = cairn().args(["run", "scenes/stack10.toml", "--dt", "-1"]).output().unwrap();
     assert!(!st.status.success());
     assert!(String::from_utf8_lossy(&st.stderr).contains("world.dt must be > 0"));
