@@ -126,11 +126,12 @@ impl Lcp {
         self.joint_velocity_rows(model, state, h, &jorder, 0, &mut jrows);
         self.joint_order = jorder;
         if self.params.warm_start {
-            warm(&self.rows, &mut self.vel, true);
+            warm(&self.rows, &self.bodies, &mut self.vel, true);
             warm_joints(&jrows, &mut self.vel);
         }
         let p = &self.params;
-        stats.iterations = solve(&mut self.rows, (&mut jrows, &mut self.block), &mut self.vel, p.iterations, p.normal_sweeps, p.tolerance);
+        stats.iterations =
+            solve(&mut self.rows, (&mut jrows, &mut self.block), &self.bodies, &mut self.vel, p.iterations, p.normal_sweeps, p.tolerance);
         stats.residual = merit(&self.rows, &jrows, &self.vel);
         self.joint_impulses(&jrows, 0);
         self.jrows = jrows;
@@ -185,11 +186,19 @@ impl Lcp {
             self.joint_velocity_rows(model, state, h, &jorder[js..je], 1, &mut jrows);
             self.joint_order = jorder;
             if self.params.warm_start {
-                warm(&self.layer_rows, &mut self.vel, true);
+                warm(&self.layer_rows, &self.bodies, &mut self.vel, true);
                 warm_joints(&jrows, &mut self.vel);
             }
             let p = &self.params;
-            solve(&mut self.layer_rows, (&mut jrows, &mut self.block), &mut self.vel, p.layer_iterations, p.normal_sweeps, p.tolerance);
+            solve(
+                &mut self.layer_rows,
+                (&mut jrows, &mut self.block),
+                &self.bodies,
+                &mut self.vel,
+                p.layer_iterations,
+                p.normal_sweeps,
+                p.tolerance,
+            );
             self.joint_impulses(&jrows, 1);
             self.jrows = jrows;
             for r in &self.layer_rows {
@@ -306,7 +315,7 @@ impl Lcp {
             self.layer_rows.push(r);
         }
         let sweeps = self.params.correction_iterations;
-        solve(&mut self.layer_rows, (&mut jrows, &mut self.block), &mut self.vel, sweeps, usize::MAX, 0.0);
+        solve(&mut self.layer_rows, (&mut jrows, &mut self.block), &self.bodies, &mut self.vel, sweeps, usize::MAX, 0.0);
         self.jrows = jrows;
         let n = state.bodies.len();
         for (i, b) in self.vel.iter_mut().enumerate() {
