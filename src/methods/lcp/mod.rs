@@ -209,6 +209,8 @@ pub struct Lcp {
     disp_x: Vec<Vec3>,
     disp_t: Vec<Vec3>,
     frozen: Vec<bool>,
+    /// Fixed bodies (not dynamic; the world slot n) for the stack analysis and the islands.
+    fixed: Vec<bool>,
     integrated: Vec<bool>,
     edges: Vec<(usize, usize)>,
     /// Stack heights of the bodies and layers of the contact edges (analysis stage).
@@ -270,6 +272,7 @@ impl Lcp {
             disp_x: Vec::new(),
             disp_t: Vec::new(),
             frozen: Vec::new(),
+            fixed: Vec::new(),
             integrated: Vec::new(),
             edges: Vec::new(),
             stack: StackAnalysis::default(),

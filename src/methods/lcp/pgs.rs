@@ -25,15 +25,10 @@ pub(super) fn make_rows(ci: usize, c: &Contact, state: &State, bodies: &[SBody],
     let (xa, xb) = (dir.map(|d| ra.cross(d)), dir.map(|d| rb.cross(d)));
     let ia = xa.map(|x| (ba.inv_i * x) * fa);
     let ib = xb.map(|x| (bb.inv_i * x) * fb);
-    let a = |k: usize, l: usize| (inv_ma + inv_mb) * dir[k].dot(dir[l]) + xa[k].dot(ia[l]) + xb[k].dot(ib[l]);
-    let inv_diag = [0, 1, 2].map(|k| {
-        let d = a(k, k);
-        if d > 1e-300 {
-            1.0 / d
-        } else {
-            0.0
-        }
-    });
+    let m = inv_ma + inv_mb;
+    let a = |k: usize, l: usize| m * dir[k].dot(dir[l]) + xa[k].dot(ia[l]) + xb[k].dot(ib[l]);
+    let inv = |d: f64| if d > 1e-300 { 1.0 / d } else { 0.0 };
+    let inv_diag = [inv(a(0, 0)), inv(a(1, 1)), inv(a(2, 2))];
     Rows {
         a: c.a as u32,
         b: c.b as u32,
@@ -52,7 +47,7 @@ pub(super) fn make_rows(ci: usize, c: &Contact, state: &State, bodies: &[SBody],
 }
 
 /// Applies the impulse `p` (world frame, on body b; −p on body a) at the point to the bodies.
-#[inline]
+#[inline(always)]
 fn apply(r: &Rows, p: Vec3, masses: &[SBody], ba: &mut Vel, bb: &mut Vel) {
     if r.inv_ma > 0.0 {
         ba.v -= p * r.inv_ma;

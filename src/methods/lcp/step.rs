@@ -38,7 +38,9 @@ impl Lcp {
         }
         self.vel.clear();
         self.vel.resize(n + 1, Vel::default());
-        let mut fixed: Vec<bool> = model.bodies.iter().map(|b| b.kind != BodyKind::Dynamic).collect();
+        let mut fixed = std::mem::take(&mut self.fixed);
+        fixed.clear();
+        fixed.extend(model.bodies.iter().map(|b| b.kind != BodyKind::Dynamic));
         fixed.push(true);
         self.edges.clear();
         for c in &self.collision.contacts {
@@ -57,6 +59,7 @@ impl Lcp {
             self.all_edges.extend_from_slice(&self.joint_edges);
             islands(n + 1, &fixed, &self.all_edges).1
         };
+        self.fixed = fixed;
         self.joint_order.clear();
         self.joint_order.extend(0..nj as u32);
         let joint_layer = &self.stack.joint_layer;
