@@ -21,14 +21,23 @@ pub(super) fn make_rows(ci: usize, c: &Contact, state: &State, bodies: &[SBody],
     let fb = if frozen[c.b] { 0.0 } else { 1.0 };
     let (ba, bb) = (&bodies[c.a], &bodies[c.b]);
     let (inv_ma, inv_mb) = (ba.inv_m * fa, bb.inv_m * fb);
-    // angular Jacobians and M⁻¹Jᵀ's angular parts, per row
-    let (xa, xb) = (dir.map(|d| ra.cross(d)), dir.map(|d| rb.cross(d)));
-    let ia = xa.map(|x| (ba.inv_i * x) * fa);
-    let ib = xb.map(|x| (bb.inv_i * x) * fb);
+    // angular Jacobians and M⁻¹Jᵀ's angular parts, per row (plain loops: `array::map`'s closures stay calls)
+    let (mut xa, mut xb, mut ia, mut ib) = ([Vec3::ZERO; 3], [Vec3::ZERO; 3], [Vec3::ZERO; 3], [Vec3::ZERO; 3]);
+    for k in 0..3 {
+        xa[k] = ra.cross(dir[k]);
+        xb[k] = rb.cross(dir[k]);
+        ia[k] = (ba.inv_i * xa[k]) * fa;
+        ib[k] = (bb.inv_i * xb[k]) * fb;
+    }
     let m = inv_ma + inv_mb;
-    let a = |k: usize, l: usize| m * dir[k].dot(dir[l]) + xa[k].dot(ia[l]) + xb[k].dot(ib[l]);
+    let mut a = [[0.0; 3]; 3];
+    for k in 0..3 {
+        for l in k..3 {
+            a[k][l] = m * dir[k].dot(dir[l]) + xa[k].dot(ia[l]) + xb[k].dot(ib[l]);
+        }
+    }
     let inv = |d: f64| if d > 1e-300 { 1.0 / d } else { 0.0 };
-    let inv_diag = [inv(a(0, 0)), inv(a(1, 1)), inv(a(2, 2))];
+    let inv_diag = [inv(a[0][0]), inv(a[1][1]), inv(a[2][2])];
     Rows {
         a: c.a as u32,
         b: c.b as u32,
@@ -40,7 +49,7 @@ pub(super) fn make_rows(ci: usize, c: &Contact, state: &State, bodies: &[SBody],
         inv_mb,
         inv_diag,
         lambda: [0.0; 3],
-        off: [a(0, 1), a(0, 2), a(1, 2)],
+        off: [a[0][1], a[0][2], a[1][2]],
         mu,
         contact: ci as u32,
     }
