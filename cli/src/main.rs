@@ -7,6 +7,7 @@ mod plot;
 mod plots_html;
 mod runfiles;
 mod source_tables;
+mod scaling;
 mod view;
 
 use anyhow::{bail, Context, Result};
@@ -108,6 +109,14 @@ enum Command {
         /// Override a value in every benchmarked scene (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         sets: Vec<String>,
+        /// Cost against size instead: generated 3D pyramids of cubes (30 to 2,870) and ball piles (100 to
+        /// 4,000), ms per step against bodies and the fitted exponent (`--method`, default lcp; `--steps`,
+        /// default 60).
+        #[arg(long)]
+        scaling: bool,
+        /// Largest generated scene of --scaling, in bodies (default 1100; 4000 runs them all).
+        #[arg(long, value_name = "BODIES")]
+        scaling_max: Option<usize>,
     },
     /// Run one scene under several methods and print one table (with --out: compare.json, compare.html and
     /// each method's run folder).
@@ -225,8 +234,11 @@ fn real_main() -> Result<()> {
             }
             Ok(())
         }
-        Command::Bench { method, scene, steps, json, sets } => {
+        Command::Bench { method, scene, steps, json, sets, scaling, scaling_max } => {
             let sets = parse_sets(&sets)?;
+            if scaling {
+                return scaling_table(method.as_deref().unwrap_or("lcp"), steps, scaling_max, &sets, json);
+            }
             let tables = scene.is_empty() && method.as_deref() == Some("impulse");
             let names: Vec<String> =
                 if scene.is_empty() { crate::bench::STANDARD_SCENES.iter().map(|s| s.to_string()).collect() } else { scene };
@@ -315,6 +327,38 @@ fn real_main() -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// `cairn bench --scaling`: one line per generated scene as it finishes, then the fitted exponents.
+fn scaling_table(method: &str, steps: Option<u64>, max: Option<usize>, sets: &[(String, String)], json: bool) -> Result<()> {
+    use crate::scaling::{run, DEFAULT_MAX_BODIES, DEFAULT_STEPS};
+    if !json {
+        println!("{:<10} {:<8} {:>6} {:>6} {:>10} {:>10} {:>9}", "family", "method", "bodies", "steps", "ms/step", "mean ms", "contacts");
+    }
+    let mut report = |r: &crate::scaling::ScalingRow| {
+        let b = &r.result;
+        if json {
+            println!(
+                "{}",
+                serde_json::json!({"family": r.family, "method": b.method, "bodies": r.bodies, "steps": b.steps,
+                    "ms_per_step": b.ms_per_step, "mean_ms_per_step": b.mean_ms_per_step, "contacts": b.contacts})
+            );
+        } else {
+            println!(
+                "{:<10} {:<8} {:>6} {:>6} {:>10.3} {:>10.3} {:>9.1}",
+                r.family, b.method, r.bodies, b.steps, b.ms_per_step, b.mean_ms_per_step, b.contacts
+            );
+        }
+    };
+    let (_, fits) = run(method, steps.unwrap_or(DEFAULT_STEPS), max.unwrap_or(DEFAULT_MAX_BODIES), sets, &mut report)?;
+    for (family, p) in fits {
+        match (json, p) {
+            (true, _) => println!("{}", serde_json::json!({"family": family, "exponent": p})),
+            (false, Some(p)) => println!("{family}: ms/step ∝ bodies^{p:.3} (least squares on log–log)"),
+            (false, None) => println!("{family}: fewer than two sizes, no exponent"),
+        }
+    }
+    Ok(())
 }
 
 /// The pulsk report's two tables, reproduced (`cairn bench --method impulse` without `--scene`): source_tables.rs.

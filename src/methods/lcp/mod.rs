@@ -6,9 +6,11 @@
 //!
 //! Symbols of the source → names here:
 //! - u = (v, ω), s = (x, q): `BodyState::{v, w}` and `{x, q}`; M⁻¹: `SBody::{inv_m, inv_i}`.
-//! - J (one normal row n and two friction rows t1, t2 per contact point): `Rows::{dir, ra_x, rb_x}`.
-//! - A = J M⁻¹ Jᵀ: only its diagonal is formed (`Rows::inv_diag`); off-diagonal products go through the body
-//!   velocities, w = J u, as in the source's incremental update of M⁻¹Jᵀλ.
+//! - J (one normal row n and two friction rows t1, t2 per contact point): `Rows::{dir, ra, rb}` (row k:
+//!   (−d_k, −r_a × d_k, d_k, r_b × d_k)).
+//! - A = J M⁻¹ Jᵀ: per point only its 3 × 3 diagonal block is formed (`Rows::{inv_diag, off}`); products
+//!   between points go through the body velocities, w = J u, as in the source's incremental update of
+//!   M⁻¹Jᵀλ.
 //! - b = J(uᵗ + Δt M⁻¹ f_ext): the row value `J u` after the external update, plus `Rows::bias` (Newton
 //!   restitution, and the gap of a not-yet-touching contact, which bounds the approach speed by gap/Δt).
 //! - λ (impulses, Δt moved into λ), bounds [0, ∞) for normals and ±μ·λn of the *current* iterate for friction:
@@ -158,30 +160,40 @@ pub(crate) struct Vel {
     w: Vec3,
 }
 
-/// The three rows (normal, two friction directions) of one contact point.
+/// The three rows (normal, two friction directions) of one contact point, compact: the lever arms, the
+/// directions and the point's 3 × 3 block of A = J M⁻¹ Jᵀ, not the rows' full Jacobians and M⁻¹Jᵀ (the
+/// angular response M⁻¹Jᵀ comes from the bodies' inverse inertias, once per point for the three rows together).
+/// 240 bytes instead of 456; the fields a point with no impulse reads come first.
 #[derive(Debug, Clone, Copy)]
+#[repr(C)]
 struct Rows {
     a: u32,
     b: u32,
-    contact: u32,
+    /// Lever arms from the bodies' centres of mass to the point.
+    ra: Vec3,
+    rb: Vec3,
+    /// n, t1, t2.
     dir: [Vec3; 3],
-    ra_x: [Vec3; 3],
-    rb_x: [Vec3; 3],
-    /// M⁻¹Jᵀ per row: linear part is dir·inv_m, angular parts below.
-    ia: [Vec3; 3],
-    ib: [Vec3; 3],
+    bias: f64,
+    /// Inverse masses of the two sides, 0 for a fixed or frozen side (which then takes no impulse).
     inv_ma: f64,
     inv_mb: f64,
+    /// 1 / A_kk per row.
     inv_diag: [f64; 3],
-    bias: f64,
-    mu: f64,
     lambda: [f64; 3],
+    /// The point's off-diagonal entries of A: A_01, A_02, A_12.
+    off: [f64; 3],
+    mu: f64,
+    contact: u32,
 }
 
+const _: () = assert!(std::mem::size_of::<Rows>() == 240);
+
 impl Rows {
+    /// Relative velocity of the bodies at the point, u_b − u_a: row k's J u is `dir[k]·rel`.
     #[inline]
-    fn jv(&self, k: usize, ba: &Vel, bb: &Vel) -> f64 {
-        self.dir[k].dot(bb.v - ba.v) + self.rb_x[k].dot(bb.w) - self.ra_x[k].dot(ba.w)
+    fn rel(&self, ba: &Vel, bb: &Vel) -> Vec3 {
+        (bb.v + bb.w.cross(self.rb)) - (ba.v + ba.w.cross(self.ra))
     }
 }
 
@@ -204,6 +216,8 @@ pub struct Lcp {
     disp_x: Vec<Vec3>,
     disp_t: Vec<Vec3>,
     frozen: Vec<bool>,
+    /// Fixed bodies (not dynamic; the world slot n) for the stack analysis and the islands.
+    fixed: Vec<bool>,
     integrated: Vec<bool>,
     edges: Vec<(usize, usize)>,
     /// Stack heights of the bodies and layers of the contact edges (analysis stage).
@@ -267,6 +281,7 @@ impl Lcp {
             disp_x: Vec::new(),
             disp_t: Vec::new(),
             frozen: Vec::new(),
+            fixed: Vec::new(),
             integrated: Vec::new(),
             edges: Vec::new(),
             stack: StackAnalysis::default(),

@@ -38,7 +38,9 @@ impl Lcp {
         }
         self.vel.clear();
         self.vel.resize(n + 1, Vel::default());
-        let mut fixed: Vec<bool> = model.bodies.iter().map(|b| b.kind != BodyKind::Dynamic).collect();
+        let mut fixed = std::mem::take(&mut self.fixed);
+        fixed.clear();
+        fixed.extend(model.bodies.iter().map(|b| b.kind != BodyKind::Dynamic));
         fixed.push(true);
         self.edges.clear();
         for c in &self.collision.contacts {
@@ -57,6 +59,7 @@ impl Lcp {
             self.all_edges.extend_from_slice(&self.joint_edges);
             islands(n + 1, &fixed, &self.all_edges).1
         };
+        self.fixed = fixed;
         self.joint_order.clear();
         self.joint_order.extend(0..nj as u32);
         let joint_layer = &self.stack.joint_layer;
@@ -127,11 +130,12 @@ impl Lcp {
         self.joint_velocity_rows(model, state, h, &jorder, 0, &mut jrows);
         self.joint_order = jorder;
         if self.params.warm_start {
-            warm(&self.rows, &mut self.vel, true);
+            warm(&self.rows, &self.bodies, &mut self.vel, true);
             warm_joints(&jrows, &mut self.vel);
         }
         let p = &self.params;
-        stats.iterations = solve(&mut self.rows, (&mut jrows, &mut self.block), &mut self.vel, p.iterations, p.normal_sweeps, p.tolerance);
+        stats.iterations =
+            solve(&mut self.rows, (&mut jrows, &mut self.block), &self.bodies, &mut self.vel, p.iterations, p.normal_sweeps, p.tolerance);
         stats.residual = merit(&self.rows, &jrows, &self.vel);
         self.joint_impulses(&jrows, 0);
         self.jrows = jrows;
@@ -186,11 +190,19 @@ impl Lcp {
             self.joint_velocity_rows(model, state, h, &jorder[js..je], 1, &mut jrows);
             self.joint_order = jorder;
             if self.params.warm_start {
-                warm(&self.layer_rows, &mut self.vel, true);
+                warm(&self.layer_rows, &self.bodies, &mut self.vel, true);
                 warm_joints(&jrows, &mut self.vel);
             }
             let p = &self.params;
-            solve(&mut self.layer_rows, (&mut jrows, &mut self.block), &mut self.vel, p.layer_iterations, p.normal_sweeps, p.tolerance);
+            solve(
+                &mut self.layer_rows,
+                (&mut jrows, &mut self.block),
+                &self.bodies,
+                &mut self.vel,
+                p.layer_iterations,
+                p.normal_sweeps,
+                p.tolerance,
+            );
             self.joint_impulses(&jrows, 1);
             self.jrows = jrows;
             for r in &self.layer_rows {
@@ -308,7 +320,7 @@ impl Lcp {
             self.layer_rows.push(r);
         }
         let sweeps = self.params.correction_iterations;
-        solve(&mut self.layer_rows, (&mut jrows, &mut self.block), &mut self.vel, sweeps, usize::MAX, 0.0);
+        solve(&mut self.layer_rows, (&mut jrows, &mut self.block), &self.bodies, &mut self.vel, sweeps, usize::MAX, 0.0);
         self.jrows = jrows;
         let n = state.bodies.len();
         for (i, b) in self.vel.iter_mut().enumerate() {
