@@ -6,8 +6,8 @@ mod export;
 mod plot;
 mod plots_html;
 mod runfiles;
-mod source_tables;
 mod scaling;
+mod source_tables;
 mod view;
 
 use anyhow::{bail, Context, Result};
