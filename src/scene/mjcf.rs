@@ -436,10 +436,9 @@ fn chain_joints(
             .at(n, format!("body `{name}` has {} joints but no mass to share with their intermediate links", attaches.len() + 1)));
     };
     let part = |share: f64| super::robot::Inertial { mass: full.mass * share, com: full.com, inertia: full.inertia * share };
-    let mut names = Vec::new();
+    let intermediates = attaches.len();
     for a in attaches {
         let Attach::Joint(j) = &a else { unreachable!("free joints are refused among several") };
-        names.push(j.name.clone());
         joint_link.insert(j.name.clone(), links.len());
         let at = format!("{} (intermediate link of joint `{}`)", cx.src.at(n, "body"), j.name);
         links.push(Link {
@@ -457,7 +456,7 @@ fn chain_joints(
         "a body with several joints is chained through intermediate links carrying {}% of its mass each (MuJoCo's are massless)",
         INTERMEDIATE_SHARE * 100.0
     ));
-    Ok((parent, Some(part(1.0 - INTERMEDIATE_SHARE * names.len() as f64))))
+    Ok((parent, Some(part(1.0 - INTERMEDIATE_SHARE * intermediates as f64))))
 }
 
 /// A `<joint>` or `<freejoint>` of a body whose frame is `frame` (robot frame).

@@ -171,6 +171,15 @@ impl Impulse {
         }
     }
 
+    /// The solver sides of joint `k` (`j`) when `scope` visits it and it has a body that can move; `None` otherwise.
+    fn scoped_sides(&self, k: usize, j: &crate::model::Joint, scope: &JointScope) -> Option<[Side; 2]> {
+        if scope.level.is_some_and(|lv| self.joints.level[k] != lv) {
+            return None;
+        }
+        let sides = [self.joint_side(Some(j.body1)), self.joint_side(j.body2)];
+        (!sides.iter().all(|s| s.0 == 0.0)).then_some(sides)
+    }
+
     /// The pose of body `b` after the position update with its working velocities.
     fn predicted(&self, model: &Model, b: usize) -> (Vec3, Quat) {
         let mut s = self.joints.start[b];
@@ -209,13 +218,7 @@ impl Impulse {
         let h = self.step_h;
         let mut worst = 0.0f64;
         for (k, j) in model.joints.iter().enumerate() {
-            if scope.level.is_some_and(|lv| self.joints.level[k] != lv) {
-                continue;
-            }
-            let sides = [self.joint_side(Some(j.body1)), self.joint_side(j.body2)];
-            if sides.iter().all(|s| s.0 == 0.0) {
-                continue;
-            }
+            let Some(sides) = self.scoped_sides(k, j, &scope) else { continue };
             let bodies = (j.body1, j.body2);
             let pose = |me: &Self| JointPose::at(model, j, me.predicted(model, j.body1), j.body2.map(|b| me.predicted(model, b)));
             // the motor: the soft row of its implicit PD impulse
@@ -275,13 +278,7 @@ impl Impulse {
             runs.clear();
             let mut err = 0.0f64;
             for (k, j) in model.joints.iter().enumerate() {
-                if scope.level.is_some_and(|lv| self.joints.level[k] != lv) {
-                    continue;
-                }
-                let sides = [self.joint_side(Some(j.body1)), self.joint_side(j.body2)];
-                if sides.iter().all(|s| s.0 == 0.0) {
-                    continue;
-                }
+                let Some(sides) = self.scoped_sides(k, j, &scope) else { continue };
                 let p = JointPose::at(model, j, self.predicted(model, j.body1), j.body2.map(|b| self.predicted(model, b)));
                 let first = krows.len();
                 p.bilateral_rows(j.kind, &mut krows);
