@@ -4,6 +4,7 @@
 //! file, the body or key, what is wrong and what is allowed. Nothing here panics on bad input.
 
 mod files;
+pub mod generate;
 mod joints;
 pub mod mjcf;
 mod mjcf_geom;
