@@ -258,6 +258,21 @@ fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
     v.map_or_else(|| "-".into(), f)
 }
 
+/// A run's figures as the table and the HTML page print them: ms/step, largest penetration (mm), drift (mm),
+/// energy change (J), intersecting pairs, smallest distance (mm), unresolved and contacts per step.
+fn cells(r: &Row) -> [String; 8] {
+    [
+        format!("{:.3}", r.ms_per_step),
+        format!("{:.3}", r.max_penetration * 1e3),
+        format!("{:.3}", r.max_drift * 1e3),
+        format!("{:.4e}", r.energy_change),
+        opt(r.intersections, |n| n.to_string()),
+        opt(r.min_distance, |d| format!("{:.4}", d * 1e3)),
+        format!("{:.2}", r.unresolved_per_step),
+        format!("{:.1}", r.contacts_per_step),
+    ]
+}
+
 /// The table, one line per method, then the reasons of the refused and failed runs.
 pub fn table(c: &Comparison) -> String {
     let mut s = format!("{}: {:.3} s under {} method(s)\n", c.scene, c.duration, c.runs.len());
@@ -270,18 +285,10 @@ pub fn table(c: &Comparison) -> String {
             s += &format!("{:<19} {:<8} {:>9}\n", r.method, r.status, "-");
             continue;
         }
+        let v = cells(r);
         s += &format!(
-            "{:<19} {:<8} {:>9.3} {:>13.3} {:>11.3} {:>12.4e} {:>13} {:>13} {:>11.2} {:>10.1}\n",
-            r.method,
-            r.status,
-            r.ms_per_step,
-            r.max_penetration * 1e3,
-            r.max_drift * 1e3,
-            r.energy_change,
-            opt(r.intersections, |n| n.to_string()),
-            opt(r.min_distance, |d| format!("{:.4}", d * 1e3)),
-            r.unresolved_per_step,
-            r.contacts_per_step
+            "{:<19} {:<8} {:>9} {:>13} {:>11} {:>12} {:>13} {:>13} {:>11} {:>10}\n",
+            r.method, r.status, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
         );
     }
     for r in c.runs.iter().filter(|r| r.status != "ran") {
@@ -324,19 +331,8 @@ fn html_page(c: &Comparison) -> Result<String> {
     for r in &c.runs {
         let link = r.dir.as_ref().map_or_else(|| "-".to_string(), |d| format!("<a href=\"{0}/\">{0}/</a>", escape(d)));
         if r.status == "ran" {
-            rows += &format!(
-                "<tr><td>{}</td><td>ran</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.4e}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{:.1}</td><td>{}</td></tr>\n",
-                escape(&r.method),
-                r.ms_per_step,
-                r.max_penetration * 1e3,
-                r.max_drift * 1e3,
-                r.energy_change,
-                opt(r.intersections, |n| n.to_string()),
-                opt(r.min_distance, |d| format!("{:.4}", d * 1e3)),
-                r.unresolved_per_step,
-                r.contacts_per_step,
-                link
-            );
+            let v: String = cells(r).iter().map(|c| format!("<td>{c}</td>")).collect();
+            rows += &format!("<tr><td>{}</td><td>ran</td>{v}<td>{}</td></tr>\n", escape(&r.method), link);
         } else {
             rows += &format!(
                 "<tr><td>{}</td><td>{}</td><td colspan=\"9\">{}</td></tr>\n",
