@@ -33,67 +33,146 @@ pub fn stack_analysis(n: usize, fixed: &[bool], edges: &[(usize, usize)]) -> Sta
 /// therefore lies inside one layer with both its bodies free, and shock propagation never fixes one side of a
 /// joint while solving the other. Also returns the layer of each joint edge (`StackAnalysis::joint_layer`).
 pub fn stack_analysis_jointed(n: usize, fixed: &[bool], edges: &[(usize, usize)], joints: &[(usize, usize)]) -> StackAnalysis {
-    // adjacency in CSR form, deterministic order; weight 0 for joints between dynamic bodies
-    let mut deg = vec![0usize; n + 1];
-    for &(a, b) in edges.iter().chain(joints) {
-        deg[a] += 1;
-        deg[b] += 1;
-    }
-    let mut start = vec![0usize; n + 1];
-    for i in 0..n {
-        start[i + 1] = start[i] + deg[i];
-    }
-    let mut fill = start.clone();
-    let mut adj = vec![(0usize, 1u32); start[n]];
-    for (k, &(a, b)) in edges.iter().chain(joints).enumerate() {
-        let w = if k >= edges.len() && !fixed[a] && !fixed[b] { 0 } else { 1 };
-        adj[fill[a]] = (b, w);
-        fill[a] += 1;
-        adj[fill[b]] = (a, w);
-        fill[b] += 1;
-    }
-    // breadth-first search with edges of length 0 and 1 (a deque: length-0 neighbours go to the front); with
-    // contact edges only this is the plain breadth-first search of the source
-    let unreached = u32::MAX;
-    let mut height = vec![unreached; n];
-    let mut queue = VecDeque::new();
-    for i in 0..n {
-        if fixed[i] {
-            height[i] = 0;
-            queue.push_back(i);
+    let mut out = StackAnalysis::default();
+    GraphWork::default().stack_analysis(n, fixed, edges, joints, &mut out);
+    out
+}
+
+/// Buffers of the graph algorithms, kept between steps so that a method that runs them every step
+/// (`lcp`) allocates nothing once they have grown to the scene's size. The results are those of the free
+/// functions `stack_analysis_jointed` and `islands`, which run on a fresh workspace.
+#[derive(Debug, Clone, Default)]
+pub struct GraphWork {
+    start: Vec<usize>,
+    fill: Vec<usize>,
+    adj: Vec<(usize, u32)>,
+    queue: VecDeque<usize>,
+    parent: Vec<usize>,
+    root_id: Vec<u32>,
+    /// Island per body after `islands` (`u32::MAX` for fixed bodies).
+    pub island: Vec<u32>,
+}
+
+impl GraphWork {
+    /// `stack_analysis_jointed` into `out`, reusing this workspace's and `out`'s buffers.
+    pub fn stack_analysis(
+        &mut self,
+        n: usize,
+        fixed: &[bool],
+        edges: &[(usize, usize)],
+        joints: &[(usize, usize)],
+        out: &mut StackAnalysis,
+    ) {
+        // adjacency in CSR form, deterministic order; weight 0 for joints between dynamic bodies
+        let (start, fill, adj) = (&mut self.start, &mut self.fill, &mut self.adj);
+        start.clear();
+        start.resize(n + 1, 0);
+        for &(a, b) in edges.iter().chain(joints) {
+            start[a + 1] += 1;
+            start[b + 1] += 1;
         }
-    }
-    while let Some(i) = queue.pop_front() {
-        for &(j, w) in &adj[start[i]..start[i + 1]] {
-            if !fixed[j] && (height[j] == unreached || height[i] + w < height[j]) {
-                height[j] = height[i] + w;
-                if w == 0 {
-                    queue.push_front(j);
-                } else {
-                    queue.push_back(j);
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        fill.clear();
+        fill.extend_from_slice(start);
+        adj.clear();
+        adj.resize(start[n], (0, 1));
+        for (k, &(a, b)) in edges.iter().chain(joints).enumerate() {
+            let w = if k >= edges.len() && !fixed[a] && !fixed[b] { 0 } else { 1 };
+            adj[fill[a]] = (b, w);
+            fill[a] += 1;
+            adj[fill[b]] = (a, w);
+            fill[b] += 1;
+        }
+        // breadth-first search with edges of length 0 and 1 (a deque: length-0 neighbours go to the front);
+        // with contact edges only this is the plain breadth-first search of the source
+        let unreached = u32::MAX;
+        let height = &mut out.height;
+        height.clear();
+        height.resize(n, unreached);
+        let queue = &mut self.queue;
+        queue.clear();
+        for i in 0..n {
+            if fixed[i] {
+                height[i] = 0;
+                queue.push_back(i);
+            }
+        }
+        while let Some(i) = queue.pop_front() {
+            for &(j, w) in &adj[start[i]..start[i + 1]] {
+                if !fixed[j] && (height[j] == unreached || height[i] + w < height[j]) {
+                    height[j] = height[i] + w;
+                    if w == 0 {
+                        queue.push_front(j);
+                    } else {
+                        queue.push_back(j);
+                    }
                 }
             }
         }
-    }
-    // bodies with no path to a fixed body; an unreached articulation shares one height through its joints
-    let max_reached = height.iter().filter(|&&h| h != unreached).max().copied().unwrap_or(0);
-    for h in &mut height {
-        if *h == unreached {
-            *h = max_reached + 1;
+        // bodies with no path to a fixed body; an unreached articulation shares one height through its joints
+        let max_reached = height.iter().filter(|&&h| h != unreached).max().copied().unwrap_or(0);
+        for h in height.iter_mut() {
+            if *h == unreached {
+                *h = max_reached + 1;
+            }
         }
+        let layer = |&(a, b): &(usize, usize)| {
+            let (ha, hb) = (height[a], height[b]);
+            if ha == hb && ha > 0 {
+                ha - 1
+            } else {
+                ha.min(hb)
+            }
+        };
+        out.edge_layer.clear();
+        out.edge_layer.extend(edges.iter().map(layer));
+        out.joint_layer.clear();
+        out.joint_layer.extend(joints.iter().map(layer));
+        out.layers = out.edge_layer.iter().chain(&out.joint_layer).max().map_or(0, |m| m + 1);
     }
-    let layer = |&(a, b): &(usize, usize)| {
-        let (ha, hb) = (height[a], height[b]);
-        if ha == hb && ha > 0 {
-            ha - 1
-        } else {
-            ha.min(hb)
+
+    /// `islands` into `self.island`, reusing this workspace's buffers; returns the number of islands.
+    pub fn islands(&mut self, n: usize, fixed: &[bool], edges: &[(usize, usize)]) -> usize {
+        let parent = &mut self.parent;
+        parent.clear();
+        parent.extend(0..n);
+        fn find(p: &mut [usize], mut i: usize) -> usize {
+            while p[i] != i {
+                p[i] = p[p[i]];
+                i = p[i];
+            }
+            i
         }
-    };
-    let edge_layer: Vec<u32> = edges.iter().map(layer).collect();
-    let joint_layer: Vec<u32> = joints.iter().map(layer).collect();
-    let layers = edge_layer.iter().chain(&joint_layer).max().map_or(0, |m| m + 1);
-    StackAnalysis { height, edge_layer, joint_layer, layers }
+        for &(a, b) in edges {
+            if fixed[a] || fixed[b] {
+                continue;
+            }
+            let (ra, rb) = (find(parent, a), find(parent, b));
+            if ra != rb {
+                parent[ra.max(rb)] = ra.min(rb);
+            }
+        }
+        let (id, root_id) = (&mut self.island, &mut self.root_id);
+        id.clear();
+        id.resize(n, u32::MAX);
+        root_id.clear();
+        root_id.resize(n, u32::MAX);
+        let mut count = 0u32;
+        for i in 0..n {
+            if fixed[i] {
+                continue;
+            }
+            let r = find(parent, i);
+            if root_id[r] == u32::MAX {
+                root_id[r] = count;
+                count += 1;
+            }
+            id[i] = root_id[r];
+        }
+        count as usize
+    }
 }
 
 /// Support levels of the directed contact graph, as Guendelman et al. build it for shock propagation: a contact
@@ -205,38 +284,9 @@ pub fn support_levels(n: usize, fixed: &[bool], edges: &[(usize, usize, i8)]) ->
 /// Islands: connected components of the contact graph, where fixed bodies do not connect. Returns the island
 /// index per body (fixed bodies get `u32::MAX`) and the number of islands with at least one edge or body.
 pub fn islands(n: usize, fixed: &[bool], edges: &[(usize, usize)]) -> (Vec<u32>, usize) {
-    let mut parent: Vec<usize> = (0..n).collect();
-    fn find(p: &mut [usize], mut i: usize) -> usize {
-        while p[i] != i {
-            p[i] = p[p[i]];
-            i = p[i];
-        }
-        i
-    }
-    for &(a, b) in edges {
-        if fixed[a] || fixed[b] {
-            continue;
-        }
-        let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
-        if ra != rb {
-            parent[ra.max(rb)] = ra.min(rb);
-        }
-    }
-    let mut id = vec![u32::MAX; n];
-    let mut count = 0u32;
-    let mut root_id = vec![u32::MAX; n];
-    for i in 0..n {
-        if fixed[i] {
-            continue;
-        }
-        let r = find(&mut parent, i);
-        if root_id[r] == u32::MAX {
-            root_id[r] = count;
-            count += 1;
-        }
-        id[i] = root_id[r];
-    }
-    (id, count as usize)
+    let mut work = GraphWork::default();
+    let count = work.islands(n, fixed, edges);
+    (work.island, count)
 }
 
 #[cfg(test)]
@@ -283,6 +333,27 @@ mod tests {
         // two bodies side by side on the ground share a component and a level; one resting on both is above
         let edges = [(0, 2, 1), (0, 3, 1), (2, 3, 0), (2, 4, 1), (4, 3, -1)];
         assert_eq!(support_levels(5, &fixed, &edges), vec![0, 0, 1, 1, 2]);
+    }
+
+    #[test]
+    fn a_reused_workspace_gives_the_fresh_results() {
+        let mut work = GraphWork::default();
+        let mut out = StackAnalysis::default();
+        // a larger graph first, so that the buffers hold stale entries when the smaller ones run
+        let fixed = [true, false, false, false, false, false, false, false];
+        work.stack_analysis(8, &fixed, &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 7)], &[(0, 7)], &mut out);
+        assert_eq!(work.islands(8, &fixed, &[(1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 7)]), 1);
+        let (contacts, joints) = ([(3, 4), (4, 5), (0, 3)], [(0, 1), (1, 2), (2, 3), (6, 7)]);
+        work.stack_analysis(8, &fixed, &contacts, &joints, &mut out);
+        let fresh = stack_analysis_jointed(8, &fixed, &contacts, &joints);
+        assert_eq!(
+            (&out.height, &out.edge_layer, &out.joint_layer, out.layers),
+            (&fresh.height, &fresh.edge_layer, &fresh.joint_layer, fresh.layers)
+        );
+        let fixed = [true, false, false, false];
+        let count = work.islands(4, &fixed, &[(0, 1), (0, 2), (2, 3)]);
+        assert_eq!((work.island.clone(), count), islands(4, &fixed, &[(0, 1), (0, 2), (2, 3)]));
+        assert_eq!(count, 2);
     }
 
     #[test]

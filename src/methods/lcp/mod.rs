@@ -34,7 +34,7 @@ mod step;
 mod tests;
 
 use crate::collision::narrow::{Collision, ContactData};
-use crate::dynamics::graph::StackAnalysis;
+use crate::dynamics::graph::{GraphWork, StackAnalysis};
 use crate::dynamics::proxy::ImpulseCoupling;
 use crate::error::InputError;
 use crate::error::SimError;
@@ -208,10 +208,13 @@ pub struct Lcp {
     rows: Vec<Rows>,
     /// Rows of the current layer (shock propagation).
     layer_rows: Vec<Rows>,
-    /// Per contact: distance at detection, pre-step normal speed, friction coefficient in use.
+    /// Per contact: distance at detection, pre-step normal speed, friction coefficient in use, restitution.
     dist0: Vec<f64>,
     vn0: Vec<f64>,
     mus: Vec<f64>,
+    rest: Vec<f64>,
+    /// Current distances of a correction solve's contacts (in the solve's order).
+    cdist: Vec<f64>,
     /// Displacement of each body since detection (for first-order distance updates).
     disp_x: Vec<Vec3>,
     disp_t: Vec<Vec3>,
@@ -222,6 +225,9 @@ pub struct Lcp {
     edges: Vec<(usize, usize)>,
     /// Stack heights of the bodies and layers of the contact edges (analysis stage).
     stack: StackAnalysis,
+    /// The graph algorithms' buffers; contacts per layer (the counting sort of the rows' order).
+    graph: GraphWork,
+    layer_start: Vec<u32>,
     contact_layer: Vec<u32>,
     order: Vec<u32>,
     impulses: Vec<ContactData>,
@@ -278,6 +284,8 @@ impl Lcp {
             dist0: Vec::new(),
             vn0: Vec::new(),
             mus: Vec::new(),
+            rest: Vec::new(),
+            cdist: Vec::new(),
             disp_x: Vec::new(),
             disp_t: Vec::new(),
             frozen: Vec::new(),
@@ -285,6 +293,8 @@ impl Lcp {
             integrated: Vec::new(),
             edges: Vec::new(),
             stack: StackAnalysis::default(),
+            graph: GraphWork::default(),
+            layer_start: Vec::new(),
             contact_layer: Vec::new(),
             order: Vec::new(),
             impulses: Vec::new(),

@@ -12,18 +12,24 @@ pub(super) fn lever_arms(c: &Contact, state: &State) -> (Vec3, Vec3) {
     (p - state.bodies[c.a].x, p - state.bodies[c.b].x)
 }
 
-/// Builds the rows of contact `ci` from the bodies' current inverse masses (frozen bodies count as fixed).
-pub(super) fn make_rows(ci: usize, c: &Contact, state: &State, bodies: &[SBody], frozen: &[bool], mu: f64) -> Rows {
+/// Builds the rows of contact `ci` from the bodies' current inverse masses (frozen bodies count as fixed): all
+/// three (`K` = 3), or the normal row only (`K` = 1, for the frictionless projection, whose friction rows are
+/// never swept: their directions and entries of A are left 0).
+pub(super) fn make_rows<const K: usize>(ci: usize, c: &Contact, state: &State, bodies: &[SBody], frozen: &[bool], mu: f64) -> Rows {
     let (ra, rb) = lever_arms(c, state);
-    let (t1, t2) = tangent_basis(c.normal);
-    let dir = [c.normal, t1, t2];
+    let dir = if K == 3 {
+        let (t1, t2) = tangent_basis(c.normal);
+        [c.normal, t1, t2]
+    } else {
+        [c.normal, Vec3::ZERO, Vec3::ZERO]
+    };
     let fa = if frozen[c.a] { 0.0 } else { 1.0 };
     let fb = if frozen[c.b] { 0.0 } else { 1.0 };
     let (ba, bb) = (&bodies[c.a], &bodies[c.b]);
     let (inv_ma, inv_mb) = (ba.inv_m * fa, bb.inv_m * fb);
     // angular Jacobians and M⁻¹Jᵀ's angular parts, per row (plain loops: `array::map`'s closures stay calls)
     let (mut xa, mut xb, mut ia, mut ib) = ([Vec3::ZERO; 3], [Vec3::ZERO; 3], [Vec3::ZERO; 3], [Vec3::ZERO; 3]);
-    for k in 0..3 {
+    for k in 0..K {
         xa[k] = ra.cross(dir[k]);
         xb[k] = rb.cross(dir[k]);
         ia[k] = (ba.inv_i * xa[k]) * fa;
@@ -31,8 +37,8 @@ pub(super) fn make_rows(ci: usize, c: &Contact, state: &State, bodies: &[SBody],
     }
     let m = inv_ma + inv_mb;
     let mut a = [[0.0; 3]; 3];
-    for k in 0..3 {
-        for l in k..3 {
+    for k in 0..K {
+        for l in k..K {
             a[k][l] = m * dir[k].dot(dir[l]) + xa[k].dot(ia[l]) + xb[k].dot(ib[l]);
         }
     }

@@ -4,7 +4,6 @@
 use super::pgs::{lever_arms, make_rows, merit, solve, warm, warm_joints};
 use super::{Lcp, Rows, SBody, Vel};
 use crate::collision::narrow::ContactData;
-use crate::dynamics::graph::{islands, stack_analysis_jointed};
 use crate::dynamics::integrate::{apply_load, external_wrench, integrate_pose, inv_inertia_world};
 use crate::error::SimError;
 use crate::math::{quat_exp, Mat3, Vec3};
@@ -50,14 +49,14 @@ impl Lcp {
         }
         self.joint_edges.clear();
         self.joint_edges.extend(model.joints.iter().map(|j| (j.body1, j.body2.unwrap_or(n))));
-        self.stack = stack_analysis_jointed(n + 1, &fixed, &self.edges, &self.joint_edges);
+        self.graph.stack_analysis(n + 1, &fixed, &self.edges, &self.joint_edges, &mut self.stack);
         stats.islands = if nj == 0 {
-            islands(n + 1, &fixed, &self.edges).1
+            self.graph.islands(n + 1, &fixed, &self.edges)
         } else {
             self.all_edges.clear();
             self.all_edges.extend_from_slice(&self.edges);
             self.all_edges.extend_from_slice(&self.joint_edges);
-            islands(n + 1, &fixed, &self.all_edges).1
+            self.graph.islands(n + 1, &fixed, &self.all_edges)
         };
         self.fixed = fixed;
         self.joint_order.clear();
@@ -80,11 +79,22 @@ impl Lcp {
                 self.contact_layer.push(self.stack.edge_layer[e]);
             }
         }
-        // rows bottom-up: by layer, then in detection order
+        // rows bottom-up: by layer, then in detection order (a counting sort by layer, stable)
+        let starts = &mut self.layer_start;
+        starts.clear();
+        starts.resize(self.stack.layers as usize + 1, 0);
+        for &l in &self.contact_layer {
+            starts[l as usize + 1] += 1;
+        }
+        for l in 1..starts.len() {
+            starts[l] += starts[l - 1];
+        }
         self.order.clear();
-        self.order.extend(0..nc as u32);
-        let layer_of = &self.contact_layer;
-        self.order.sort_by_key(|&ci| (layer_of[ci as usize], ci));
+        self.order.resize(nc, 0);
+        for (ci, &l) in self.contact_layer.iter().enumerate() {
+            self.order[starts[l as usize] as usize] = ci as u32;
+            starts[l as usize] += 1;
+        }
         self.dist0.clear();
         self.dist0.extend(self.collision.contacts.iter().map(|c| c.dist));
         self.disp_x.clear();
@@ -124,7 +134,7 @@ impl Lcp {
         let frac1 = if self.params.shock_propagation { self.params.shock_fraction } else { 1.0 };
         self.load_velocities(model, state, h, frac1);
         let mut rows = std::mem::take(&mut self.rows);
-        self.velocity_rows(&self.order, 0, state, h, model, &self.vn0, &self.mus, &mut rows);
+        self.velocity_rows(&self.order, 0, state, h, &self.vn0, &self.mus, &mut rows);
         self.rows = rows;
         let (mut jrows, jorder) = (std::mem::take(&mut self.jrows), std::mem::take(&mut self.joint_order));
         self.joint_velocity_rows(model, state, h, &jorder, 0, &mut jrows);
@@ -184,7 +194,7 @@ impl Lcp {
                 *f = self.stack.height[i] <= layer;
             }
             let mut rows = std::mem::take(&mut self.layer_rows);
-            self.velocity_rows(&self.order[start..end], 3, state, h, model, &self.vn0, &self.mus, &mut rows);
+            self.velocity_rows(&self.order[start..end], 3, state, h, &self.vn0, &self.mus, &mut rows);
             self.layer_rows = rows;
             let (mut jrows, jorder) = (std::mem::take(&mut self.jrows), std::mem::take(&mut self.joint_order));
             self.joint_velocity_rows(model, state, h, &jorder[js..je], 1, &mut jrows);
@@ -281,14 +291,17 @@ impl Lcp {
         self.vn0.resize(nc, 0.0);
         self.mus.clear();
         self.mus.resize(nc, 0.0);
+        self.rest.clear();
+        self.rest.resize(nc, 0.0);
         for (ci, c) in self.collision.contacts.iter().enumerate() {
             let (ra, rb) = lever_arms(c, state);
             let (sa, sb) = (&state.bodies[c.a], &state.bodies[c.b]);
             let vrel = (sb.v + sb.w.cross(rb)) - (sa.v + sa.w.cross(ra));
             self.vn0[ci] = vrel.dot(c.normal);
             let vt = (vrel - c.normal * self.vn0[ci]).length();
-            let (mu_k, mu_s, _) = model.pair_material(c.a, c.b);
+            let (mu_k, mu_s, e) = model.pair_material(c.a, c.b);
             self.mus[ci] = if vt < self.params.static_speed { mu_s } else { mu_k };
+            self.rest[ci] = e;
         }
     }
 
@@ -297,9 +310,14 @@ impl Lcp {
     /// velocities are untouched.
     fn correct(&mut self, model: &Model, state: &mut State, list: &[u32], joints: &[u32]) {
         let mut deepest = 0.0f64;
+        let mut cdist = std::mem::take(&mut self.cdist);
+        cdist.clear();
         for &ci in list {
-            deepest = deepest.max(-self.current_dist(ci as usize, state));
+            let d = self.current_dist(ci as usize, state);
+            deepest = deepest.max(-d);
+            cdist.push(d);
         }
+        self.cdist = cdist;
         let mut jrows = std::mem::take(&mut self.jrows);
         jrows.clear();
         if !joints.is_empty() {
@@ -313,10 +331,11 @@ impl Lcp {
             *b = Vel::default();
         }
         self.layer_rows.clear();
-        for &ci in list {
+        for (&ci, &d) in list.iter().zip(&self.cdist) {
             let c = &self.collision.contacts[ci as usize];
-            let mut r = make_rows(ci as usize, c, state, &self.bodies, &self.frozen, 0.0);
-            r.bias = self.current_dist(ci as usize, state);
+            // the projection has no friction: its rows' normal row only
+            let mut r = make_rows::<1>(ci as usize, c, state, &self.bodies, &self.frozen, 0.0);
+            r.bias = d;
             self.layer_rows.push(r);
         }
         let sweeps = self.params.correction_iterations;
@@ -354,23 +373,13 @@ impl Lcp {
     /// Builds the velocity-level rows of the contacts `list` into `out`, warm-started (when on) from the
     /// stored impulses at `slot` (0: dynamics pass, 3: shock propagation).
     #[allow(clippy::too_many_arguments)]
-    fn velocity_rows(
-        &self,
-        list: &[u32],
-        slot: usize,
-        state: &State,
-        h: f64,
-        model: &Model,
-        vn0: &[f64],
-        mus: &[f64],
-        out: &mut Vec<Rows>,
-    ) {
+    fn velocity_rows(&self, list: &[u32], slot: usize, state: &State, h: f64, vn0: &[f64], mus: &[f64], out: &mut Vec<Rows>) {
         out.clear();
         for &ci in list {
             let ci = ci as usize;
             let c = &self.collision.contacts[ci];
-            let mut r = make_rows(ci, c, state, &self.bodies, &self.frozen, mus[ci]);
-            self.set_bias(&mut r, ci, state, h, model, vn0[ci]);
+            let mut r = make_rows::<3>(ci, c, state, &self.bodies, &self.frozen, mus[ci]);
+            self.set_bias(&mut r, ci, state, h, vn0[ci]);
             if self.params.warm_start {
                 r.lambda.copy_from_slice(&c.data.impulse[slot..slot + 3]);
             }
@@ -379,10 +388,9 @@ impl Lcp {
     }
 
     /// Sets the bias (gap and restitution) of a contact's normal row.
-    fn set_bias(&self, r: &mut Rows, ci: usize, state: &State, h: f64, model: &Model, vn0: f64) {
-        let c = &self.collision.contacts[ci];
+    fn set_bias(&self, r: &mut Rows, ci: usize, state: &State, h: f64, vn0: f64) {
         let d = self.current_dist(ci, state);
-        let e = model.pair_material(c.a, c.b).2;
+        let e = self.rest[ci];
         r.bias = if e > 0.0 && vn0 < -self.params.restitution_threshold && d + h * vn0 < 0.0 {
             e * vn0 // w ≥ −e·vn0: Newton's law of restitution for an impact within this step
         } else if d > 0.0 {
