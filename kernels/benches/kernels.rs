@@ -2,8 +2,14 @@
 //! `cargo bench -p cairn-kernels --bench kernels` (a quick check that each runs: append `-- --test`).
 //! The fixtures are in `src/lib.rs`, where a test checks that none is trivial.
 
-use cairn_kernels::{grid_system, BarrierPair, BoxIntersection, NarrowPhase, ShellInField};
+use cairn_kernels::{grid_system, pgs_sweep, BarrierPair, BoxIntersection, NarrowPhase, ShellInField};
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
+
+/// lcp: one projected Gauss–Seidel sweep over pyramid20's rows (three per contact point).
+fn sweep(c: &mut Criterion) {
+    let mut k = pgs_sweep(30);
+    c.bench_function(&format!("lcp: PGS sweep, pyramid20, {} points", k.points()), |b| b.iter(|| black_box(k.sweep())));
+}
 
 /// The narrow phase of pyramid20 (210 boxes on the ground): every manifold of one step, persistent.
 fn narrow_phase(c: &mut Criterion) {
@@ -41,5 +47,5 @@ fn contact_points(c: &mut Criterion) {
     c.bench_function(&format!("implicit-penalty: {tested} shell points in a grid field"), |b| b.iter(|| black_box(s.run())));
 }
 
-criterion_group!(kernels, narrow_phase, intersection, barrier, factorisation, contact_points);
+criterion_group!(kernels, sweep, narrow_phase, intersection, barrier, factorisation, contact_points);
 criterion_main!(kernels);

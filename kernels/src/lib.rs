@@ -46,6 +46,16 @@ impl NarrowPhase {
     }
 }
 
+/// `lcp`'s PGS sweep over the dynamics-pass rows of pyramid20 after `steps` steps (the stack loaded, the
+/// contacts warm).
+pub fn pgs_sweep(steps: usize) -> cairn::methods::lcp::kernel::SweepKernel {
+    let mut w = scene("pyramid20");
+    for _ in 0..steps {
+        w.step().expect("pyramid20 steps under lcp");
+    }
+    cairn::methods::lcp::kernel::SweepKernel::new(&w.model, &mut w.state).expect("the rows of a step")
+}
+
 /// A placed polytope: (planes, vertices, edges) in the world.
 pub type Placed = (Vec<Plane>, Vec<Vec3>, Vec<[u32; 2]>);
 
@@ -206,6 +216,10 @@ mod tests {
 
     #[test]
     fn fixtures_are_not_trivial() {
+        let mut k = pgs_sweep(30);
+        assert!(k.points() > 500, "{} points", k.points());
+        let first = k.sweep();
+        assert!(first > 0.0 && first.is_finite());
         let mut np = NarrowPhase::new("pyramid20", 0.01);
         assert!(np.detect() > 200, "pyramid20's contacts");
         let v = BoxIntersection::default().run();

@@ -28,6 +28,7 @@ mod geometric;
 #[cfg(test)]
 mod joint_tests;
 pub(crate) mod joints;
+pub mod kernel;
 mod pgs;
 mod step;
 #[cfg(test)]

@@ -131,7 +131,7 @@ fn sweep_joints(rows: &mut [JRow], bodies: &mut [Vel]) -> (f64, f64) {
 /// changes together. A point whose impulses do not change applies nothing, and the friction rows of a point
 /// with no normal and no friction impulse are skipped: their bound is 0, so they would stay 0. Speculative
 /// contacts (a gap inside the margin) are mostly such points, a quarter to a half of a resting stack's.
-fn sweep(rows: &mut [Rows], masses: &[SBody], bodies: &mut [Vel], friction: bool) -> (f64, f64) {
+pub(super) fn sweep(rows: &mut [Rows], masses: &[SBody], bodies: &mut [Vel], friction: bool) -> (f64, f64) {
     let (mut change, mut size) = (0.0f64, 0.0f64);
     for r in rows.iter_mut() {
         let (a, b) = (r.a as usize, r.b as usize);

@@ -285,7 +285,7 @@ impl Lcp {
 
     /// The contacts' pre-step normal speeds (restitution) and friction coefficients (static below
     /// `static_speed` of tangential speed, kinetic above).
-    fn pre_step_speeds(&mut self, model: &Model, state: &State) {
+    pub(super) fn pre_step_speeds(&mut self, model: &Model, state: &State) {
         let nc = self.collision.contacts.len();
         self.vn0.clear();
         self.vn0.resize(nc, 0.0);
@@ -355,7 +355,7 @@ impl Lcp {
     }
 
     /// Loads the bodies' velocities (after the external impulse `frac·h·F`) into the solver bodies.
-    fn load_velocities(&mut self, model: &Model, state: &mut State, h: f64, frac: f64) {
+    pub(super) fn load_velocities(&mut self, model: &Model, state: &mut State, h: f64, frac: f64) {
         for (i, b) in model.bodies.iter().enumerate() {
             let s = &mut state.bodies[i];
             if b.kind == BodyKind::Dynamic && frac > 0.0 {
@@ -373,7 +373,7 @@ impl Lcp {
     /// Builds the velocity-level rows of the contacts `list` into `out`, warm-started (when on) from the
     /// stored impulses at `slot` (0: dynamics pass, 3: shock propagation).
     #[allow(clippy::too_many_arguments)]
-    fn velocity_rows(&self, list: &[u32], slot: usize, state: &State, h: f64, vn0: &[f64], mus: &[f64], out: &mut Vec<Rows>) {
+    pub(super) fn velocity_rows(&self, list: &[u32], slot: usize, state: &State, h: f64, vn0: &[f64], mus: &[f64], out: &mut Vec<Rows>) {
         out.clear();
         for &ci in list {
             let ci = ci as usize;

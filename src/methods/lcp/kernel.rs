@@ -1,0 +1,55 @@
+//! One PGS sweep of the dynamics pass as a micro-benchmark (`kernels/`, criterion): from a state (a world stepped
+//! under `lcp`, whose pair cache carries the warm-start impulses), one step's collision, analysis, correction and
+//! dynamics-pass rows are built once, and
+//! [`SweepKernel::sweep`] runs one sweep over those rows. Successive sweeps work on the same rows (the work of a
+//! sweep does not depend on the iterate), so the timing is that of `pgs.rs`'s inner loop alone.
+
+use super::pgs::{sweep, warm};
+use super::{Lcp, LcpParams, Rows, Vel};
+use crate::methods::registry::Params;
+use crate::methods::StepStats;
+use crate::model::Model;
+use crate::state::State;
+
+/// The rows of one dynamics pass, ready to be swept.
+pub struct SweepKernel {
+    lcp: Lcp,
+    rows: Vec<Rows>,
+    vel: Vec<Vel>,
+}
+
+impl SweepKernel {
+    /// The next step's dynamics-pass rows from `state` with the scene's `lcp` parameters (warm-started as in a
+    /// step); `state` is left as it was, its pair cache refreshed.
+    pub fn new(model: &Model, state: &mut State) -> Result<SweepKernel, String> {
+        let params = LcpParams::from_model(model)?;
+        let mut lcp = Lcp::new(params);
+        let h = model.dt;
+        let mut stats = StepStats::default();
+        lcp.collision.borrow_pairs(state);
+        lcp.collision(model, state, h, &mut stats).map_err(|e| e.to_string())?;
+        lcp.analysis(model, state, &mut stats);
+        let mut scratch = state.clone();
+        lcp.correction(model, &mut scratch);
+        lcp.pre_step_speeds(model, &scratch);
+        lcp.stiffen(model, &scratch, h);
+        let frac = if lcp.params.shock_propagation { lcp.params.shock_fraction } else { 1.0 };
+        lcp.load_velocities(model, &mut scratch, h, frac);
+        let mut rows = Vec::new();
+        lcp.velocity_rows(&lcp.order, 0, &scratch, h, &lcp.vn0, &lcp.mus, &mut rows);
+        let mut vel = lcp.vel.clone();
+        warm(&rows, &lcp.bodies, &mut vel, true);
+        lcp.collision.return_pairs(state);
+        Ok(SweepKernel { lcp, rows, vel })
+    }
+
+    /// Contact points (each with its three rows).
+    pub fn points(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// One sweep over every point's three rows, friction on; the largest impulse change.
+    pub fn sweep(&mut self) -> f64 {
+        sweep(&mut self.rows, &self.lcp.bodies, &mut self.vel, true).0
+    }
+}
