@@ -58,6 +58,7 @@ pub mod law;
 mod pairs;
 mod step;
 mod sweep;
+mod weld;
 
 use step::{integrate, velocity};
 
@@ -284,6 +285,8 @@ pub struct Impulse {
     joints: joints::JointWork,
     /// The step's h (the joint passes predict with it).
     step_h: f64,
+    /// Bodies joined by fixed joints, resolved in contact as one rigid unit (weld.rs).
+    welds: weld::Welds,
 }
 
 /// A contact whose normal is within this cosine of horizontal is sideways in the support graph.
@@ -343,6 +346,7 @@ impl Impulse {
             impulse_sums: (0.0, 0.0),
             joints: Default::default(),
             step_h: 0.0,
+            welds: Default::default(),
         }
     }
 }
