@@ -21,9 +21,6 @@ const DEPTH: f64 = 0.05;
 const KNOWN: &[(MethodKey, &str, &str)] = &[
     (MethodKey::Impulse, "bolt_nut", "penetration 40.43 mm > 5% of the smallest body (751.5 mm)"),
     (MethodKey::Impulse, "hexbolt", "penetration 35.12 mm > 5% of the smallest body (674.4 mm)"),
-    (MethodKey::Impulse, "wrecking_ball_full", "penetration 28.21 mm > 5% of the smallest body (341.8 mm)"),
-    (MethodKey::Impulse, "wrecking_ball_light", "penetration 27.10 mm > 5% of the smallest body (341.8 mm)"),
-    (MethodKey::Impulse, "wrecking_ball_medium", "penetration 28.33 mm > 5% of the smallest body (341.8 mm)"),
     (MethodKey::VolumetricPenalty, "bolt_nut", "penetration 49.43 mm > 5% of the smallest body (751.5 mm)"),
     (MethodKey::VolumetricPenalty, "hexbolt", "penetration 51.26 mm > 5% of the smallest body (674.4 mm)"),
     (MethodKey::VolumetricPenalty, "house_of_cards", "penetration 199.88 mm > 5% of the smallest body (173.2 mm)"),

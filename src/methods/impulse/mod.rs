@@ -21,11 +21,15 @@
 //!    detection runs again at the second prediction.
 //! 4. **shock**: shock propagation (Guendelman et al.): the directed contact graph (a body rests on another when
 //!    the normal points up, against gravity; sideways contacts go both ways) is condensed into strongly
-//!    connected components and levelled from the static bodies up (dynamics/graph.rs `support_levels`); each
+//!    connected components and levelled from the static bodies up (dynamics/graph.rs `support_levels`; one edge
+//!    per body pair, its direction from the mean normal of the pair's piece pairs); each
 //!    level is swept with the bodies below it treated as static (infinite mass), then becomes static itself.
 //! 5. **integrate**: x += h·v, rotation by the midpoint rule in L (dynamics/integrate.rs).
 //! 6. **push-out** (optional) of penetration left by unresolved contacts, positions only.
 //! 7. **post-stabilisation** (scenes with joints): the joints' velocity rows vanish at the new poses.
+//!
+//! Welds (weld.rs): dynamic bodies joined by a fixed joint take contact and push-out impulses as one rigid unit
+//! (the composite's mass and inertia), which the joint pass would otherwise share out and undo.
 //!
 //! Joints (joints.rs, after Weinstein, Teran and Fedkiw 2006): a pre-stabilisation pass after every collision,
 //! contact and shock sweep gives each joint the impulse that makes it hold at the predicted poses, limits and PD
@@ -58,6 +62,7 @@ pub mod law;
 mod pairs;
 mod step;
 mod sweep;
+mod weld;
 
 use step::{integrate, velocity};
 
@@ -284,6 +289,8 @@ pub struct Impulse {
     joints: joints::JointWork,
     /// The step's h (the joint passes predict with it).
     step_h: f64,
+    /// Bodies joined by fixed joints, resolved in contact as one rigid unit (weld.rs).
+    welds: weld::Welds,
 }
 
 /// A contact whose normal is within this cosine of horizontal is sideways in the support graph.
@@ -343,6 +350,7 @@ impl Impulse {
             impulse_sums: (0.0, 0.0),
             joints: Default::default(),
             step_h: 0.0,
+            welds: Default::default(),
         }
     }
 }

@@ -27,6 +27,8 @@ impl Impulse {
             let inv_i = if b.kind == BodyKind::Dynamic { inv_inertia_world(model, i, self.pred.bodies[i].q) } else { Mat3::ZERO };
             self.bodies.push(SBody { inv_m: b.inv_mass(), inv_i, v: s.v, w: s.w });
         }
+        let bodies = &self.bodies;
+        self.welds.build(model, &self.pred, |k| bodies[k].inv_i);
         self.detected_with.clear();
         self.detected_with.extend(state.bodies.iter().map(|s| (s.v, s.w)));
         self.build_groups(model);

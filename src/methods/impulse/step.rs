@@ -92,9 +92,21 @@ impl Impulse {
                 }
             }
             let up = if force.length() > 0.0 { -force.normalize() } else { Vec3::ZERO };
+            // one edge per body pair, from the mean of its piece pairs' normals (the groups of a body pair are
+            // consecutive): whether a body rests on another is a relation of the bodies, and the piece pairs of
+            // two non-convex bodies (interlocked rings, a chain link pulled at an angle) have normals on every
+            // side of their tubes, which per piece pair would make both rest on each other and put a whole
+            // hanging chain in one strongly connected component, one level
             self.directed.clear();
-            for g in &self.groups {
-                let n = self.points[g.first as usize].n;
+            let mut k = 0;
+            while k < self.groups.len() {
+                let (a, b) = (self.groups[k].a, self.groups[k].b);
+                let mut sum = Vec3::ZERO;
+                while k < self.groups.len() && (self.groups[k].a, self.groups[k].b) == (a, b) {
+                    sum += self.points[self.groups[k].first as usize].n;
+                    k += 1;
+                }
+                let n = sum.normalize_or_zero();
                 let dir = if n.dot(up) > SIDEWAYS {
                     1
                 } else if n.dot(up) < -SIDEWAYS {
@@ -102,7 +114,7 @@ impl Impulse {
                 } else {
                     0
                 };
-                self.directed.push((g.a as usize, g.b as usize, dir));
+                self.directed.push((a as usize, b as usize, dir));
             }
             // a jointed pair supports itself both ways, like a sideways contact: its bodies share a strongly
             // connected component and so a level, and shock propagation never freezes one side of a joint while
@@ -189,18 +201,32 @@ impl Impulse {
                 if wsum == 0.0 {
                     continue;
                 }
-                let (ra, rb) = (ra / wsum, rb / wsum);
-                let kmat = law::collision_matrix(ba.inv_m, &ba.inv_i, ra, bb.inv_m, &bb.inv_i, rb);
+                // lever arms from the rigid units' centres (a weld moves as one, weld.rs)
+                let ((ima, iia, oa), (imb, iib, ob)) = (self.unit(a), self.unit(b));
+                let (ra, rb) = (ra / wsum + oa, rb / wsum + ob);
+                let kmat = law::collision_matrix(ima, &iia, ra, imb, &iib, rb);
                 let kn = normal.dot(kmat * normal);
                 if kn <= 0.0 {
                     continue;
                 }
                 // the displacement at the weighted centre that removes the deepest excess
                 let pn = normal * (deepest / kn);
-                shift[a].0 -= ba.inv_m * pn;
-                shift[a].1 -= ba.inv_i * ra.cross(pn);
-                shift[b].0 += bb.inv_m * pn;
-                shift[b].1 += bb.inv_i * rb.cross(pn);
+                for (body, im, ii, r, p) in [(a, ima, iia, ra, -pn), (b, imb, iib, rb, pn)] {
+                    let (dx, dq) = (im * p, ii * r.cross(p));
+                    match self.welds.of(body) {
+                        Some(c) if im > 0.0 => {
+                            for &k in self.welds.members(c) {
+                                let d = self.pred.bodies[k as usize].x - c.xc;
+                                shift[k as usize].0 += dx + dq.cross(d);
+                                shift[k as usize].1 += dq;
+                            }
+                        }
+                        _ => {
+                            shift[body].0 += dx;
+                            shift[body].1 += dq;
+                        }
+                    }
+                }
                 any = true;
                 moved = true;
             }

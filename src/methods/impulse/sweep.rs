@@ -143,10 +143,11 @@ impl Impulse {
         {
             let Some(patch) = self.patch(g, h, du) else { return false };
             let (a, b) = (g.a as usize, g.b as usize);
-            let (fa, fb) = (self.frozen[a], self.frozen[b]);
             let (ba, bb) = (self.bodies[a], self.bodies[b]);
-            let (ima, iia) = if fa { (0.0, Mat3::ZERO) } else { (ba.inv_m, ba.inv_i) };
-            let (imb, iib) = if fb { (0.0, Mat3::ZERO) } else { (bb.inv_m, bb.inv_i) };
+            // the rigid units that take the impulse (a weld's, weld.rs): their inverse masses and the offsets
+            // from the bodies' centres to theirs, added to the lever arms of K and of the impulse
+            let (ima, iia, oa) = self.unit(a);
+            let (imb, iib, ob) = self.unit(b);
             if ima == 0.0 && imb == 0.0 {
                 return false;
             }
@@ -172,8 +173,9 @@ impl Impulse {
             let mut done = None;
             if patch.locked > 0 {
                 let (ra, rb) = (patch.face_ra, patch.face_rb);
-                let kmat = law::collision_matrix(ima, &iia, ra, imb, &iib, rb);
                 let u = (bb.v + bb.w.cross(rb)) - (ba.v + ba.w.cross(ra));
+                let (ra, rb) = (ra + oa, rb + ob);
+                let kmat = law::collision_matrix(ima, &iia, ra, imb, &iib, rb);
                 let face = law::Face::new(&kmat, &iia, ra, &iib, rb, &patch.axes[..patch.locked]);
                 let (k_eff, u_eff) = face.reduced(u, bb.w - ba.w);
                 let j = resolve(&k_eff, u_eff);
@@ -194,8 +196,9 @@ impl Impulse {
             }
             let (ra, rb, j, m) = done.unwrap_or_else(|| {
                 let (ra, rb) = (patch.ra, patch.rb);
-                let kmat = law::collision_matrix(ima, &iia, ra, imb, &iib, rb);
                 let u = (bb.v + bb.w.cross(rb)) - (ba.v + ba.w.cross(ra));
+                let (ra, rb) = (ra + oa, rb + ob);
+                let kmat = law::collision_matrix(ima, &iia, ra, imb, &iib, rb);
                 // a face whose centre needs nothing is only tipping: the corners that approach get a normal
                 // impulse; the face's friction is the centre's (and `hold`'s), not a corner's
                 let j = if patch.locked > 0 {
@@ -239,11 +242,12 @@ impl Impulse {
         let g = self.groups[gi];
         let (a, b) = (g.a as usize, g.b as usize);
         let (ba, bb) = (self.bodies[a], self.bodies[b]);
-        let (ima, iia) = if self.frozen[a] { (0.0, Mat3::ZERO) } else { (ba.inv_m, ba.inv_i) };
-        let (imb, iib) = if self.frozen[b] { (0.0, Mat3::ZERO) } else { (bb.inv_m, bb.inv_i) };
+        let (ima, iia, oa) = self.unit(a);
+        let (imb, iib, ob) = self.unit(b);
         let (ra, rb) = (patch.face_ra, patch.face_rb);
         let n = patch.n;
         let u = (bb.v + bb.w.cross(rb)) - (ba.v + ba.w.cross(ra));
+        let (ra, rb) = (ra + oa, rb + ob);
         let ut = u - u.dot(n) * n;
         if ut.length() < APPROACH {
             return false;
@@ -277,18 +281,44 @@ impl Impulse {
         true
     }
 
+    /// The rigid unit that body `b`'s side of a contact moves: inverse mass, world inverse inertia (zero for a
+    /// static or frozen body) and the offset from the body's predicted centre to the unit's (its weld's centre
+    /// of mass, weld.rs; zero for a body on its own), to be added to lever arms from the body's centre.
+    pub(super) fn unit(&self, b: usize) -> (f64, Mat3, Vec3) {
+        if self.frozen[b] {
+            return (0.0, Mat3::ZERO, Vec3::ZERO);
+        }
+        match self.welds.of(b) {
+            Some(c) => (c.inv_m, c.inv_i, self.pred.bodies[b].x - c.xc),
+            None => (self.bodies[b].inv_m, self.bodies[b].inv_i, Vec3::ZERO),
+        }
+    }
+
     /// Applies the impulse `j` and moment impulse `m` to B, and their opposites to A; each side is (body,
-    /// inverse mass, world inverse inertia, lever arm), zero for a static or frozen body.
+    /// inverse mass, world inverse inertia, lever arm) of its unit (`unit`), zero for a static or frozen body.
     fn apply(&mut self, a: (usize, f64, Mat3, Vec3), b: (usize, f64, Mat3, Vec3), j: Vec3, m: Vec3) {
         self.tick += 1;
-        self.changed[a.0] = self.tick;
-        self.changed[b.0] = self.tick;
-        let sa = &mut self.bodies[a.0];
-        sa.v -= a.1 * j;
-        sa.w -= a.2 * (a.3.cross(j) + m);
-        let sb = &mut self.bodies[b.0];
-        sb.v += b.1 * j;
-        sb.w += b.2 * (b.3.cross(j) + m);
+        for (s, jj, mm) in [(a, -j, -m), (b, j, m)] {
+            let (body, inv_m, inv_i, r) = s;
+            let (dv, dw) = (inv_m * jj, inv_i * (r.cross(jj) + mm));
+            match self.welds.of(body) {
+                // the weld moves rigidly about its centre of mass
+                Some(c) if inv_m > 0.0 => {
+                    for &k in self.welds.members(c) {
+                        let k = k as usize;
+                        let d = self.pred.bodies[k].x - c.xc;
+                        self.bodies[k].v += dv + dw.cross(d);
+                        self.bodies[k].w += dw;
+                        self.changed[k] = self.tick;
+                    }
+                }
+                _ => {
+                    self.bodies[body].v += dv;
+                    self.bodies[body].w += dw;
+                    self.changed[body] = self.tick;
+                }
+            }
+        }
     }
 
     /// Runs up to `iterations` sweeps over `list`, stopping when a sweep applies nothing. Collisions
