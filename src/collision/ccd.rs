@@ -127,6 +127,23 @@ mod tests {
         assert!((t - 0.405).abs() < 1e-12, "{t}");
     }
 
+    /// A point sliding across a triangle at a small gap while closing it slowly: the advances are short (s·d/l_p),
+    /// so a capped run stops unfinished; the time of impact is the same for any t_max and cap it lies within
+    /// (what the abd CCD bound's two passes rely on), and a t_max below it gives no impact.
+    #[test]
+    fn capped_and_bounded_advances_give_the_same_time_of_impact() {
+        let shape = PairShape { edge_edge: false, eps_x: 0.0 };
+        let x = [[0.2, 0.2, 1e-3], [0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+        let dx = [[0.5, 0.0, -1.5e-3], [0.0; 3], [0.0; 3], [0.0; 3]];
+        let Toi::Hit(t) = toi_advancing(shape, &x, &dx, 0.0, 1.0, MAX_ADVANCES) else { panic!("an impact") };
+        assert!(t > 0.5 && t < 0.6, "{t}");
+        let Toi::Unfinished(reached) = toi_advancing(shape, &x, &dx, 0.0, 1.0, 10) else { panic!("unfinished after 10") };
+        assert!(reached > 0.0 && reached < t, "{reached} {t}");
+        assert_eq!(toi_advancing(shape, &x, &dx, 0.0, 0.9, MAX_ADVANCES), Toi::Hit(t));
+        assert_eq!(toi_advancing(shape, &x, &dx, 0.0, 0.5 * t, MAX_ADVANCES), Toi::Clear);
+        assert_eq!(toi(shape, &x, &dx, 0.0, 1.0), Some(t));
+    }
+
     #[test]
     fn separating_pair_has_no_impact() {
         let x = [[0.2, 0.2, 1.0], [0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
