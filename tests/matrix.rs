@@ -52,6 +52,7 @@ const HEAVY: &[(MethodKey, &str, f64)] = &[
     (MethodKey::VolumetricPenalty, "wrecking_ball_full", 5.6),
     (MethodKey::ImplicitPenalty, "bowls512", f64::INFINITY),
     (MethodKey::ImplicitPenalty, "chain100", 19.3),
+    (MethodKey::ImplicitPenalty, "hexbolt", 6.3),
     (MethodKey::ImplicitPenalty, "house_of_cards", 10.7),
     (MethodKey::ImplicitPenalty, "pyramid20", 10.7),
     (MethodKey::ImplicitPenalty, "stack60", 2.9),
