@@ -31,7 +31,6 @@ const KNOWN: &[(MethodKey, &str, &str)] = &[
     (MethodKey::VolumetricPenalty, "wrecking_ball_full", "penetration 32.77 mm > 5% of the smallest body (341.8 mm)"),
     (MethodKey::VolumetricPenalty, "wrecking_ball_light", "penetration 32.56 mm > 5% of the smallest body (341.8 mm)"),
     (MethodKey::VolumetricPenalty, "wrecking_ball_medium", "penetration 32.77 mm > 5% of the smallest body (341.8 mm)"),
-    (MethodKey::ImplicitPenalty, "wrecking_ball_light", "penetration 16.85 mm > 5% of the smallest body (341.8 mm)"),
 ];
 
 /// Runs too long for the default suite on two cores: run with `--ignored`. The number is the run's wall time in
