@@ -235,4 +235,25 @@ mod tests {
         assert!(r_b > 0.075 - 1e-12 && r_b < 0.1 + 1e-12);
         assert!(b.mesh.triangles.len() > 1000 && n.mesh.triangles.len() > 500);
     }
+
+    #[test]
+    fn every_thread_facet_lies_on_one_flank() {
+        // a facet across the crest or root cuts it off: its centroid lies inside the V by more than the polygon's
+        // sag (with 8 rows per pitch and 24 segments, by up to 2 mm); on one flank it is off by the sag at most
+        let (radius, pitch, depth, segments) = (0.1, 0.05, 0.025, 24);
+        assert_eq!((rows_per_pitch(24), rows_per_pitch(6), rows_per_pitch(48)), (24, 12, 48));
+        let b = bolt(radius, 0.2, pitch, depth, segments, false).unwrap();
+        let sag = radius * (1.0 - (std::f64::consts::PI / segments as f64).cos());
+        let mut worst = 0.0f64;
+        for t in &b.mesh.triangles {
+            let c = t.iter().map(|&i| b.mesh.vertices[i as usize]).fold(Vec3::ZERO, |s, v| s + v) / 3.0;
+            let r = (c.x * c.x + c.y * c.y).sqrt();
+            if r < 1e-9 || c.z < 1e-9 || c.z > 0.2 - 1e-9 {
+                continue; // the end caps
+            }
+            let th = c.y.atan2(c.x);
+            worst = worst.max((r - thread_radius(radius, pitch, depth, th, c.z)).abs());
+        }
+        assert!(worst <= sag * (1.0 + 1e-6), "a facet's centroid is {worst} off the V (sag {sag})");
+    }
 }
