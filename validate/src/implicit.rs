@@ -7,9 +7,10 @@ use cairn::methods::implicit::field::{BoxField, Field, SphereField};
 use cairn::methods::implicit::gradients::{add_anchor_spring, add_damper, add_spring, Gains, Jacobian, PointContact};
 
 /// Experiment names, in table order.
-pub const EXPERIMENTS: [&str; 7] =
-    ["ip_gradients", "ip_elimination", "ip_resting", "ip_incline", "ip_stack5", "ip_determinism", "ip_stable_step"];
+pub const EXPERIMENTS: [&str; 8] =
+    ["ip_gradients", "ip_elimination", "ip_resting", "ip_incline", "ip_stack5", "ip_determinism", "ip_stable_step", "ip_hexbolt"];
 
+mod hexbolt;
 mod stable;
 
 pub(super) fn run(name: &str, method: &Overrides) -> Vec<Row> {
@@ -21,6 +22,7 @@ pub(super) fn run(name: &str, method: &Overrides) -> Vec<Row> {
         "ip_stack5" => stack5(method),
         "ip_determinism" => determinism(method),
         "ip_stable_step" => stable::stable_step(method),
+        "ip_hexbolt" => hexbolt::hexbolt(method),
         other => Err(anyhow::anyhow!("unknown experiment `{other}`")),
     };
     r.unwrap_or_else(|e| vec![super::failed(name, e)])

@@ -116,10 +116,12 @@ impl ImplicitPenalty {
         let n_ref = self.params.reference_points;
         let m = reduced_mass(model, a, b);
         let h = self.h;
-        let k = self.params.stiffness.unwrap_or(m / (h * h * n_ref));
+        // fewer than n_ref points share the spring of n_ref (ImplicitParams::stiffness)
+        let points = points.max(1.0);
+        let k = self.params.stiffness.unwrap_or(m / (h * h * points.min(n_ref)));
         let (mu_k, mu_s, e) = model.pair_material(a, b);
         let zeta = self.params.damping_ratio.unwrap_or_else(|| damping_ratio_for(e));
-        let kd = self.params.damping.unwrap_or(2.0 * zeta * (k * m / points.max(n_ref)).sqrt());
+        let kd = self.params.damping.unwrap_or(2.0 * zeta * (k * m / points).sqrt());
         (
             Gains { k, kd, tangential: self.params.tangential_damping },
             friction::Gains {

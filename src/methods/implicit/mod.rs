@@ -79,8 +79,12 @@ pub fn create(model: &Model) -> Result<Box<dyn Method + Send>, InputError> {
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ImplicitParams {
-    /// Contact spring per penetrating point k, N/m. Default: the pair's reduced mass m over h²·n_ref, so that
-    /// a body resting on n_ref points is a spring–mass pair with ω·h = 1 and sinks by about g·h².
+    /// Contact spring per penetrating point k, N/m. Default: the pair's reduced mass m over h²·min(N, n_ref), N
+    /// the pair's penetrating points this step, so that a body resting on n_ref points is a spring–mass pair with
+    /// ω·h = 1 and sinks by about g·h², and a pair touching on fewer points shares the same total spring m/h².
+    /// (With m/(h²·n_ref) on every point, a contact of N < n_ref points had ω·h = √(N/n_ref) and stopped a body
+    /// only after v·h·√(n_ref/N): a ragdoll's limb landing on a stair's edge at about 4 m/s on 2–8 points went
+    /// 29 mm deep, 8% of the limb.)
     pub stiffness: Option<f64>,
     /// n_ref of the default spring and damper: the number of penetrating points on which a body is a
     /// spring–mass pair with ω·h = 1 (and damped with ratio ζ). Default 16.
@@ -94,7 +98,7 @@ pub struct ImplicitParams {
     /// stable-step row of validate uses it). Default `implicit`.
     pub integrator: Integrator,
     /// Contact damper per penetrating point k_d, N·s/m. Default: 2ζ√(k·m/N), N the pair's penetrating points
-    /// this step (at least n_ref): the pair's N dampers together damp its N springs with ratio ζ, whatever the
+    /// this step: the pair's N dampers together damp its N springs with ratio ζ, whatever the
     /// contact's size. (A damper fixed at 2ζ√(k·m/n_ref) over-damped a face contact of 100 points five times,
     /// and since the damper acts along the points' normals N̂, which a sliding block's friction torque tilts by
     /// α ≈ 1.6e-5 rad, it pulled the block into the floor with about k_d·N·v·α: a block launched at 1 m/s on a
