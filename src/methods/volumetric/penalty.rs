@@ -53,21 +53,9 @@ pub fn integrate(
     integrate_law(isect, k, |_, _, _| (1.0, -1.0), damper, vel_a, vel_b, fallback)
 }
 
-/// [`integrate`] with a spring law on the mean depth: `law(point, n, f)` gets the linear spring force
-/// f = k·(mean depth) and returns (the factor s by which the spring's force and moment are scaled, the damper
-/// c); `damper` is then not used unless `law` returns a negative c. The centre of pressure of the spring is
-/// that of the linear field (s scales force and moment alike).
-pub fn integrate_law(
-    isect: &Intersection,
-    k: f64,
-    law: impl Fn(Vec3, Vec3, f64) -> (f64, f64),
-    damper: impl Fn(Vec3, Vec3) -> f64,
-    vel_a: impl Fn(Vec3) -> Vec3,
-    vel_b: impl Fn(Vec3) -> Vec3,
-    fallback: Vec3,
-) -> Patch {
-    let o = isect.center;
-    // eq. (1): area-weighted face normals, A's minus B's
+/// The normal of eq. (1): the area-weighted face normals of the intersection, A's minus B's, from A toward B;
+/// `fallback` when they cancel (a symmetric overlap).
+pub fn face_normal(isect: &Intersection, fallback: Vec3) -> Vec3 {
     let mut n = Vec3::ZERO;
     for f in &isect.faces {
         let sign = match f.side {
@@ -81,8 +69,49 @@ pub fn integrate_law(
         }
     }
     let len = n.length();
-    n = if len > 1e-12 * isect.volume().abs().powf(2.0 / 3.0) && len > 0.0 { n / len } else { fallback };
+    if len > 1e-12 * isect.volume().abs().powf(2.0 / 3.0) && len > 0.0 {
+        n / len
+    } else {
+        fallback
+    }
+}
 
+/// The extent (max − min) of the intersection's vertices along `n`.
+pub fn extent(isect: &Intersection, n: Vec3) -> f64 {
+    let (lo, hi) = isect.polygon.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, u), p| {
+        let z = p.dot(n);
+        (l.min(z), u.max(z))
+    });
+    (hi - lo).max(0.0)
+}
+
+/// [`integrate`] with a spring law on the mean depth: `law(point, n, f)` gets the linear spring force
+/// f = k·(mean depth) and returns (the factor s by which the spring's force and moment are scaled, the damper
+/// c); `damper` is then not used unless `law` returns a negative c. The centre of pressure of the spring is
+/// that of the linear field (s scales force and moment alike).
+pub fn integrate_law(
+    isect: &Intersection,
+    k: f64,
+    law: impl Fn(Vec3, Vec3, f64) -> (f64, f64),
+    damper: impl Fn(Vec3, Vec3) -> f64,
+    vel_a: impl Fn(Vec3) -> Vec3,
+    vel_b: impl Fn(Vec3) -> Vec3,
+    fallback: Vec3,
+) -> Patch {
+    integrate_along(isect, face_normal(isect, fallback), k, law, damper, vel_a, vel_b)
+}
+
+/// [`integrate_law`] along a given unit normal `n` (from A toward B).
+pub fn integrate_along(
+    isect: &Intersection,
+    n: Vec3,
+    k: f64,
+    law: impl Fn(Vec3, Vec3, f64) -> (f64, f64),
+    damper: impl Fn(Vec3, Vec3) -> f64,
+    vel_a: impl Fn(Vec3) -> Vec3,
+    vel_b: impl Fn(Vec3) -> Vec3,
+) -> Patch {
+    let o = isect.center;
     let (mut fs, mut ms, mut fd, mut md, mut area2, mut volume) = (Vec3::ZERO, Vec3::ZERO, Vec3::ZERO, Vec3::ZERO, 0.0, 0.0);
     for f in &isect.faces {
         let p = isect.face_vertices(f);
