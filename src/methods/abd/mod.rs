@@ -470,5 +470,6 @@ impl Method for Abd {
     }
 }
 
+mod bound;
 mod start;
 mod step;
