@@ -62,12 +62,51 @@ pub fn bench_scene(
     steps: Option<u64>,
     extra: &[(String, String)],
 ) -> Result<BenchResult, anyhow::Error> {
+    let model = cairn::scene::load(path, &with_method(method, extra))?;
+    bench_model(model, steps)
+}
+
+fn with_method(method: Option<&str>, extra: &[(String, String)]) -> Vec<(String, String)> {
     let mut sets = Vec::new();
     if let Some(m) = method {
         sets.push(("world.method".to_string(), format!("\"{m}\"")));
     }
     sets.extend_from_slice(extra);
-    let model = cairn::scene::load(path, &sets)?;
+    sets
+}
+
+/// [`bench_scene`] on the scene tiled `n` × `n` times (`scene::generate::tiled_scene`) at `pitch`, by default
+/// the span of the bodies' positions in x and y plus 1 m.
+pub fn bench_tiled(
+    path: &Path,
+    method: Option<&str>,
+    steps: Option<u64>,
+    extra: &[(String, String)],
+    n: usize,
+    pitch: Option<f64>,
+) -> Result<BenchResult, anyhow::Error> {
+    let sets = with_method(method, extra);
+    let pitch = match pitch {
+        Some(p) => p,
+        None => {
+            let model = cairn::scene::load(path, &sets)?;
+            let span = |f: fn(&cairn::model::Body) -> f64| {
+                let v = model.bodies.iter().map(f);
+                v.clone().fold(f64::NEG_INFINITY, f64::max) - v.fold(f64::INFINITY, f64::min)
+            };
+            span(|b| b.position.x).max(span(|b| b.position.y)) + 1.0
+        }
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let tiled = cairn::scene::generate::tiled_scene(&text, n, pitch).map_err(|e| anyhow::anyhow!("{}: --tile: {e}", path.display()))?;
+    let stem = path.file_stem().map_or("scene".into(), |s| s.to_string_lossy().to_string());
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let model = cairn::scene::load_str(&tiled, &path.display().to_string(), &format!("{stem}x{}", n * n), dir, &sets)?;
+    bench_model(model, steps)
+}
+
+/// Runs a loaded model for its duration (or `steps`) and measures it.
+pub fn bench_model(model: cairn::model::Model, steps: Option<u64>) -> Result<BenchResult, anyhow::Error> {
     let n = steps.unwrap_or((model.duration / model.dt).round() as u64).max(1);
     let mut world = World::new(model).map_err(|e: InputError| anyhow::anyhow!(e))?;
     let stages: Vec<String> = world.stage_names().iter().map(|s| s.to_string()).collect();

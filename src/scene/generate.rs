@@ -64,3 +64,94 @@ pub fn pile_scene(n: usize) -> String {
     }
     s
 }
+
+/// The scene `text` repeated `n` × `n` times side by side at `pitch` (m) along x and y: every body (static ones
+/// too) and every joint is copied with its position (a joint's anchor) shifted, and names get the suffix
+/// `@i,j` (joints' body names with them), so that tile (0, 0) is the scene itself. For benchmark figures at a
+/// larger size (`cairn bench --tile`): the tiles do not interact when `pitch` exceeds the scene's footprint.
+/// Errors name what the scene lacks for it (a body without a `position`, a `repeat`, a joint anchor missing).
+pub fn tiled_scene(text: &str, n: usize, pitch: f64) -> Result<String, String> {
+    use toml::Value;
+    let mut table: toml::Table = text.parse().map_err(|e| format!("the scene does not parse: {e}"))?;
+    let tile = |items: &[Value], what: &str, shift: &dyn Fn(&mut toml::Table, [f64; 2]) -> Result<(), String>| {
+        let mut out = Vec::with_capacity(items.len() * n * n);
+        for i in 0..n {
+            for j in 0..n {
+                for (k, item) in items.iter().enumerate() {
+                    let mut t = item.as_table().ok_or_else(|| format!("{what} {k} is not a table"))?.clone();
+                    shift(&mut t, [i as f64 * pitch, j as f64 * pitch])?;
+                    out.push(Value::Table(t));
+                }
+            }
+        }
+        Ok::<_, String>(out)
+    };
+    let suffix = |t: &mut toml::Table, key: &str, d: [f64; 2]| {
+        if let Some(Value::String(s)) = t.get_mut(key) {
+            s.push_str(&format!("@{},{}", (d[0] / pitch).round(), (d[1] / pitch).round()));
+        }
+    };
+    let shift_vec = |t: &mut toml::Table, key: &str, d: [f64; 2], what: &str| -> Result<(), String> {
+        let v = t.get_mut(key).and_then(Value::as_array_mut).filter(|a| a.len() == 3);
+        let v = v.ok_or_else(|| format!("{what} has no `{key}` of three numbers; --tile needs one"))?;
+        for (c, dc) in v.iter_mut().zip(d) {
+            let x = c.as_float().or_else(|| c.as_integer().map(|i| i as f64)).ok_or_else(|| format!("{what}: `{key}` is not numeric"))?;
+            *c = Value::Float(x + dc);
+        }
+        Ok(())
+    };
+    if let Some(Value::Array(bodies)) = table.get("body").cloned() {
+        let shift = |t: &mut toml::Table, d: [f64; 2]| {
+            let name = t.get("name").and_then(Value::as_str).unwrap_or("?").to_string();
+            if t.contains_key("repeat") {
+                return Err(format!("body `{name}` has a `repeat`; --tile does not expand repeats"));
+            }
+            if (d[0], d[1]) != (0.0, 0.0) {
+                shift_vec(t, "position", d, &format!("body `{name}`"))?;
+            }
+            suffix(t, "name", d);
+            Ok(())
+        };
+        table.insert("body".into(), Value::Array(tile(&bodies, "body", &shift)?));
+    }
+    if let Some(Value::Array(joints)) = table.get("joint").cloned() {
+        let shift = |t: &mut toml::Table, d: [f64; 2]| {
+            let name = format!("joint of `{}`", t.get("body1").and_then(Value::as_str).unwrap_or("?"));
+            if (d[0], d[1]) != (0.0, 0.0) {
+                shift_vec(t, "anchor", d, &name)?;
+            }
+            suffix(t, "body1", d);
+            suffix(t, "body2", d);
+            suffix(t, "name", d);
+            Ok(())
+        };
+        table.insert("joint".into(), Value::Array(tile(&joints, "joint", &shift)?));
+    }
+    Ok(format!("# {n} × {n} tiles at {pitch} m\n{}", toml::to_string(&table).map_err(|e| e.to_string())?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tiling_copies_bodies_and_joints_with_their_offsets() {
+        let text = "format = 1\n[world]\ndt = 0.01\n[[body]]\nname = \"ground\"\nkind = \"static\"\nshape = { type = \"box\", size = [1, 1, 1] }\nposition = [0, 0, -0.5]\n\
+[[body]]\nname = \"a\"\nshape = { type = \"box\", size = [0.2, 0.2, 0.2] }\nposition = [0.0, 0.0, 1.0]\n\
+[[body]]\nname = \"b\"\nshape = { type = \"box\", size = [0.2, 0.2, 0.2] }\nposition = [0.3, 0.0, 1.0]\n\
+[[joint]]\ntype = \"hinge\"\nbody1 = \"a\"\nbody2 = \"b\"\nanchor = [0.15, 0.0, 1.0]\naxis = [0.0, 1.0, 0.0]\n";
+        let tiled = tiled_scene(text, 2, 5.0).unwrap();
+        let model = crate::scene::load_str(&tiled, "<tiled>", "tiled", std::path::Path::new("."), &[]).unwrap();
+        assert_eq!(model.bodies.len(), 12);
+        assert_eq!(model.joints.len(), 4);
+        let i = model.bodies.iter().position(|x| x.name == "b@1,1").unwrap();
+        let p = model.bodies[i].position;
+        assert!((p.x - 5.3).abs() < 1e-12 && (p.y - 5.0).abs() < 1e-12 && (p.z - 1.0).abs() < 1e-12, "{p:?}");
+        let j = model.joints.iter().find(|j| j.body2 == Some(i)).unwrap();
+        assert_eq!(model.bodies[j.body1].name, "a@1,1");
+        assert!((j.anchor.x - 5.15).abs() < 1e-12 && (j.anchor.y - 5.0).abs() < 1e-12, "{:?}", j.anchor);
+        assert!(tiled_scene("format = 1\n[[body]]\nname = \"x\"\nshape = { type = \"sphere\", radius = 1 }\nrepeat = { count = [2, 1, 1], step = [3, 0, 0] }\nposition = [0, 0, 0]\n", 2, 5.0)
+            .unwrap_err()
+            .contains("repeat"));
+    }
+}
