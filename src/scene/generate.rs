@@ -67,7 +67,7 @@ pub fn pile_scene(n: usize) -> String {
 
 /// The scene `text` repeated `n` × `n` times side by side at `pitch` (m) along x and y: every body (static ones
 /// too) and every joint is copied with its position (a joint's anchor) shifted, and names get the suffix
-/// `@i,j` (joints' body names with them), so that tile (0, 0) is the scene itself. For benchmark figures at a
+/// `@i,j` (joints' body names with them); tile (0, 0) stays in place. For benchmark figures at a
 /// larger size (`cairn bench --tile`): the tiles do not interact when `pitch` exceeds the scene's footprint.
 /// Errors name what the scene lacks for it (a body without a `position`, a `repeat`, a joint anchor missing).
 pub fn tiled_scene(text: &str, n: usize, pitch: f64) -> Result<String, String> {
