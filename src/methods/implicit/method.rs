@@ -154,11 +154,20 @@ impl ImplicitPenalty {
     }
 
     /// Stage 2: both roles of every candidate pair; the pairs with penetrating points.
+    /// The pairs are evaluated in parallel (rayon) and collected in candidate order; each pair's sums are those
+    /// of a serial evaluation, so the result does not depend on the thread count.
     fn contacts(&mut self, model: &Model, state: &State) -> Vec<PairContact> {
-        let mut out = Vec::new();
-        self.points_tested = 0;
-        for &(a, b) in &self.candidates {
-            let (a, b) = (a as usize, b as usize);
+        use rayon::prelude::*;
+        let this = &*self;
+        let per_pair: Vec<(Option<PairContact>, usize)> =
+            this.candidates.par_iter().map(|&(a, b)| this.pair_contact(model, state, a as usize, b as usize)).collect();
+        self.points_tested = per_pair.iter().map(|p| p.1).sum();
+        per_pair.into_iter().filter_map(|p| p.0).collect()
+    }
+
+    /// Both roles of one candidate pair: its contact if any point penetrates, and the number of points tested.
+    fn pair_contact(&self, model: &Model, state: &State, a: usize, b: usize) -> (Option<PairContact>, usize) {
+        {
             let side = |i: usize| {
                 let f = &self.fields.per_body[i];
                 contact::Side {
@@ -170,9 +179,8 @@ impl ImplicitPenalty {
             let (sa, sb) = (side(a), side(b));
             let (h0, t0) = contact::hits(&sa, &sb);
             let (h1, t1) = contact::hits(&sb, &sa);
-            self.points_tested += t0 + t1;
             if h0.is_empty() && h1.is_empty() {
-                continue;
+                return (None, t0 + t1);
             }
             let n = (h0.len() + h1.len()) as f64;
             let (g, fg) = self.gains(model, a, b, n);
@@ -188,9 +196,8 @@ impl ImplicitPenalty {
             // version multiplied by k twice, k_t = 0.1·k², 10× k for the unit cube at h = 5 ms and 4e9 N/m at
             // k = 2e5: the implicit springs of freshly touching points then braked a sliding block to a crawl)
             let friction = friction::Gains { kt: fg.kt * scale, ..fg };
-            out.push(PairContact { a, b, hits: [h0, h1], jac, k: g.k * scale, friction });
+            (Some(PairContact { a, b, hits: [h0, h1], jac, k: g.k * scale, friction }), t0 + t1)
         }
-        out
     }
 
     /// Stage 3: anchor friction; per body the explicit friction wrench (force, torque about the centre of mass).
