@@ -22,9 +22,76 @@ impl Volumetric {
         if self.params.stiffness.is_some() || !self.params.stiffness_from_load || self.touching(a).max(self.touching(b)) > 2 {
             return (f, 1.0);
         }
+        let ratio = |i: usize| if self.movable[i] { self.ratio[i] } else { f64::INFINITY };
+        let r = stiffness::max_ratio(self.zeta(model, a, b)).min(ratio(a)).min(ratio(b));
+        stiffness::hardening(f, reduced_mass(model, a, b) * model.gravity.length(), r)
+    }
+
+    /// The pair's damping ratio ζ: `damping_ratio`, or the one for the pair's restitution.
+    pub(super) fn zeta(&self, model: &Model, a: usize, b: usize) -> f64 {
         let (_, _, e) = model.pair_material(a, b);
-        let zeta = self.params.damping_ratio.unwrap_or_else(|| damping_ratio_for(e));
-        stiffness::hardening(f, reduced_mass(model, a, b) * model.gravity.length(), stiffness::max_ratio(zeta))
+        self.params.damping_ratio.unwrap_or_else(|| damping_ratio_for(e))
+    }
+
+    /// Each moving body's largest tangent ratio r ≤ [`stiffness::MAX_LOAD_RATIO`] at which its piece pairs'
+    /// spends ([`stiffness::hardened_spend`], every pair at min(r, its own cap)) add up to at most
+    /// [`stiffness::two_contacts`] (the least over its pairs' ζ), into `self.ratio`: 1 where even the source's
+    /// gains spend more; after the substep's overlaps and counts. The spend is non-decreasing in r, so a
+    /// bisection finds it.
+    pub(super) fn budget(&mut self, model: &Model) {
+        let n = model.bodies.len();
+        let (mut lo, mut hi, mut cap) = (vec![1.0f64; n], vec![stiffness::MAX_LOAD_RATIO; n], vec![f64::INFINITY; n]);
+        let pairs: Vec<(usize, usize, f64, f64, f64, f64)> = self
+            .overlaps
+            .iter()
+            .map(|o| {
+                let zeta = self.zeta(model, o.a, o.b);
+                (o.a, o.b, reduced_mass(model, o.a, o.b), zeta, self.damper_share(o.a, o.b), stiffness::max_ratio(zeta))
+            })
+            .collect();
+        for &(a, b, _, zeta, _, _) in &pairs {
+            cap[a] = cap[a].min(stiffness::two_contacts(zeta));
+            cap[b] = cap[b].min(stiffness::two_contacts(zeta));
+        }
+        let spend = |r: &[f64], out: &mut Vec<f64>| {
+            out.clear();
+            out.resize(n, 0.0);
+            for &(a, b, m, zeta, share, rmax) in &pairs {
+                for i in [a, b] {
+                    if self.movable[i] {
+                        out[i] += stiffness::hardened_spend(model.bodies[i].mass, m, zeta, share, r[i].min(rmax));
+                    }
+                }
+            }
+        };
+        let mut sum = Vec::new();
+        spend(&lo, &mut sum);
+        for i in 0..n {
+            if sum[i] > cap[i] {
+                hi[i] = 1.0;
+            }
+        }
+        spend(&hi, &mut sum);
+        for i in 0..n {
+            if sum[i] <= cap[i] {
+                lo[i] = hi[i];
+            }
+        }
+        let mut mid = vec![0.0; n];
+        for _ in 0..24 {
+            for i in 0..n {
+                mid[i] = 0.5 * (lo[i] + hi[i]);
+            }
+            spend(&mid, &mut sum);
+            for i in 0..n {
+                if sum[i] <= cap[i] {
+                    lo[i] = mid[i];
+                } else {
+                    hi[i] = mid[i];
+                }
+            }
+        }
+        self.ratio = lo;
     }
 
     /// The bodies that moving body `i` overlaps this substep (0 for a body that does not move).

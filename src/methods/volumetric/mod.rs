@@ -5,10 +5,12 @@
 //!
 //! One step, each a timed stage:
 //! 1. **collision**: bounding boxes (sweep and prune over bodies, then over their convex pieces); GJK/EPA on each
-//!    piece pair (parry) decides which overlap, with the depth and the deepest points (§4.1).
+//!    piece pair (parry) decides which overlap, with the depth and the deepest points (§4.1); where GJK says
+//!    touching, the intersection decides (touching.rs).
 //! 2. **intersection**: the common part of the two convex pieces by the dual transform and a convex hull
 //!    (collision/intersect.rs; §4.2), faces tagged with their piece.
-//! 3. **penalty**: the normal from the area-weighted face normals (eq. 1; EPA's where the intersection is more
+//! 3. **penalty**: the normal from the area-weighted face normals (eq. 1, over the faces on the bodies'
+//!    surfaces, not on the seams between a body's pieces: seams.rs; EPA's where the intersection is more
 //!    than [`THIN_RATIO`] times thinner along it, `Volumetric::normal`), the spring and damper integrated
 //!    exactly over the intersection's triangles (eqs. 2–5, penalty.rs), divided by the projected area (§4.5), the
 //!    application point from force and moment; friction by anchor springs (§4.6, friction.rs).
@@ -127,6 +129,8 @@ pub struct Volumetric {
     counts: Vec<u32>,
     /// The other bodies each body overlaps this substep (the hardening spring's condition, `Volumetric::law`).
     touching: Vec<u32>,
+    /// Each body's largest hardening ratio within its stability budget this substep (gains.rs, `budget`).
+    ratio: Vec<f64>,
     anchors: Vec<((u32, u32, u32, u32), Anchor)>,
     next_anchors: Vec<((u32, u32, u32, u32), Anchor)>,
     /// The step's contact points (centres of pressure) and normals, for `StepStats::contact_points`.
@@ -181,6 +185,7 @@ impl Volumetric {
             overlaps: Vec::new(),
             counts: Vec::new(),
             touching: Vec::new(),
+            ratio: Vec::new(),
             anchors: Vec::new(),
             next_anchors: Vec::new(),
             contact_points: Vec::new(),
@@ -258,6 +263,7 @@ impl Volumetric {
                 self.touching[o.b] += 1;
             }
         }
+        self.budget(model);
     }
 
     /// The normal of overlap `o`'s intersection (in `self.isect`): eq. (1)'s, unless the intersection is more
