@@ -41,53 +41,58 @@ impl Volumetric {
     pub(super) fn budget(&mut self, model: &Model) {
         let n = model.bodies.len();
         let (mut lo, mut hi, mut cap) = (vec![1.0f64; n], vec![stiffness::MAX_LOAD_RATIO; n], vec![f64::INFINITY; n]);
-        let pairs: Vec<(usize, usize, f64, f64, f64, f64)> = self
-            .overlaps
-            .iter()
-            .map(|o| {
-                let zeta = self.zeta(model, o.a, o.b);
-                (o.a, o.b, reduced_mass(model, o.a, o.b), zeta, self.damper_share(o.a, o.b), stiffness::max_ratio(zeta))
-            })
-            .collect();
-        for &(a, b, _, zeta, _, _) in &pairs {
-            cap[a] = cap[a].min(stiffness::two_contacts(zeta));
-            cap[b] = cap[b].min(stiffness::two_contacts(zeta));
+        // per moving body of each piece pair: (body, the spend at r = 1, its slope in r once the damper is
+        // spent, the pair's cap on r: 1 where a body touches more than two, `law`); with
+        // h = 1 the spend of `hardened_spend` is max(h²k_src + 2hc, r·h²k_src)/m
+        self.entries.clear();
+        for o in &self.overlaps {
+            let (a, b) = (o.a, o.b);
+            let (m, zeta, share) = (reduced_mass(model, a, b), self.zeta(model, a, b), self.damper_share(a, b));
+            let rmax = if self.touching(a).max(self.touching(b)) > 2 { 1.0 } else { stiffness::max_ratio(zeta) };
+            for i in [a, b] {
+                if self.movable[i] {
+                    let (base, slope) = (
+                        stiffness::hardened_spend(model.bodies[i].mass, m, zeta, share, 1.0),
+                        stiffness::hardened_spend(model.bodies[i].mass, m, 0.0, 0.0, 1.0),
+                    );
+                    self.entries.push((i, base, slope, rmax));
+                    cap[i] = cap[i].min(stiffness::two_contacts(zeta));
+                }
+            }
         }
-        let spend = |r: &[f64], out: &mut Vec<f64>| {
+        let spend = |entries: &[(usize, f64, f64, f64)], r: &[f64], out: &mut Vec<f64>| {
             out.clear();
             out.resize(n, 0.0);
-            for &(a, b, m, zeta, share, rmax) in &pairs {
-                for i in [a, b] {
-                    if self.movable[i] {
-                        out[i] += stiffness::hardened_spend(model.bodies[i].mass, m, zeta, share, r[i].min(rmax));
-                    }
-                }
+            for &(i, base, slope, rmax) in entries {
+                out[i] += base.max(r[i].min(rmax) * slope);
             }
         };
         let mut sum = Vec::new();
-        spend(&lo, &mut sum);
+        spend(&self.entries, &lo, &mut sum);
         for i in 0..n {
             if sum[i] > cap[i] {
                 hi[i] = 1.0;
             }
         }
-        spend(&hi, &mut sum);
+        spend(&self.entries, &hi, &mut sum);
         for i in 0..n {
             if sum[i] <= cap[i] {
                 lo[i] = hi[i];
             }
         }
-        let mut mid = vec![0.0; n];
-        for _ in 0..24 {
-            for i in 0..n {
-                mid[i] = 0.5 * (lo[i] + hi[i]);
-            }
-            spend(&mid, &mut sum);
-            for i in 0..n {
-                if sum[i] <= cap[i] {
-                    lo[i] = mid[i];
-                } else {
-                    hi[i] = mid[i];
+        if lo.iter().zip(&hi).any(|(l, h)| l < h) {
+            let mut mid = vec![0.0; n];
+            for _ in 0..24 {
+                for i in 0..n {
+                    mid[i] = 0.5 * (lo[i] + hi[i]);
+                }
+                spend(&self.entries, &mid, &mut sum);
+                for i in 0..n {
+                    if sum[i] <= cap[i] {
+                        lo[i] = mid[i];
+                    } else {
+                        hi[i] = mid[i];
+                    }
                 }
             }
         }

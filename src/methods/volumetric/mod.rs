@@ -131,6 +131,8 @@ pub struct Volumetric {
     touching: Vec<u32>,
     /// Each body's largest hardening ratio within its stability budget this substep (gains.rs, `budget`).
     ratio: Vec<f64>,
+    /// Scratch of `budget`: (body, spend at r = 1, slope in r, cap on r) per hardenable piece pair and body.
+    entries: Vec<(usize, f64, f64, f64)>,
     anchors: Vec<((u32, u32, u32, u32), Anchor)>,
     next_anchors: Vec<((u32, u32, u32, u32), Anchor)>,
     /// The step's contact points (centres of pressure) and normals, for `StepStats::contact_points`.
@@ -186,6 +188,7 @@ impl Volumetric {
             counts: Vec::new(),
             touching: Vec::new(),
             ratio: Vec::new(),
+            entries: Vec::new(),
             anchors: Vec::new(),
             next_anchors: Vec::new(),
             contact_points: Vec::new(),
