@@ -277,12 +277,18 @@ impl Volumetric {
     /// huge (house_of_cards: 200 mm "deep" along it, 6.6 mm by EPA, 1.9 kN on a 0.17 kg card). The source's
     /// refinement (shifting B along the normal until the pieces separate, reference §B.4) does not help there:
     /// shifted along the crossing, the cards separate as well.
-    fn normal(&self, o: &Overlap) -> Vec3 {
+    ///
+    /// Also returns the penetration: the intersection's extent along the normal or along EPA's, the smaller
+    /// (not EPA's depth: on coplanar faces, two equal boxes stacked, EPA gives the boxes' width; not the extent
+    /// along eq. (1)'s normal alone: tilted by 0.024 across a card 200 mm wide, it read 9.1 mm through a card
+    /// 4 mm thick, where EPA gives 5.0 mm).
+    fn normal(&self, o: &Overlap) -> (Vec3, f64) {
         let faces = self.surface_normal((o.a, o.key.2 as usize), (o.b, o.key.3 as usize), o.normal);
-        if penalty::extent(&self.isect, faces) > THIN_RATIO * penalty::extent(&self.isect, o.normal) {
-            o.normal
+        let (along_faces, along_epa) = (penalty::extent(&self.isect, faces), penalty::extent(&self.isect, o.normal));
+        if along_faces > THIN_RATIO * along_epa {
+            (o.normal, along_epa)
         } else {
-            faces
+            (faces, along_faces.min(along_epa))
         }
     }
 
@@ -320,15 +326,10 @@ impl Volumetric {
                         let (g, r) = self.law(model, a, b, f);
                         (if f > 0.0 { g / f } else { 1.0 }, self.gains(model, state, a, b, x, n, h, r).1)
                     };
-                    let normal = self.normal(o);
+                    let (normal, depth) = self.normal(o);
                     let patch = penalty::integrate_along(&self.isect, normal, k, law, |_, _| 0.0, vel_a, vel_b);
                     r = self.law(model, a, b, patch.spring).1;
-                    // penetration: the intersection's extent along the force's normal or along EPA's, the
-                    // smaller (not EPA's depth: on coplanar faces, two equal boxes stacked, EPA gives the boxes'
-                    // width; not the extent along eq. (1)'s normal alone: tilted by 0.024 across a card 200 mm
-                    // wide, it reads 9.1 mm through a card 4 mm thick)
-                    let ext = penalty::extent(&self.isect, normal).min(penalty::extent(&self.isect, o.normal));
-                    self.max_depth = self.max_depth.max(ext);
+                    self.max_depth = self.max_depth.max(depth);
                     patch
                 }
                 PenaltyModel::Point => {
