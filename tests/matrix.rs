@@ -22,11 +22,6 @@ const KNOWN: &[(MethodKey, &str, &str)] = &[
     (MethodKey::Impulse, "bolt_nut", "penetration 50.00 mm > 5% of the smallest body (751.5 mm)"),
     (MethodKey::Impulse, "hexbolt", "penetration 50.00 mm > 5% of the smallest body (674.4 mm)"),
     (MethodKey::VolumetricPenalty, "bolt_nut", "penetration 46.38 mm > 5% of the smallest body (751.5 mm)"),
-    (MethodKey::VolumetricPenalty, "house_of_cards", "penetration 9.10 mm > 5% of the smallest body (173.2 mm)"),
-    (MethodKey::VolumetricPenalty, "silo", "penetration 394.49 mm > 5% of the smallest body (692.8 mm)"),
-    (MethodKey::VolumetricPenalty, "wrecking_ball_full", "penetration 32.77 mm > 5% of the smallest body (341.8 mm)"),
-    (MethodKey::VolumetricPenalty, "wrecking_ball_light", "penetration 32.56 mm > 5% of the smallest body (341.8 mm)"),
-    (MethodKey::VolumetricPenalty, "wrecking_ball_medium", "penetration 32.77 mm > 5% of the smallest body (341.8 mm)"),
 ];
 
 /// Runs too long for the default suite on two cores: run with `--ignored`. The number is the run's wall time in

@@ -56,8 +56,14 @@ pub fn integrate(
 /// The normal of eq. (1): the area-weighted face normals of the intersection, A's minus B's, from A toward B;
 /// `fallback` when they cancel (a symmetric overlap).
 pub fn face_normal(isect: &Intersection, fallback: Vec3) -> Vec3 {
+    face_normal_of(isect, fallback, |_| true)
+}
+
+/// [`face_normal`] over the faces for which `surface` holds: the faces that lie on the bodies' surfaces, not
+/// on a plane where two convex pieces of one body meet (mod.rs, `Volumetric::normal`).
+pub fn face_normal_of(isect: &Intersection, fallback: Vec3, surface: impl Fn(&crate::collision::intersect::Face) -> bool) -> Vec3 {
     let mut n = Vec3::ZERO;
-    for f in &isect.faces {
+    for f in isect.faces.iter().filter(|f| surface(f)) {
         let sign = match f.side {
             Side::A => 1.0,
             Side::B => -1.0,

@@ -1,0 +1,164 @@
+//! The gains of a contact: the spring of eq. (8) and its load-following law, the dampers and the friction
+//! gains (stiffness.rs gives the rules; this is where `Volumetric` applies them to a piece pair).
+
+use super::{damping_ratio_for, reduced_mass, stiffness, Volumetric};
+use crate::dynamics::collision_matrix::collision_matrix_at as collision_matrix;
+use crate::math::Vec3;
+use crate::methods::volumetric::friction::Gains;
+use crate::model::Model;
+use crate::state::State;
+
+impl Volumetric {
+    /// The pair's spring from the source's rule k = π²m/(8h)² (eq. 8, m the reduced mass), unless `stiffness`
+    /// overrides it.
+    pub(super) fn spring(&self, model: &Model, a: usize, b: usize, h: f64) -> f64 {
+        self.params.stiffness.unwrap_or_else(|| stiffness::source_spring(reduced_mass(model, a, b), h))
+    }
+
+    /// The spring law (stiffness.rs): the force for the linear spring force `f` and the tangent stiffness ratio r.
+    pub(super) fn law(&self, model: &Model, a: usize, b: usize, f: f64) -> (f64, f64) {
+        // only where the analysis holds: bodies with at most two contacts (a chain, a stack, a body between
+        // the ground and a load); with more, a body's antiphase modes already spend the margin
+        if self.params.stiffness.is_some() || !self.params.stiffness_from_load || self.touching(a).max(self.touching(b)) > 2 {
+            return (f, 1.0);
+        }
+        let ratio = |i: usize| if self.movable[i] { self.ratio[i] } else { f64::INFINITY };
+        let r = stiffness::max_ratio(self.zeta(model, a, b)).min(ratio(a)).min(ratio(b));
+        stiffness::hardening(f, reduced_mass(model, a, b) * model.gravity.length(), r)
+    }
+
+    /// The pair's damping ratio ζ: `damping_ratio`, or the one for the pair's restitution.
+    pub(super) fn zeta(&self, model: &Model, a: usize, b: usize) -> f64 {
+        let (_, _, e) = model.pair_material(a, b);
+        self.params.damping_ratio.unwrap_or_else(|| damping_ratio_for(e))
+    }
+
+    /// Each moving body's largest tangent ratio r ≤ [`stiffness::MAX_LOAD_RATIO`] at which its piece pairs'
+    /// spends ([`stiffness::hardened_spend`], every pair at min(r, its own cap)) add up to at most
+    /// [`stiffness::two_contacts`] (the least over its pairs' ζ), into `self.ratio`: 1 where even the source's
+    /// gains spend more; after the substep's overlaps and counts. The spend is non-decreasing in r, so a
+    /// bisection finds it.
+    pub(super) fn budget(&mut self, model: &Model) {
+        let n = model.bodies.len();
+        let (mut lo, mut hi, mut cap) = (vec![1.0f64; n], vec![stiffness::MAX_LOAD_RATIO; n], vec![f64::INFINITY; n]);
+        // per moving body of each piece pair: (body, the spend at r = 1, its slope in r once the damper is
+        // spent, the pair's cap on r: 1 where a body touches more than two, `law`); with
+        // h = 1 the spend of `hardened_spend` is max(h²k_src + 2hc, r·h²k_src)/m
+        self.entries.clear();
+        for o in &self.overlaps {
+            let (a, b) = (o.a, o.b);
+            let (m, zeta, share) = (reduced_mass(model, a, b), self.zeta(model, a, b), self.damper_share(a, b));
+            let rmax = if self.touching(a).max(self.touching(b)) > 2 { 1.0 } else { stiffness::max_ratio(zeta) };
+            for i in [a, b] {
+                if self.movable[i] {
+                    let (base, slope) = (
+                        stiffness::hardened_spend(model.bodies[i].mass, m, zeta, share, 1.0),
+                        stiffness::hardened_spend(model.bodies[i].mass, m, 0.0, 0.0, 1.0),
+                    );
+                    self.entries.push((i, base, slope, rmax));
+                    cap[i] = cap[i].min(stiffness::two_contacts(zeta));
+                }
+            }
+        }
+        let spend = |entries: &[(usize, f64, f64, f64)], r: &[f64], out: &mut Vec<f64>| {
+            out.clear();
+            out.resize(n, 0.0);
+            for &(i, base, slope, rmax) in entries {
+                out[i] += base.max(r[i].min(rmax) * slope);
+            }
+        };
+        let mut sum = Vec::new();
+        spend(&self.entries, &lo, &mut sum);
+        for i in 0..n {
+            if sum[i] > cap[i] {
+                hi[i] = 1.0;
+            }
+        }
+        spend(&self.entries, &hi, &mut sum);
+        for i in 0..n {
+            if sum[i] <= cap[i] {
+                lo[i] = hi[i];
+            }
+        }
+        if lo.iter().zip(&hi).any(|(l, h)| l < h) {
+            let mut mid = vec![0.0; n];
+            for _ in 0..24 {
+                for i in 0..n {
+                    mid[i] = 0.5 * (lo[i] + hi[i]);
+                }
+                spend(&self.entries, &mid, &mut sum);
+                for i in 0..n {
+                    if sum[i] <= cap[i] {
+                        lo[i] = mid[i];
+                    } else {
+                        hi[i] = mid[i];
+                    }
+                }
+            }
+        }
+        self.ratio = lo;
+    }
+
+    /// The bodies that moving body `i` overlaps this substep (0 for a body that does not move).
+    pub(super) fn touching(&self, i: usize) -> u32 {
+        if self.movable[i] {
+            self.touching[i]
+        } else {
+            0
+        }
+    }
+
+    /// The share s = min(1, 2/n) of the source's dampers that a contact gets, n the most overlapping piece
+    /// pairs on either of its moving bodies (stiffness.rs: a body's dampers add up, and two critical ones are
+    /// what explicit integration bears).
+    pub(super) fn damper_share(&self, a: usize, b: usize) -> f64 {
+        let n = |i: usize| if self.movable[i] { self.counts[i] } else { 0 };
+        let most = n(a).max(n(b));
+        if most > 2 {
+            2.0 / most as f64
+        } else {
+            1.0
+        }
+    }
+
+    /// The pair's spring k (eq. 8, from the reduced mass, times the load ratio `r`) and the damper c and
+    /// friction gains for a contact at `point` with normal `n`.
+    ///
+    /// Dampers and the friction spring act on the contact point, where the bodies' rotation makes the mass that
+    /// the contact moves smaller than the reduced mass (a corner of a tilted box moves about four times more
+    /// easily than its centre). With the reduced mass, a critically damped contact would make symplectic Euler
+    /// unstable there, so the damper uses the effective mass along n at the point, m_n = 1/(nᵀKn), and the
+    /// friction spring and damper the smallest tangential one, both from the collision matrix K (§0). With
+    /// r > 1 the damper shrinks to keep the contact's share of the stability budget (stiffness.rs).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn gains(
+        &self,
+        model: &Model,
+        state: &State,
+        a: usize,
+        b: usize,
+        point: Vec3,
+        n: Vec3,
+        h: f64,
+        r: f64,
+    ) -> (f64, f64, Gains) {
+        let m = reduced_mass(model, a, b);
+        let k_src = self.params.stiffness.unwrap_or(stiffness::source_spring(m, h));
+        let k = r * k_src;
+        let kmat = collision_matrix(model, state, a, b, point);
+        let mn = 1.0 / n.dot(kmat * n);
+        let (t1, t2) = crate::math::tangent_basis(n);
+        let (k11, k12, k22) = (t1.dot(kmat * t1), t1.dot(kmat * t2), t2.dot(kmat * t2));
+        let lmax = 0.5 * (k11 + k22) + (0.25 * (k11 - k22).powi(2) + k12 * k12).sqrt();
+        let mt = 1.0 / lmax;
+        let (mu_k, mu_s, e) = model.pair_material(a, b);
+        let zeta = self.params.damping_ratio.unwrap_or_else(|| damping_ratio_for(e));
+        let share = self.damper_share(a, b);
+        let c_src = share * 2.0 * zeta * (k_src * mn.min(m)).sqrt();
+        let c = self.params.damping.unwrap_or_else(|| stiffness::budget_damper(c_src, k_src, k, h));
+        let rf = self.params.friction_stiffness;
+        let kf = rf * self.params.stiffness.unwrap_or(stiffness::source_spring(mt.min(m), h));
+        let cf = rf * self.params.damping.unwrap_or(share * 2.0 * zeta * (kf * mt.min(m)).sqrt());
+        (k, c, Gains { k: kf, c: cf, mu_s, mu_k })
+    }
+}
