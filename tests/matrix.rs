@@ -21,7 +21,8 @@ const DEPTH: f64 = 0.05;
 const KNOWN: &[(MethodKey, &str, &str)] = &[
     (MethodKey::Impulse, "bolt_nut", "penetration 50.00 mm > 5% of the smallest body (751.5 mm)"),
     (MethodKey::Impulse, "hexbolt", "penetration 50.00 mm > 5% of the smallest body (674.4 mm)"),
-    (MethodKey::VolumetricPenalty, "bolt_nut", "penetration 46.38 mm > 5% of the smallest body (751.5 mm)"),
+    // heavy (run with --ignored): the nested bowls gain energy from about 0.1 s and fly apart (3.4 kJ at 0.5 s)
+    (MethodKey::VolumetricPenalty, "bowls20", "penetration 15.44 mm > 5% of the smallest body (300.0 mm)"),
 ];
 
 /// Runs too long for the default suite on two cores: run with `--ignored`. The number is the run's wall time in
