@@ -19,8 +19,6 @@ const DEPTH: f64 = 0.05;
 /// Runs that fail today, each with what goes wrong; the test fails when one of these passes (take it off the
 /// list) as when any other run fails. Open work, tracked in the issues.
 const KNOWN: &[(MethodKey, &str, &str)] = &[
-    (MethodKey::Impulse, "bolt_nut", "penetration 50.00 mm > 5% of the smallest body (751.5 mm)"),
-    (MethodKey::Impulse, "hexbolt", "penetration 50.00 mm > 5% of the smallest body (674.4 mm)"),
     // heavy (run with --ignored): the nested bowls gain energy from about 0.1 s and fly apart (3.4 kJ at 0.5 s)
     (MethodKey::VolumetricPenalty, "bowls20", "penetration 15.44 mm > 5% of the smallest body (300.0 mm)"),
 ];

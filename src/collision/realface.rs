@@ -109,8 +109,16 @@ mod tests {
     #[test]
     fn torus_pieces_have_two_virtual_caps_each() {
         let g = generated::torus(1.0, 0.3, 16, 8).unwrap();
-        let geom =
-            build(ShapeDesc::Generated { generator: "torus".into(), mesh: Arc::new(g.mesh), pieces: Arc::new(g.pieces) }, true).unwrap();
+        let geom = build(
+            ShapeDesc::Generated {
+                generator: "torus".into(),
+                mesh: Arc::new(g.mesh),
+                pieces: Arc::new(g.pieces),
+                face_tolerance: g.face_tolerance,
+            },
+            true,
+        )
+        .unwrap();
         assert_eq!(geom.pieces.len(), 16);
         for f in &geom.piece_faces {
             let f = f.as_ref().expect("every torus segment has cut faces");

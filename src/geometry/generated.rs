@@ -22,6 +22,9 @@ use crate::math::Vec3;
 pub struct Generated {
     pub mesh: TriMeshData,
     pub pieces: Vec<Vec<Vec3>>,
+    /// How far a piece's face may lie from the mesh and still count as real (on the surface, not a cut through
+    /// the inside; `faces.rs`): 0 for exact decompositions, the flanks' deviation for the thread's teeth.
+    pub face_tolerance: f64,
 }
 
 /// Torus about z.
@@ -123,7 +126,7 @@ fn revolve(profile: &[(f64, f64)], parts: &[Vec<(f64, f64)>], segments: usize) -
             pieces.push(pts);
         }
     }
-    Generated { mesh, pieces }
+    Generated { mesh, pieces, face_tolerance: 0.0 }
 }
 
 /// Sum of the volumes of the pieces' convex hulls (tests check decompositions against the mesh volume).

@@ -12,6 +12,7 @@ pub mod point_shell;
 pub mod polytope;
 pub mod sdf;
 pub mod surface;
+pub mod thread_pieces;
 pub mod threaded;
 
 use crate::math::{Pose, Quat, Vec3};
@@ -53,6 +54,8 @@ pub enum ShapeDesc {
         generator: String,
         mesh: Arc<TriMeshData>,
         pieces: Arc<Vec<Vec<Vec3>>>,
+        /// A piece's face within this distance of the mesh is real (`Generated::face_tolerance`).
+        face_tolerance: f64,
     },
     /// Several shapes, each placed by its pose in the body frame (geometry/compound.rs); no parts: a body that
     /// collides with nothing.
@@ -171,7 +174,7 @@ pub fn build(desc: ShapeDesc, needs_volume: bool) -> Result<Geometry, String> {
                 }
             }
         }
-        ShapeDesc::Generated { mesh, pieces, .. } => {
+        ShapeDesc::Generated { mesh, pieces, face_tolerance, .. } => {
             mesh.check_closed().map_err(|e| format!("generated mesh is not closed: {e}"))?;
             let um = mass::mesh(&mesh.vertices, &mesh.triangles);
             let parts = pieces
@@ -182,7 +185,7 @@ pub fn build(desc: ShapeDesc, needs_volume: bool) -> Result<Geometry, String> {
                 .map_err(|e| format!("invalid triangle mesh: {e:?}"))?;
             let compound = SharedShape::compound(parts.clone());
             let size = compound.compute_local_bounding_sphere().radius;
-            piece_faces = faces::classify(&parts, &surface, 1e-9 * size);
+            piece_faces = faces::classify(&parts, &surface, face_tolerance.max(1e-9 * size));
             (compound, parts, um)
         }
         ShapeDesc::Compound { parts } => {

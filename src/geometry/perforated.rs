@@ -127,7 +127,7 @@ pub fn perforated_box(size: Vec3, wall: f64, holes: usize) -> Result<Generated, 
     if super::mass::mesh(&mesh.vertices, &mesh.triangles).volume <= 0.0 {
         return Err("perforated_box: generated mesh is inverted".into());
     }
-    Ok(Generated { mesh, pieces })
+    Ok(Generated { mesh, pieces, face_tolerance: 0.0 })
 }
 
 #[cfg(test)]

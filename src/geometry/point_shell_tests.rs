@@ -5,7 +5,7 @@ use crate::math::rng::Rng;
 use std::sync::Arc;
 
 fn gen(g: generated::Generated, name: &str) -> ShapeDesc {
-    ShapeDesc::Generated { generator: name.into(), mesh: Arc::new(g.mesh), pieces: Arc::new(g.pieces) }
+    ShapeDesc::Generated { generator: name.into(), mesh: Arc::new(g.mesh), pieces: Arc::new(g.pieces), face_tolerance: g.face_tolerance }
 }
 
 fn primitives() -> Vec<ShapeDesc> {

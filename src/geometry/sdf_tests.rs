@@ -5,7 +5,7 @@ use parry3d_f64::query::PointQuery;
 use std::sync::Arc;
 
 fn gen(g: generated::Generated, name: &str) -> ShapeDesc {
-    ShapeDesc::Generated { generator: name.into(), mesh: Arc::new(g.mesh), pieces: Arc::new(g.pieces) }
+    ShapeDesc::Generated { generator: name.into(), mesh: Arc::new(g.mesh), pieces: Arc::new(g.pieces), face_tolerance: g.face_tolerance }
 }
 
 fn random_point(rng: &mut Rng, sdf: &Sdf) -> Vec3 {

@@ -11,12 +11,13 @@
 //!   bolt of the same radius, pitch and depth, grown by `clearance`: that bolt turns into it with a gap.
 //!
 //! Threads are radial height fields r(θ, z) sampled on the same grid for bolt and nut (at least 8 rows per pitch, a multiple of the segments: `rows_per_pitch`), so
-//! matching parts keep their clearance. The convex pieces of bolt and nut (used by the other methods only) are
-//! per-segment, per-pitch hulls and fill the thread's valleys: only `abd`, which collides the triangle mesh,
-//! screws them together.
+//! matching parts keep their clearance. The convex pieces of bolt and nut (for the methods that collide convex
+//! pieces) follow the helix: a tooth per segment and turn, a core prism (bolt) or wedges out to the hexagon (nut),
+//! so bolt and nut pieces keep the clearance between their flanks too (`thread_pieces.rs`).
 
 use super::generated::Generated;
 use super::mesh::TriMeshData;
+use super::thread_pieces;
 use crate::math::Vec3;
 
 const ROWS_PER_PITCH: usize = 8;
@@ -30,6 +31,14 @@ const ROWS_PER_PITCH: usize = 8;
 /// friction that came with it stopped it at 4× the torque its friction coefficient allows (implicit-penalty).
 fn rows_per_pitch(segments: usize) -> usize {
     segments * ROWS_PER_PITCH.div_ceil(segments)
+}
+
+/// How far a tooth's face may lie from the thread's mesh and count as real: an eighth of the smaller of the depth
+/// and the half pitch. A flank of a tooth (the hull of the ridge's cross-sections at both ends of a segment) bows
+/// off the mesh's flank by a fraction of a millimetre at 24 segments; the cuts through the inside (the cross-sections,
+/// the faces on the core or body) have their centroids a third of the ridge's height or more inside.
+fn face_tolerance(depth: f64, pitch: f64) -> f64 {
+    0.125 * depth.min(0.5 * pitch)
 }
 
 fn polar(r: f64, th: f64, z: f64) -> Vec3 {
@@ -105,7 +114,7 @@ pub fn gear(teeth: usize, radius: f64, thickness: f64) -> Result<Generated, Stri
     for k in 0..teeth {
         pieces.push(prism(&outline[4 * k..4 * k + 4]));
     }
-    Ok(Generated { mesh, pieces })
+    Ok(Generated { mesh, pieces, face_tolerance: 0.0 })
 }
 
 /// Threaded bolt (with a head unless `head` is false).
@@ -131,7 +140,18 @@ pub fn bolt(radius: f64, length: f64, pitch: f64, depth: f64, segments: usize, h
     }
     let mesh = solid_of_rings(&rings);
     check(&mesh, "bolt")?;
-    Ok(Generated { mesh, pieces: coarse_pieces(&rings, segments, rpp) })
+    // the ridge between two roots (u = 0 and 1) with the crest (u = ½) between, climbing p per turn
+    let ridge = |t: f64, k: i64| {
+        let z0 = pitch * (t / std::f64::consts::TAU + k as f64);
+        [(radius - depth, z0), (radius, z0 + 0.5 * pitch), (radius - depth, z0 + pitch)]
+    };
+    let turns = -2..=(length / pitch).ceil() as i64 + 1;
+    let mut pieces = thread_pieces::teeth(&ridge, segments, turns, 0.0, length);
+    pieces.push(thread_pieces::ring_prism(&|_| radius - depth, segments, 0.0, length));
+    if head {
+        pieces.push(thread_pieces::ring_prism(&|_| 1.6 * radius, segments, length, length + 2.0 * pitch));
+    }
+    Ok(Generated { mesh, pieces, face_tolerance: face_tolerance(depth, pitch) })
 }
 
 /// Hexagonal nut with a threaded hole.
@@ -179,42 +199,16 @@ pub fn nut(radius: f64, height: f64, pitch: f64, depth: f64, clearance: f64, out
     }
     let mesh = TriMeshData { vertices, triangles };
     check(&mesh, "nut")?;
-    // pieces: per segment and per pitch, the hull of the outer and inner points of that cell
-    let mut pieces = Vec::new();
-    for s in 0..n {
-        for block in (0..rows).step_by(rpp) {
-            let end = (block + rpp).min(rows);
-            let mut pts = Vec::new();
-            for k in block..=end {
-                for j in [s, (s + 1) % n] {
-                    pts.push(outer_rings[k][j]);
-                    pts.push(inner[k][j]);
-                }
-            }
-            pieces.push(pts);
-        }
-    }
-    Ok(Generated { mesh, pieces })
-}
-
-/// Per segment and per pitch block: the hull of the surface points and the axis (a solid of rings).
-fn coarse_pieces(rings: &[Vec<Vec3>], segments: usize, rows_per_pitch: usize) -> Vec<Vec<Vec3>> {
-    let mut pieces = Vec::new();
-    let mut k = 0;
-    while k + 1 < rings.len() {
-        let end = (k + rows_per_pitch).min(rings.len() - 1);
-        for s in 0..segments {
-            let mut pts = Vec::new();
-            for ring in &rings[k..=end] {
-                pts.push(ring[s]);
-                pts.push(ring[(s + 1) % segments]);
-                pts.push(Vec3::new(0.0, 0.0, ring[s].z));
-            }
-            pieces.push(pts);
-        }
-        k = end;
-    }
-    pieces
+    // the nut's ridge points inwards where the bolt has its root (u = 0), its base on the crest radius + clearance
+    let ridge = |t: f64, k: i64| {
+        let z0 = pitch * (t / std::f64::consts::TAU + k as f64);
+        let base = radius + clearance;
+        [(base, z0 - 0.5 * pitch), (radius - depth + clearance, z0), (base, z0 + 0.5 * pitch)]
+    };
+    let turns = -2..=(height / pitch).ceil() as i64 + 1;
+    let mut pieces = thread_pieces::teeth(&ridge, n, turns, 0.0, height);
+    pieces.extend(thread_pieces::wedges(radius + clearance, &hex, n, 0.0, height));
+    Ok(Generated { mesh, pieces, face_tolerance: face_tolerance(depth, pitch) })
 }
 
 #[cfg(test)]
@@ -255,5 +249,53 @@ mod tests {
             worst = worst.max((r - thread_radius(radius, pitch, depth, th, c.z)).abs());
         }
         assert!(worst <= sag * (1.0 + 1e-6), "a facet's centroid is {worst} off the V (sag {sag})");
+    }
+
+    /// Each piece's hull (mesh and volume).
+    fn hulls(pieces: &[Vec<Vec3>]) -> Vec<parry3d_f64::shape::SharedShape> {
+        pieces.iter().map(|p| parry3d_f64::shape::SharedShape::convex_hull(p).expect("a piece with a 3-D hull")).collect()
+    }
+
+    #[test]
+    fn thread_pieces_fill_the_parts_and_keep_the_clearance() {
+        use crate::math::{Pose, Quat};
+        let (radius, pitch, depth, segments) = (0.1, 0.05, 0.025, 24);
+        let clearance = depth / 4.0;
+        let b = bolt(radius, 0.5, pitch, depth, segments, true).unwrap();
+        let n = nut(radius, 0.15, pitch, depth, clearance, 0.18, segments).unwrap();
+        // the pieces' volume is the mesh's, up to the hulls' bulge over the twisted flanks
+        for (g, what) in [(&b, "bolt"), (&n, "nut")] {
+            let total = crate::geometry::generated::pieces_volume(&g.pieces);
+            let v = mass::mesh(&g.mesh.vertices, &g.mesh.triangles).volume;
+            assert!((total - v).abs() < 2e-3 * v, "{what}: pieces {total} vs mesh {v}");
+            // every piece's corner lies in the solid or within the polygon's sag of its surface
+            let surface = parry3d_f64::shape::TriMesh::with_flags(
+                g.mesh.vertices.clone(),
+                g.mesh.triangles.clone(),
+                parry3d_f64::shape::TriMeshFlags::ORIENTED,
+            )
+            .unwrap();
+            let sag = 1.8 * radius * (1.0 - (std::f64::consts::PI / segments as f64).cos());
+            for p in g.pieces.iter().flatten() {
+                let proj = parry3d_f64::query::PointQuery::project_local_point(&surface, *p, true);
+                assert!(proj.is_inside || (proj.point - *p).length() < sag, "{what}: corner {p:?} outside the solid");
+            }
+        }
+        // the bolt one pitch into the nut (as in bolt_nut), and turned on along its helix by a fraction of a
+        // segment: no bolt piece touches a nut piece, and the flanks are about clearance·cos 45° apart
+        let (bh, nh) = (hulls(&b.pieces), hulls(&n.pieces));
+        for turn in [0.0, 0.3, 0.5] {
+            let angle = -turn * std::f64::consts::TAU / segments as f64;
+            let pose = Pose::from_parts(Vec3::new(0.0, 0.0, 0.1 + pitch * angle / std::f64::consts::TAU), Quat::from_rotation_z(angle));
+            let mut closest = f64::INFINITY;
+            for x in &bh {
+                for y in &nh {
+                    let d = parry3d_f64::query::distance(&pose, x.as_ref(), &Pose::IDENTITY, y.as_ref()).unwrap();
+                    closest = closest.min(d.distance);
+                }
+            }
+            let flank = clearance * std::f64::consts::FRAC_1_SQRT_2;
+            assert!(closest > 0.5 * flank && closest < 1.2 * flank, "turned {turn} segment: closest {closest} (flank gap {flank})");
+        }
     }
 }

@@ -230,5 +230,5 @@ fn generated_shape(t: &toml::Table) -> Result<ShapeDesc, String> {
         }
         other => return Err(format!("unknown generator `{other}`; allowed: {GENERATORS}")),
     };
-    Ok(ShapeDesc::Generated { generator: name, mesh: Arc::new(g.mesh), pieces: Arc::new(g.pieces) })
+    Ok(ShapeDesc::Generated { generator: name, mesh: Arc::new(g.mesh), pieces: Arc::new(g.pieces), face_tolerance: g.face_tolerance })
 }
