@@ -18,10 +18,7 @@ const DEPTH: f64 = 0.05;
 
 /// Runs that fail today, each with what goes wrong; the test fails when one of these passes (take it off the
 /// list) as when any other run fails. Open work, tracked in the issues.
-const KNOWN: &[(MethodKey, &str, &str)] = &[
-    // heavy (run with --ignored): the nested bowls gain energy from about 0.1 s and fly apart (3.4 kJ at 0.5 s)
-    (MethodKey::VolumetricPenalty, "bowls20", "penetration 15.44 mm > 5% of the smallest body (300.0 mm)"),
-];
+const KNOWN: &[(MethodKey, &str, &str)] = &[];
 
 /// Runs too long for the default suite on two cores: run with `--ignored`. The number is the run's wall time in
 /// seconds on the 2-core machine, two runs at a time (over 2 s is heavy); infinity where the survey stopped the run

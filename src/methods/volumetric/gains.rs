@@ -15,8 +15,9 @@ impl Volumetric {
         self.params.stiffness.unwrap_or_else(|| stiffness::source_spring(reduced_mass(model, a, b), h))
     }
 
-    /// The spring law (stiffness.rs): the force for the linear spring force `f` and the tangent stiffness ratio r.
-    pub(super) fn law(&self, model: &Model, a: usize, b: usize, f: f64) -> (f64, f64) {
+    /// The spring law (stiffness.rs): the force for the linear spring force `f` and the tangent stiffness ratio r,
+    /// for a piece pair with `share` of its body pair's contact (the knee at that share of the pair's weight).
+    pub(super) fn law(&self, model: &Model, a: usize, b: usize, f: f64, share: f64) -> (f64, f64) {
         // only where the analysis holds: bodies with at most two contacts (a chain, a stack, a body between
         // the ground and a load); with more, a body's antiphase modes already spend the margin
         if self.params.stiffness.is_some() || !self.params.stiffness_from_load || self.touching(a).max(self.touching(b)) > 2 {
@@ -24,7 +25,7 @@ impl Volumetric {
         }
         let ratio = |i: usize| if self.movable[i] { self.ratio[i] } else { f64::INFINITY };
         let r = stiffness::max_ratio(self.zeta(model, a, b)).min(ratio(a)).min(ratio(b));
-        stiffness::hardening(f, reduced_mass(model, a, b) * model.gravity.length(), r)
+        stiffness::hardening(f, share * reduced_mass(model, a, b) * model.gravity.length(), r)
     }
 
     /// The pair's damping ratio ζ: `damping_ratio`, or the one for the pair's restitution.
@@ -44,16 +45,18 @@ impl Volumetric {
         // per moving body of each piece pair: (body, the spend at r = 1, its slope in r once the damper is
         // spent, the pair's cap on r: 1 where a body touches more than two, `law`); with
         // h = 1 the spend of `hardened_spend` is max(h²k_src + 2hc, r·h²k_src)/m
+        self.soften(model);
         self.entries.clear();
         for o in &self.overlaps {
             let (a, b) = (o.a, o.b);
             let (m, zeta, share) = (reduced_mass(model, a, b), self.zeta(model, a, b), self.damper_share(a, b));
+            let part = o.share;
             let rmax = if self.touching(a).max(self.touching(b)) > 2 { 1.0 } else { stiffness::max_ratio(zeta) };
             for i in [a, b] {
                 if self.movable[i] {
                     let (base, slope) = (
-                        stiffness::hardened_spend(model.bodies[i].mass, m, zeta, share, 1.0),
-                        stiffness::hardened_spend(model.bodies[i].mass, m, 0.0, 0.0, 1.0),
+                        stiffness::shared_spend(model.bodies[i].mass, m, zeta, share, part, 1.0),
+                        stiffness::shared_spend(model.bodies[i].mass, m, 0.0, 0.0, part, 1.0),
                     );
                     self.entries.push((i, base, slope, rmax));
                     cap[i] = cap[i].min(stiffness::two_contacts(zeta));
@@ -99,6 +102,32 @@ impl Volumetric {
         self.ratio = lo;
     }
 
+    /// The springs' part of each piece pair (`Overlap::share`, on entry 1/n for the n piece pairs of its body
+    /// pair): 1 where every moving body's piece pairs at full springs, with their dampers, spend at most
+    /// [`stiffness::two_contacts`]; where a body's spend is more (a bolt in its nut, a bowl in a bowl: dozens of
+    /// piece pairs, each with the source's spring, on one body), its springs are scaled down to what the budget
+    /// leaves after the dampers, but not below 1/n (the body pair's one spring shared among its piece pairs).
+    fn soften(&mut self, model: &Model) {
+        let n = model.bodies.len();
+        let (mut springs, mut total, mut cap) = (vec![0.0f64; n], vec![0.0f64; n], vec![f64::INFINITY; n]);
+        for o in &self.overlaps {
+            let (m, zeta, share) = (reduced_mass(model, o.a, o.b), self.zeta(model, o.a, o.b), self.damper_share(o.a, o.b));
+            for i in [o.a, o.b] {
+                if self.movable[i] {
+                    springs[i] += stiffness::shared_spend(model.bodies[i].mass, m, 0.0, 0.0, 1.0, 1.0);
+                    total[i] += stiffness::shared_spend(model.bodies[i].mass, m, zeta, share, 1.0, 1.0);
+                    cap[i] = cap[i].min(stiffness::two_contacts(zeta));
+                }
+            }
+        }
+        let part: Vec<f64> = (0..n)
+            .map(|i| if total[i] <= cap[i] { 1.0 } else { ((cap[i] - (total[i] - springs[i])) / springs[i]).clamp(0.0, 1.0) })
+            .collect();
+        for o in &mut self.overlaps {
+            o.share = o.share.max(part[o.a].min(part[o.b]));
+        }
+    }
+
     /// The bodies that moving body `i` overlaps this substep (0 for a body that does not move).
     pub(super) fn touching(&self, i: usize) -> u32 {
         if self.movable[i] {
@@ -108,9 +137,9 @@ impl Volumetric {
         }
     }
 
-    /// The share s = min(1, 2/n) of the source's dampers that a contact gets, n the most overlapping piece
-    /// pairs on either of its moving bodies (stiffness.rs: a body's dampers add up, and two critical ones are
-    /// what explicit integration bears).
+    /// The share s = min(1, 2/n) of the source's dampers that a contact gets, n the most bodies that either of
+    /// its moving bodies overlaps (stiffness.rs: a body's dampers add up, and two critical ones are what explicit
+    /// integration bears; the piece pairs of one body pair share one contact's gains, `gains`).
     pub(super) fn damper_share(&self, a: usize, b: usize) -> f64 {
         let n = |i: usize| if self.movable[i] { self.counts[i] } else { 0 };
         let most = n(a).max(n(b));
@@ -130,20 +159,24 @@ impl Volumetric {
     /// unstable there, so the damper uses the effective mass along n at the point, m_n = 1/(nᵀKn), and the
     /// friction spring and damper the smallest tangential one, both from the collision matrix K (§0). With
     /// r > 1 the damper shrinks to keep the contact's share of the stability budget (stiffness.rs).
-    #[allow(clippy::too_many_arguments)]
+    ///
+    /// A body pair that overlaps in n piece pairs (a bolt in its nut, a bowl in a bowl, two interlocked rings) is
+    /// one contact: each piece pair gets `part` = 1/n of the spring, the dampers and the friction gains, so the
+    /// pair's gains do not grow with the number of pieces the decomposition cut its surfaces into (with each
+    /// piece pair at the full gains, a bolt in its nut summed dozens of springs on one body and symplectic Euler
+    /// blew it up whatever the substep).
     pub(super) fn gains(
         &self,
         model: &Model,
         state: &State,
-        a: usize,
-        b: usize,
+        (a, b, part): (usize, usize, f64),
         point: Vec3,
         n: Vec3,
         h: f64,
         r: f64,
     ) -> (f64, f64, Gains) {
         let m = reduced_mass(model, a, b);
-        let k_src = self.params.stiffness.unwrap_or(stiffness::source_spring(m, h));
+        let k_src = part * self.params.stiffness.unwrap_or(stiffness::source_spring(m, h));
         let k = r * k_src;
         let kmat = collision_matrix(model, state, a, b, point);
         let mn = 1.0 / n.dot(kmat * n);
@@ -154,11 +187,11 @@ impl Volumetric {
         let (mu_k, mu_s, e) = model.pair_material(a, b);
         let zeta = self.params.damping_ratio.unwrap_or_else(|| damping_ratio_for(e));
         let share = self.damper_share(a, b);
-        let c_src = share * 2.0 * zeta * (k_src * mn.min(m)).sqrt();
+        let c_src = share * 2.0 * zeta * (k_src / part * mn.min(m)).sqrt();
         let c = self.params.damping.unwrap_or_else(|| stiffness::budget_damper(c_src, k_src, k, h));
         let rf = self.params.friction_stiffness;
-        let kf = rf * self.params.stiffness.unwrap_or(stiffness::source_spring(mt.min(m), h));
-        let cf = rf * self.params.damping.unwrap_or(share * 2.0 * zeta * (kf * mt.min(m)).sqrt());
+        let kf = part * rf * self.params.stiffness.unwrap_or(stiffness::source_spring(mt.min(m), h));
+        let cf = rf * self.params.damping.unwrap_or(share * 2.0 * zeta * (kf / part * mt.min(m)).sqrt());
         (k, c, Gains { k: kf, c: cf, mu_s, mu_k })
     }
 }

@@ -111,6 +111,9 @@ struct Overlap {
     depth: f64,
     point_a: Vec3,
     point_b: Vec3,
+    /// This piece pair's share of its body pair's contact: 1/n for the n overlapping piece pairs of the two
+    /// bodies (gains.rs, `Volumetric::gains`).
+    share: f64,
 }
 
 /// The method and its workspace.
@@ -238,7 +241,16 @@ impl Volumetric {
                     };
                     let key = (a as u32, b as u32, i as u32, j as u32);
                     if c.dist < 0.0 {
-                        self.overlaps.push(Overlap { a, b, key, normal: c.normal1, depth: -c.dist, point_a: c.point1, point_b: c.point2 });
+                        self.overlaps.push(Overlap {
+                            a,
+                            b,
+                            key,
+                            normal: c.normal1,
+                            depth: -c.dist,
+                            point_a: c.point1,
+                            point_b: c.point2,
+                            share: 1.0,
+                        });
                     } else if c.dist <= 1e-9 * (qa.radius + qb.radius) {
                         touching.push((key, pa, pb));
                     }
@@ -249,22 +261,28 @@ impl Volumetric {
             for (key, pa, pb) in touching {
                 let (a, b, i, j) = (key.0 as usize, key.1 as usize, key.2 as usize, key.3 as usize);
                 if let Some((normal, depth, point_a, point_b)) = self.verify_touching(&pa, &pb, (a, i), (b, j)) {
-                    self.overlaps.push(Overlap { a, b, key, normal, depth, point_a, point_b });
+                    self.overlaps.push(Overlap { a, b, key, normal, depth, point_a, point_b, share: 1.0 });
                 }
             }
             self.overlaps.sort_by_key(|o| o.key);
         }
-        self.counts.clear();
-        self.counts.resize(model.bodies.len(), 0);
         self.touching.clear();
         self.touching.resize(model.bodies.len(), 0);
-        for (k, o) in self.overlaps.iter().enumerate() {
+        self.counts.clear();
+        self.counts.resize(model.bodies.len(), 0);
+        for o in &self.overlaps {
             self.counts[o.a] += 1;
             self.counts[o.b] += 1;
-            if k == 0 || (self.overlaps[k - 1].a, self.overlaps[k - 1].b) != (o.a, o.b) {
-                self.touching[o.a] += 1;
-                self.touching[o.b] += 1;
-            }
+        }
+        let mut start = 0;
+        while start < self.overlaps.len() {
+            let (a, b) = (self.overlaps[start].a, self.overlaps[start].b);
+            let end = start + self.overlaps[start..].iter().take_while(|o| (o.a, o.b) == (a, b)).count();
+            self.touching[a] += 1;
+            self.touching[b] += 1;
+            let share = 1.0 / (end - start) as f64;
+            self.overlaps[start..end].iter_mut().for_each(|o| o.share = share);
+            start = end;
         }
         self.budget(model);
     }
@@ -310,7 +328,7 @@ impl Volumetric {
             let (sa, sb) = (state.bodies[a], state.bodies[b]);
             let vel_a = |x: Vec3| sa.v + sa.w.cross(x - sa.x);
             let vel_b = |x: Vec3| sb.v + sb.w.cross(x - sb.x);
-            let k = self.spring(model, a, b, h);
+            let k = o.share * self.spring(model, a, b, h);
             let r;
             let mut patch = match self.params.model {
                 PenaltyModel::Volume => {
@@ -323,21 +341,21 @@ impl Volumetric {
                         continue; // touching or a sliver: no volume, no force
                     }
                     let law = |x: Vec3, n: Vec3, f: f64| {
-                        let (g, r) = self.law(model, a, b, f);
-                        (if f > 0.0 { g / f } else { 1.0 }, self.gains(model, state, a, b, x, n, h, r).1)
+                        let (g, r) = self.law(model, a, b, f, o.share);
+                        (if f > 0.0 { g / f } else { 1.0 }, self.gains(model, state, (a, b, o.share), x, n, h, r).1)
                     };
                     let (normal, depth) = self.normal(o);
                     let patch = penalty::integrate_along(&self.isect, normal, k, law, |_, _| 0.0, vel_a, vel_b);
-                    r = self.law(model, a, b, patch.spring).1;
+                    r = self.law(model, a, b, patch.spring, o.share).1;
                     self.max_depth = self.max_depth.max(depth);
                     patch
                 }
                 PenaltyModel::Point => {
                     self.max_depth = self.max_depth.max(o.depth);
                     let point = 0.5 * (o.point_a + o.point_b);
-                    let (spring, rr) = self.law(model, a, b, k * o.depth);
+                    let (spring, rr) = self.law(model, a, b, k * o.depth, o.share);
                     r = rr;
-                    let (_, c, _) = self.gains(model, state, a, b, point, o.normal, h, r);
+                    let (_, c, _) = self.gains(model, state, (a, b, o.share), point, o.normal, h, r);
                     let vn = (vel_a(point) - vel_b(point)).dot(o.normal);
                     penalty::Patch { normal: o.normal, volume: 0.0, area: 0.0, force: (spring + c * vn).max(0.0), spring, point, arm: 0.0 }
                 }
@@ -345,7 +363,7 @@ impl Volumetric {
             if patch.force <= 0.0 {
                 continue;
             }
-            let (_, _, g) = self.gains(model, state, a, b, patch.point, patch.normal, h, r);
+            let (_, _, g) = self.gains(model, state, (a, b, o.share), patch.point, patch.normal, h, r);
             patch.force = patch.force.max(0.0);
             // friction: the anchors persist by piece pair
             let (pa, pb) = (crate::collision::narrow::body_pose(model, state, a), crate::collision::narrow::body_pose(model, state, b));

@@ -62,6 +62,16 @@
 //! dozens of piece pairs on the static nut) went 28.9 → 38.4 mm deep with the hardening conditioned on the
 //! bodies touched alone, 29.6 mm with the budget; a ring of the wrecking ball's chain (8 piece pairs at
 //! m_red/m = 1/2) spends 2.5 of 3.45 at r = 4.
+//!
+//! The budget also bounds the springs from above: where a body's piece pairs at the source's springs, with their
+//! dampers, already spend more than [`two_contacts`] (a bolt in its nut: dozens of piece pairs in parallel on one
+//! body, each spring h²k/m = 0.154 on its own, and more where the point's effective mass is smaller), symplectic
+//! Euler blew the body up whatever the substep (hexbolt and bolt_nut: 10⁴–10⁵ J within 0.2 s; 20 nested bowls:
+//! 3.4 kJ at 0.5 s). gains.rs (`soften`) then scales that body's springs (normal and friction) down to what the
+//! budget leaves after the dampers, never below 1/n for the n piece pairs of one body pair (that pair's one
+//! spring shared): measured, bolt_nut 0.37 mm deep and turning at the rate its friction allows (15.7 J at 0.5 s),
+//! bowls20 4.9 mm at 0.5 s, 1.6 J. Sharing 1/n everywhere instead cost the wrecking balls' chain rings (two to
+//! four piece pairs per ring pair, within the budget at full springs) 13.5 → 20.0 mm.
 
 //! The spring thus follows the load a contact carries: a contact carrying a load W > 2w rests where
 //! f(d̄) = W, with the stiffness r·k_src. A body at rest on a fixed one carries W = w and keeps the source's
@@ -107,6 +117,14 @@ pub fn hardened_spend(m_body: f64, m_red: f64, zeta: f64, share: f64, r: f64) ->
     let kh2 = std::f64::consts::PI.powi(2) / 64.0 * m_red; // h² k_src
     let ch = share * 2.0 * zeta.max(0.0) * (kh2 * m_red).sqrt(); // h c_src
     (r * kh2 + 2.0 * budget_damper(ch, kh2, r * kh2, 1.0)) / m_body
+}
+
+/// [`hardened_spend`] of a piece pair with `part` of its body pair's spring (k = part·r·k_src) and its damper
+/// at `share` of the source's whole one: the spring's spend scales with `part`, the damper's does not.
+pub fn shared_spend(m_body: f64, m_red: f64, zeta: f64, share: f64, part: f64, r: f64) -> f64 {
+    let kh2 = std::f64::consts::PI.powi(2) / 64.0 * m_red;
+    let ch = share * 2.0 * zeta.max(0.0) * (kh2 * m_red).sqrt();
+    (part * r * kh2 + 2.0 * budget_damper(ch, part * kh2, part * r * kh2, 1.0)) / m_body
 }
 
 /// The budget a body may spend, that of two of the source's contacts on a fixed body: 2((π/8)² + 4ζπ/8)
