@@ -12,7 +12,7 @@ use cairn::methods::abd::{affine, barrier, local};
 use cairn::methods::Params;
 
 /// Experiment names, in table order.
-pub const EXPERIMENTS: [&str; 14] = [
+pub const EXPERIMENTS: [&str; 15] = [
     "abd_derivatives",
     "abd_ccd",
     "abd_orthogonality",
@@ -25,6 +25,7 @@ pub const EXPERIMENTS: [&str; 14] = [
     "abd_gears",
     "abd_scenes",
     "abd_stack",
+    "abd_stands",
     "abd_near_limit",
     "abd_touching",
 ];
@@ -55,6 +56,7 @@ pub(super) fn run(name: &str, method: &Overrides) -> Vec<Row> {
         "abd_gears" => crate::abd_scenes::gears(method),
         "abd_scenes" => crate::abd_scenes::scenes(method),
         "abd_stack" => crate::abd_stand::stack(method),
+        "abd_stands" => crate::abd_stands::stands(method),
         "abd_near_limit" => crate::abd_stand::near_limit(method),
         "abd_touching" => crate::abd_stand::touching(method),
         other => Err(anyhow::anyhow!("unknown experiment `{other}`")),

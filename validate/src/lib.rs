@@ -32,6 +32,7 @@ pub const EXPERIMENTS: [&str; 10] =
 pub mod abd;
 mod abd_scenes;
 mod abd_stand;
+mod abd_stands;
 mod implicit;
 mod implicit_joints;
 mod impulse;
