@@ -118,14 +118,16 @@ impl ImplicitPenalty {
         let h = self.h;
         // fewer than n_ref points share the spring of n_ref (ImplicitParams::stiffness)
         let points = points.max(1.0);
-        let k = self.params.stiffness.unwrap_or(m / (h * h * points.min(n_ref)));
+        let k0 = self.params.stiffness.unwrap_or(m / (h * h * points.min(n_ref)));
+        // beyond n_max points the pair's total spring stays that of n_max (ImplicitParams::saturation_points)
+        let k = if self.params.stiffness.is_some() { k0 } else { k0 * (self.params.saturation_points / points).min(1.0) };
         let (mu_k, mu_s, e) = model.pair_material(a, b);
         let zeta = self.params.damping_ratio.unwrap_or_else(|| damping_ratio_for(e));
         let kd = self.params.damping.unwrap_or(2.0 * zeta * (k * m / points).sqrt());
         (
             Gains { k, kd, tangential: self.params.tangential_damping },
             friction::Gains {
-                kt: self.params.friction_stiffness * k,
+                kt: self.params.friction_stiffness * k0,
                 mu_s,
                 mu_k,
                 lead: if self.params.friction == FrictionMode::Implicit && self.params.integrator == Integrator::Implicit {
@@ -463,5 +465,26 @@ fn merge_substep(total: &mut StepStats, s: StepStats, w: f64) {
     total.points_tested += s.points_tested;
     for (t, v) in total.stage_seconds.iter_mut().zip(s.stage_seconds) {
         *t += v;
+    }
+}
+
+#[cfg(test)]
+mod gains_tests {
+    use super::*;
+
+    #[test]
+    fn a_pairs_total_spring_is_that_of_n_ref_points_below_and_of_n_max_points_above() {
+        let text = "format = 1\n[world]\ndt = 0.002\nmethod = \"implicit-penalty\"\n\
+[[body]]\nname = \"ground\"\nkind = \"static\"\nshape = { type = \"box\", size = [4.0, 4.0, 1.0] }\nposition = [0.0, 0.0, -0.5]\n\
+[[body]]\nname = \"cube\"\nshape = { type = \"box\", size = [1.0, 1.0, 1.0] }\nposition = [0.0, 0.0, 0.5]\nmass = 2.0\n";
+        let model = crate::scene::load_str(text, "t", "t", std::path::Path::new("."), &[]).unwrap();
+        let ip = ImplicitPenalty::new(ImplicitParams::default(), &model).unwrap();
+        let m_h2 = 2.0 / (0.002f64 * 0.002);
+        for (n, total) in [(4.0, m_h2), (16.0, m_h2), (64.0, 4.0 * m_h2), (256.0, 16.0 * m_h2), (1024.0, 16.0 * m_h2)] {
+            let (g, f) = ip.gains(&model, 0, 1, n);
+            assert!((g.k * n - total).abs() < 1e-9 * total, "{n} points: total spring {} vs {total}", g.k * n);
+            // the anchors keep the spring of min(N, n_ref) points
+            assert!((f.kt - 0.1 * m_h2 / n.min(16.0)).abs() < 1e-9 * f.kt, "{n} points: anchor spring {}", f.kt);
+        }
     }
 }
