@@ -1,7 +1,11 @@
 //! The matrix (issue "the same scene under every method"): every bundled scene under every method for half a
 //! second. A method may refuse a scene only for a reason its registry entry's `supports` gives (joints or proxies
 //! it does not run yet); a scene it accepts must run without a non-finite value, and no step may leave a
-//! penetration deeper than 5% of the size of the smallest dynamic body (its bounding-box diagonal).
+//! penetration deeper than 5% of the size of the smallest dynamic body (its bounding-box diagonal), and (where
+//! nothing but gravity and `[[load]]`s does work: no motor, proxy or kinematic body) its energy may never exceed
+//! the start's plus the loads' work by more than [`ENERGY`] of the scene's energy scale Σ m·|g|·D + the kinetic
+//! energy at the start + |the loads' work| (D the diagonal of the dynamic bodies' bounding box at the start): a
+//! run that blows up within the depth limit (a bolt launched at 13.5 kJ from its nut, 29.8 mm deep) fails.
 //!
 //! One test per method, so the harness runs them side by side. The runs that cost more than a few seconds on the
 //! 2-core CI machine are in `HEAVY` and run only with `--ignored` (`cargo test --release --test matrix --
@@ -11,6 +15,8 @@ use cairn::methods::registry::check_supported;
 use cairn::model::{BodyKind, MethodKey};
 use cairn::world::World;
 
+/// The energy a run may gain beyond the loads' work, as a fraction of the scene's energy scale.
+const ENERGY: f64 = 0.1;
 /// Simulated time of each run (s).
 const SECONDS: f64 = 0.5;
 /// The deepest penetration allowed, as a fraction of the smallest dynamic body's size.
@@ -102,10 +108,19 @@ fn run(path: &std::path::Path, method: MethodKey) -> Outcome {
         Err(e) => return Outcome::Failed(format!("refused for a reason its `supports` does not give: {e}")),
     };
     let mut deepest = 0.0f64;
+    let mut energy = EnergyCheck::new(&world);
     for _ in 0..steps {
+        if let Some(e) = energy.as_mut() {
+            e.before_step(&world);
+        }
         match world.step() {
             Ok(s) => deepest = deepest.max(s.max_penetration),
             Err(e) => return Outcome::Failed(format!("failed at step {}: {e}", world.state.step)),
+        }
+        if let Some(e) = energy.as_mut() {
+            if let Some(gain) = e.after_step(&world) {
+                return Outcome::Failed(gain);
+            }
         }
     }
     if deepest > DEPTH * size {
@@ -117,6 +132,71 @@ fn run(path: &std::path::Path, method: MethodKey) -> Outcome {
         ));
     }
     Outcome::Ran(format!("ran {steps} steps, deepest {:.3} mm (smallest body {:.1} mm)", deepest * 1e3, size * 1e3))
+}
+
+/// The energy rule of the module comment, for a run where only gravity and loads do work.
+struct EnergyCheck {
+    start: f64,
+    work: f64,
+    scale: f64,
+    /// The time and each load's body velocities (v, ω) before the step.
+    before: (f64, Vec<(cairn::math::Vec3, cairn::math::Vec3)>),
+}
+
+impl EnergyCheck {
+    /// `None` where motors, proxies or kinematic bodies do work the check does not count.
+    fn new(world: &World) -> Option<Self> {
+        let m = &world.model;
+        if !m.proxies.is_empty() || m.joints.iter().any(|j| j.motor.is_some()) || m.bodies.iter().any(|b| b.kind == BodyKind::Kinematic) {
+            return None;
+        }
+        let dynamic: Vec<usize> = (0..m.bodies.len()).filter(|&i| m.bodies[i].kind == BodyKind::Dynamic).collect();
+        let (lo, hi) =
+            dynamic.iter().fold((cairn::math::Vec3::splat(f64::INFINITY), cairn::math::Vec3::splat(f64::NEG_INFINITY)), |(lo, hi), &i| {
+                let x = world.state.bodies[i].x;
+                (lo.min(x), hi.max(x))
+            });
+        let size = dynamic.iter().map(|&i| {
+            let aabb = m.bodies[i].geometry.shape.compute_local_aabb();
+            (aabb.maxs - aabb.mins).length()
+        });
+        let diagonal = (hi - lo).length() + size.fold(0.0, f64::max);
+        let mass: f64 = dynamic.iter().map(|&i| m.bodies[i].mass).sum();
+        let start = world.state.kinetic_energy(m) + world.state.potential_energy(m);
+        let scale = mass * m.gravity.length() * diagonal + world.state.kinetic_energy(m);
+        Some(EnergyCheck { start, work: 0.0, scale, before: (0.0, Vec::new()) })
+    }
+
+    fn before_step(&mut self, world: &World) {
+        let s = &world.state;
+        self.before.0 = s.time;
+        self.before.1.clear();
+        self.before.1.extend(world.model.loads.iter().map(|l| (s.bodies[l.body].v, s.bodies[l.body].w)));
+    }
+
+    /// Adds the step's load work (the mean of the velocities before and after) and says how the run failed if it
+    /// gained too much.
+    fn after_step(&mut self, world: &World) -> Option<String> {
+        let (m, s) = (&world.model, &world.state);
+        let (t0, dt) = (self.before.0, s.time - self.before.0);
+        for (l, &(v, w)) in m.loads.iter().zip(&self.before.1) {
+            if t0 >= l.start && t0 < l.end {
+                let b = &s.bodies[l.body];
+                self.work += dt * (l.force.dot(0.5 * (v + b.v)) + l.torque.dot(0.5 * (w + b.w)));
+            }
+        }
+        let energy = s.kinetic_energy(m) + s.potential_energy(m);
+        let gain = energy - self.start - self.work;
+        let scale = self.scale + self.work.abs();
+        (gain > ENERGY * scale).then(|| {
+            format!(
+                "gained {gain:.4e} J beyond the start's energy and the loads' work ({:.4e} J) at step {}, more than {:.0}% of the scene's m·g·D + kinetic energy at the start + |the loads' work| ({scale:.4e} J)",
+                self.work,
+                s.step,
+                ENERGY * 100.0,
+            )
+        })
+    }
 }
 
 /// Every bundled scene (the heavy ones when `heavy`, the others otherwise) under `method`.
