@@ -14,15 +14,12 @@
 //! The teeth are cut by the solid's end planes exactly (the hull's vertices in the slab and its edges' crossings
 //! of the planes); slivers with no volume left are dropped.
 
+use super::threaded::polar;
 use crate::math::Vec3;
 use std::f64::consts::TAU;
 
 /// The ridge's cross-section at angle θ for turn k: three (r, z) corners.
 pub(super) type Profile<'a> = &'a dyn Fn(f64, i64) -> [(f64, f64); 3];
-
-fn polar(r: f64, th: f64, z: f64) -> Vec3 {
-    Vec3::new(r * th.cos(), r * th.sin(), z)
-}
 
 /// Teeth of a ridge with `segments` per turn between heights `z_lo` and `z_hi`: for every segment and every turn
 /// k in `turns`, the hull of the profile at both ends of the segment, cut to the slab.
@@ -76,14 +73,14 @@ fn spans_volume(points: &[Vec3], eps: f64) -> bool {
     points.iter().any(|p| (*p - p0).dot(n).abs() > eps)
 }
 
-/// A prism over the polygon of `segments` vertices at radius `r(θ)` from z0 to z1.
-pub(super) fn ring_prism(r: &dyn Fn(f64) -> f64, segments: usize, z0: f64, z1: f64) -> Vec<Vec3> {
+/// A prism over the regular polygon of `segments` vertices at radius `r` from z0 to z1.
+pub(super) fn ring_prism(r: f64, segments: usize, z0: f64, z1: f64) -> Vec<Vec3> {
     [z0, z1]
         .iter()
         .flat_map(|&z| {
             (0..segments).map(move |s| {
                 let th = TAU * s as f64 / segments as f64;
-                polar(r(th), th, z)
+                polar(r, th, z)
             })
         })
         .collect()

@@ -41,7 +41,8 @@ fn face_tolerance(depth: f64, pitch: f64) -> f64 {
     0.125 * depth.min(0.5 * pitch)
 }
 
-fn polar(r: f64, th: f64, z: f64) -> Vec3 {
+/// The point at radius r, angle θ about z and height z.
+pub(super) fn polar(r: f64, th: f64, z: f64) -> Vec3 {
     Vec3::new(r * th.cos(), r * th.sin(), z)
 }
 
@@ -147,9 +148,9 @@ pub fn bolt(radius: f64, length: f64, pitch: f64, depth: f64, segments: usize, h
     };
     let turns = -2..=(length / pitch).ceil() as i64 + 1;
     let mut pieces = thread_pieces::teeth(&ridge, segments, turns, 0.0, length);
-    pieces.push(thread_pieces::ring_prism(&|_| radius - depth, segments, 0.0, length));
+    pieces.push(thread_pieces::ring_prism(radius - depth, segments, 0.0, length));
     if head {
-        pieces.push(thread_pieces::ring_prism(&|_| 1.6 * radius, segments, length, length + 2.0 * pitch));
+        pieces.push(thread_pieces::ring_prism(1.6 * radius, segments, length, length + 2.0 * pitch));
     }
     Ok(Generated { mesh, pieces, face_tolerance: face_tolerance(depth, pitch) })
 }
@@ -251,7 +252,7 @@ mod tests {
         assert!(worst <= sag * (1.0 + 1e-6), "a facet's centroid is {worst} off the V (sag {sag})");
     }
 
-    /// Each piece's hull (mesh and volume).
+    /// Each piece's convex hull.
     fn hulls(pieces: &[Vec<Vec3>]) -> Vec<parry3d_f64::shape::SharedShape> {
         pieces.iter().map(|p| parry3d_f64::shape::SharedShape::convex_hull(p).expect("a piece with a 3-D hull")).collect()
     }

@@ -109,23 +109,28 @@ impl Volumetric {
     /// leaves after the dampers, but not below 1/n (the body pair's one spring shared among its piece pairs).
     fn soften(&mut self, model: &Model) {
         let n = model.bodies.len();
-        let (mut springs, mut total, mut cap) = (vec![0.0f64; n], vec![0.0f64; n], vec![f64::INFINITY; n]);
+        let mut soft = std::mem::take(&mut self.soft);
+        soft.clear();
+        soft.resize(n, (0.0, 0.0, f64::INFINITY));
         for o in &self.overlaps {
             let (m, zeta, share) = (reduced_mass(model, o.a, o.b), self.zeta(model, o.a, o.b), self.damper_share(o.a, o.b));
             for i in [o.a, o.b] {
                 if self.movable[i] {
-                    springs[i] += stiffness::shared_spend(model.bodies[i].mass, m, 0.0, 0.0, 1.0, 1.0);
-                    total[i] += stiffness::shared_spend(model.bodies[i].mass, m, zeta, share, 1.0, 1.0);
-                    cap[i] = cap[i].min(stiffness::two_contacts(zeta));
+                    let (springs, total, cap) = &mut soft[i];
+                    *springs += stiffness::shared_spend(model.bodies[i].mass, m, 0.0, 0.0, 1.0, 1.0);
+                    *total += stiffness::shared_spend(model.bodies[i].mass, m, zeta, share, 1.0, 1.0);
+                    *cap = cap.min(stiffness::two_contacts(zeta));
                 }
             }
         }
-        let part: Vec<f64> = (0..n)
-            .map(|i| if total[i] <= cap[i] { 1.0 } else { ((cap[i] - (total[i] - springs[i])) / springs[i]).clamp(0.0, 1.0) })
-            .collect();
-        for o in &mut self.overlaps {
-            o.share = o.share.max(part[o.a].min(part[o.b]));
+        // each body's part: 1 within the budget, else what the budget leaves after the dampers over the springs
+        for (springs, total, cap) in soft.iter_mut() {
+            *springs = if *total <= *cap { 1.0 } else { ((*cap - (*total - *springs)) / *springs).clamp(0.0, 1.0) };
         }
+        for o in &mut self.overlaps {
+            o.share = o.share.max(soft[o.a].0.min(soft[o.b].0));
+        }
+        self.soft = soft;
     }
 
     /// The bodies that moving body `i` overlaps this substep (0 for a body that does not move).
@@ -137,9 +142,9 @@ impl Volumetric {
         }
     }
 
-    /// The share s = min(1, 2/n) of the source's dampers that a contact gets, n the most bodies that either of
-    /// its moving bodies overlaps (stiffness.rs: a body's dampers add up, and two critical ones are what explicit
-    /// integration bears; the piece pairs of one body pair share one contact's gains, `gains`).
+    /// The share s = min(1, 2/n) of the source's dampers that a contact gets, n the most overlapping piece
+    /// pairs on either of its moving bodies (stiffness.rs: a body's dampers add up, and two critical ones are
+    /// what explicit integration bears).
     pub(super) fn damper_share(&self, a: usize, b: usize) -> f64 {
         let n = |i: usize| if self.movable[i] { self.counts[i] } else { 0 };
         let most = n(a).max(n(b));
@@ -160,11 +165,8 @@ impl Volumetric {
     /// friction spring and damper the smallest tangential one, both from the collision matrix K (§0). With
     /// r > 1 the damper shrinks to keep the contact's share of the stability budget (stiffness.rs).
     ///
-    /// A body pair that overlaps in n piece pairs (a bolt in its nut, a bowl in a bowl, two interlocked rings) is
-    /// one contact: each piece pair gets `part` = 1/n of the spring, the dampers and the friction gains, so the
-    /// pair's gains do not grow with the number of pieces the decomposition cut its surfaces into (with each
-    /// piece pair at the full gains, a bolt in its nut summed dozens of springs on one body and symplectic Euler
-    /// blew it up whatever the substep).
+    /// `part` is the piece pair's part of the spring and of the friction spring (`soften`: 1 unless its bodies'
+    /// piece pairs would overrun their stability budget); the dampers keep the source's rule at the full spring.
     pub(super) fn gains(
         &self,
         model: &Model,

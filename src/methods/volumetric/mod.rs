@@ -111,8 +111,8 @@ struct Overlap {
     depth: f64,
     point_a: Vec3,
     point_b: Vec3,
-    /// This piece pair's share of its body pair's contact: 1/n for the n overlapping piece pairs of the two
-    /// bodies (gains.rs, `Volumetric::gains`).
+    /// This piece pair's part of the springs: 1/n for the n overlapping piece pairs of its two bodies, or more,
+    /// up to 1, as far as the bodies' stability budgets allow (gains.rs, `soften`).
     share: f64,
 }
 
@@ -136,6 +136,8 @@ pub struct Volumetric {
     ratio: Vec<f64>,
     /// Scratch of `budget`: (body, spend at r = 1, slope in r, cap on r) per hardenable piece pair and body.
     entries: Vec<(usize, f64, f64, f64)>,
+    /// Scratch of `soften`: per body, the springs' spend, the whole spend and the budget; then its part.
+    soft: Vec<(f64, f64, f64)>,
     anchors: Vec<((u32, u32, u32, u32), Anchor)>,
     next_anchors: Vec<((u32, u32, u32, u32), Anchor)>,
     /// The step's contact points (centres of pressure) and normals, for `StepStats::contact_points`.
@@ -192,6 +194,7 @@ impl Volumetric {
             touching: Vec::new(),
             ratio: Vec::new(),
             entries: Vec::new(),
+            soft: Vec::new(),
             anchors: Vec::new(),
             next_anchors: Vec::new(),
             contact_points: Vec::new(),

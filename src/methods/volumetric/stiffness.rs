@@ -114,9 +114,7 @@ pub fn hardening(f: f64, w: f64, r: f64) -> (f64, f64) {
 /// hardened to the tangent ratio `r` (k = r·k_src, k_src = π²m/(8h)², m = `m_red`) and the damper
 /// [`budget_damper`] of its share `share` of the source's critical one, c_src = share·2ζ√(k_src m). Free of h.
 pub fn hardened_spend(m_body: f64, m_red: f64, zeta: f64, share: f64, r: f64) -> f64 {
-    let kh2 = std::f64::consts::PI.powi(2) / 64.0 * m_red; // h² k_src
-    let ch = share * 2.0 * zeta.max(0.0) * (kh2 * m_red).sqrt(); // h c_src
-    (r * kh2 + 2.0 * budget_damper(ch, kh2, r * kh2, 1.0)) / m_body
+    shared_spend(m_body, m_red, zeta, share, 1.0, r)
 }
 
 /// [`hardened_spend`] of a piece pair with `part` of its body pair's spring (k = part·r·k_src) and its damper
