@@ -327,9 +327,12 @@ impl Lcp {
             self.jrows = jrows;
             return;
         }
-        for b in &mut self.vel {
-            *b = Vel::default();
-        }
+        // the projection's displacements live in their own buffer: `vel` holds the velocities of the bodies that
+        // shock propagation has not advanced yet (the layers above this one, and bodies in no contact), which
+        // a correction below them must not touch (zeroing them stopped falling bodies dead in mid-air)
+        let mut disp = std::mem::take(&mut self.disp);
+        disp.clear();
+        disp.resize(self.vel.len(), Vel::default());
         self.layer_rows.clear();
         for (&ci, &d) in list.iter().zip(&self.cdist) {
             let c = &self.collision.contacts[ci as usize];
@@ -339,10 +342,10 @@ impl Lcp {
             self.layer_rows.push(r);
         }
         let sweeps = self.params.correction_iterations;
-        solve(&mut self.layer_rows, (&mut jrows, &mut self.block), &self.bodies, &mut self.vel, sweeps, usize::MAX, 0.0);
+        solve(&mut self.layer_rows, (&mut jrows, &mut self.block), &self.bodies, &mut disp, sweeps, usize::MAX, 0.0);
         self.jrows = jrows;
         let n = state.bodies.len();
-        for (i, b) in self.vel.iter_mut().enumerate() {
+        for (i, b) in disp.iter().enumerate() {
             if i < n && *b != Vel::default() {
                 let s = &mut state.bodies[i];
                 s.x += b.v;
@@ -350,8 +353,8 @@ impl Lcp {
                 self.disp_x[i] += b.v;
                 self.disp_t[i] += b.w;
             }
-            *b = Vel::default();
         }
+        self.disp = disp;
     }
 
     /// Loads the bodies' velocities (after the external impulse `frac·h·F`) into the solver bodies.
