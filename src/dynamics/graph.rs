@@ -3,8 +3,15 @@
 //!
 //! Height 0 are the fixed bodies (static, kinematic); a body's height is the number of bodies on the
 //! shortest contact path to a fixed body; bodies with no such path get the largest height. An edge (contact
-//! between two bodies) gets layer min(h_a, h_b), or h − 1 when both heights are equal and nonzero. Layer ℓ holds
-//! the contacts between heights ℓ/ℓ+1 and ℓ+1/ℓ+1, and is solved with the bodies of height ℓ held fixed.
+//! between two bodies) gets layer max(h_a, h_b) − 1, which is min(h_a, h_b) for the neighbouring heights of
+//! the source's breadth-first search, and h − 1 when both heights are equal. Layer ℓ holds the contacts
+//! between heights ℓ/ℓ+1 and ℓ+1/ℓ+1, and is solved with the bodies of height ℓ held fixed.
+//!
+//! A contact with a fixed body may be marked as carrying no height (`seeds`): `lcp` marks those whose fixed
+//! body does not hold the other up against gravity (a wall). By graph distance a ball high in a walled pile
+//! that touches the wall would be next to the ground: solved and frozen in the first layer with its falling
+//! velocity, it drove the balls below it like a piston (balls1000 gained 2e8 J). Such a contact gets the layer
+//! of its dynamic body, max(h_a, h_b) − 1, and is solved there with the wall fixed.
 //! Joints (`stack_analysis_jointed`) join the bodies of an articulation into one node of the stack.
 
 use std::collections::VecDeque;
@@ -34,7 +41,7 @@ pub fn stack_analysis(n: usize, fixed: &[bool], edges: &[(usize, usize)]) -> Sta
 /// joint while solving the other. Also returns the layer of each joint edge (`StackAnalysis::joint_layer`).
 pub fn stack_analysis_jointed(n: usize, fixed: &[bool], edges: &[(usize, usize)], joints: &[(usize, usize)]) -> StackAnalysis {
     let mut out = StackAnalysis::default();
-    GraphWork::default().stack_analysis(n, fixed, edges, joints, &mut out);
+    GraphWork::default().stack_analysis(n, fixed, edges, &[], joints, &mut out);
     out
 }
 
@@ -55,11 +62,14 @@ pub struct GraphWork {
 
 impl GraphWork {
     /// `stack_analysis_jointed` into `out`, reusing this workspace's and `out`'s buffers.
+    ///
+    /// `seeds` (empty: every edge) tells per contact edge whether a fixed body passes height through it.
     pub fn stack_analysis(
         &mut self,
         n: usize,
         fixed: &[bool],
         edges: &[(usize, usize)],
+        seeds: &[bool],
         joints: &[(usize, usize)],
         out: &mut StackAnalysis,
     ) {
@@ -67,9 +77,13 @@ impl GraphWork {
         let (start, fill, adj) = (&mut self.start, &mut self.fill, &mut self.adj);
         start.clear();
         start.resize(n + 1, 0);
-        for &(a, b) in edges.iter().chain(joints) {
-            start[a + 1] += 1;
-            start[b + 1] += 1;
+        // a contact edge with a fixed body that is not a seed takes no part in the search
+        let searched = |k: usize, a: usize, b: usize| k >= edges.len() || !(fixed[a] || fixed[b]) || seeds.get(k).copied().unwrap_or(true);
+        for (k, &(a, b)) in edges.iter().chain(joints).enumerate() {
+            if searched(k, a, b) {
+                start[a + 1] += 1;
+                start[b + 1] += 1;
+            }
         }
         for i in 0..n {
             start[i + 1] += start[i];
@@ -79,6 +93,9 @@ impl GraphWork {
         adj.clear();
         adj.resize(start[n], (0, 1));
         for (k, &(a, b)) in edges.iter().chain(joints).enumerate() {
+            if !searched(k, a, b) {
+                continue;
+            }
             let w = if k >= edges.len() && !fixed[a] && !fixed[b] { 0 } else { 1 };
             adj[fill[a]] = (b, w);
             fill[a] += 1;
@@ -120,11 +137,7 @@ impl GraphWork {
         }
         let layer = |&(a, b): &(usize, usize)| {
             let (ha, hb) = (height[a], height[b]);
-            if ha == hb && ha > 0 {
-                ha - 1
-            } else {
-                ha.min(hb)
-            }
+            ha.max(hb).saturating_sub(1)
         };
         out.edge_layer.clear();
         out.edge_layer.extend(edges.iter().map(layer));
@@ -324,6 +337,21 @@ mod tests {
     }
 
     #[test]
+    fn a_wall_contact_that_is_no_seed_leaves_the_height_to_the_support() {
+        // ground 0, wall 1; a column 4 on the ground, 3 on 4, 2 on 3, and 2 touches the wall sideways
+        let fixed = [true, true, false, false, false];
+        let edges = [(0, 4), (4, 3), (3, 2), (1, 2)];
+        let mut out = StackAnalysis::default();
+        GraphWork::default().stack_analysis(5, &fixed, &edges, &[true, true, true, false], &[], &mut out);
+        assert_eq!(out.height, vec![0, 0, 3, 2, 1]);
+        // the wall contact is solved in the top ball's layer, the wall fixed
+        assert_eq!(out.edge_layer, vec![0, 1, 2, 2]);
+        // as a seed (the source's search) the wall would put the top ball next to the ground
+        GraphWork::default().stack_analysis(5, &fixed, &edges, &[], &[], &mut out);
+        assert_eq!(out.height, vec![0, 0, 1, 2, 1]);
+    }
+
+    #[test]
     fn support_levels_follow_gravity_not_graph_distance() {
         // ground 0, wall 1 (fixed); a column 2 on 3 on 4 on the ground, and the top ball 2 also touches the wall
         // sideways: by graph distance it would be next to the fixed bodies, by support it is on top
@@ -341,10 +369,10 @@ mod tests {
         let mut out = StackAnalysis::default();
         // a larger graph first, so that the buffers hold stale entries when the smaller ones run
         let fixed = [true, false, false, false, false, false, false, false];
-        work.stack_analysis(8, &fixed, &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 7)], &[(0, 7)], &mut out);
+        work.stack_analysis(8, &fixed, &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 7)], &[], &[(0, 7)], &mut out);
         assert_eq!(work.islands(8, &fixed, &[(1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 7)]), 1);
         let (contacts, joints) = ([(3, 4), (4, 5), (0, 3)], [(0, 1), (1, 2), (2, 3), (6, 7)]);
-        work.stack_analysis(8, &fixed, &contacts, &joints, &mut out);
+        work.stack_analysis(8, &fixed, &contacts, &[], &joints, &mut out);
         let fresh = stack_analysis_jointed(8, &fixed, &contacts, &joints);
         assert_eq!(
             (&out.height, &out.edge_layer, &out.joint_layer, out.layers),

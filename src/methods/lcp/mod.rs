@@ -227,6 +227,9 @@ pub struct Lcp {
     fixed: Vec<bool>,
     integrated: Vec<bool>,
     edges: Vec<(usize, usize)>,
+    /// Per contact edge: the sum of its contacts' normals, and whether it seeds the stack analysis.
+    normal_sums: Vec<Vec3>,
+    seeds: Vec<bool>,
     /// Stack heights of the bodies and layers of the contact edges (analysis stage).
     stack: StackAnalysis,
     /// The graph algorithms' buffers; contacts per layer (the counting sort of the rows' order).
@@ -297,6 +300,8 @@ impl Lcp {
             fixed: Vec::new(),
             integrated: Vec::new(),
             edges: Vec::new(),
+            normal_sums: Vec::new(),
+            seeds: Vec::new(),
             stack: StackAnalysis::default(),
             graph: GraphWork::default(),
             layer_start: Vec::new(),

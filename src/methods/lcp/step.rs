@@ -11,6 +11,10 @@ use crate::methods::{check_finite, ContactPoint, StepStats};
 use crate::model::{BodyKind, Model};
 use crate::state::State;
 
+/// A contact with a fixed body seeds the stack analysis where its mean normal has at least this component
+/// against gravity (about 6° off the horizontal): floors and slopes do, walls do not.
+const SUPPORT: f64 = 0.1;
+
 impl Lcp {
     /// 1. Collision detection, on a state checked to be finite (parry must never see a NaN).
     pub(super) fn collision(&mut self, model: &Model, state: &State, h: f64, stats: &mut StepStats) -> Result<(), SimError> {
@@ -42,14 +46,25 @@ impl Lcp {
         fixed.extend(model.bodies.iter().map(|b| b.kind != BodyKind::Dynamic));
         fixed.push(true);
         self.edges.clear();
+        self.normal_sums.clear();
         for c in &self.collision.contacts {
             if self.edges.last() != Some(&(c.a, c.b)) {
                 self.edges.push((c.a, c.b));
+                self.normal_sums.push(Vec3::ZERO);
             }
+            *self.normal_sums.last_mut().unwrap() += c.normal;
+        }
+        // a fixed body seeds the stack only where it holds the other up (graph.rs: a wall must not)
+        let up = -model.gravity.normalize_or_zero();
+        self.seeds.clear();
+        for (&(a, _), &sum) in self.edges.iter().zip(&self.normal_sums) {
+            // the mean normal points from a to b: up when b rests on a
+            let lift = if fixed[a] { sum.normalize_or_zero().dot(up) } else { -sum.normalize_or_zero().dot(up) };
+            self.seeds.push(up == Vec3::ZERO || lift > SUPPORT);
         }
         self.joint_edges.clear();
         self.joint_edges.extend(model.joints.iter().map(|j| (j.body1, j.body2.unwrap_or(n))));
-        self.graph.stack_analysis(n + 1, &fixed, &self.edges, &self.joint_edges, &mut self.stack);
+        self.graph.stack_analysis(n + 1, &fixed, &self.edges, &self.seeds, &self.joint_edges, &mut self.stack);
         stats.islands = if nj == 0 {
             self.graph.islands(n + 1, &fixed, &self.edges)
         } else {
