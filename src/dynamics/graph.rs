@@ -12,6 +12,7 @@
 //! that touches the wall would be next to the ground: solved and frozen in the first layer with its falling
 //! velocity, it drove the balls below it like a piston (balls1000 gained 2e8 J). Such a contact gets the layer
 //! of its dynamic body, max(h_a, h_b) − 1, and is solved there with the wall fixed.
+//!
 //! Joints (`stack_analysis_jointed`) join the bodies of an articulation into one node of the stack.
 
 use std::collections::VecDeque;

@@ -227,8 +227,7 @@ pub struct Lcp {
     fixed: Vec<bool>,
     integrated: Vec<bool>,
     edges: Vec<(usize, usize)>,
-    /// Per contact edge: the sum of its contacts' normals, and whether it seeds the stack analysis.
-    normal_sums: Vec<Vec3>,
+    /// Per contact edge: whether it seeds the stack analysis (a fixed body holding the other up).
     seeds: Vec<bool>,
     /// Stack heights of the bodies and layers of the contact edges (analysis stage).
     stack: StackAnalysis,
@@ -300,7 +299,6 @@ impl Lcp {
             fixed: Vec::new(),
             integrated: Vec::new(),
             edges: Vec::new(),
-            normal_sums: Vec::new(),
             seeds: Vec::new(),
             stack: StackAnalysis::default(),
             graph: GraphWork::default(),

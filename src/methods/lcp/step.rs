@@ -45,22 +45,28 @@ impl Lcp {
         fixed.clear();
         fixed.extend(model.bodies.iter().map(|b| b.kind != BodyKind::Dynamic));
         fixed.push(true);
+        // one edge per body pair (its contacts are consecutive); a fixed body seeds the stack only where it holds
+        // the other up, by the pair's mean normal (from a to b: up when b rests on a; graph.rs: a wall must not)
+        let up = -model.gravity.normalize_or_zero();
+        let seed = |a: usize, sum: Vec3| {
+            let lift = sum.normalize_or_zero().dot(up);
+            up == Vec3::ZERO || (if fixed[a] { lift } else { -lift }) > SUPPORT
+        };
         self.edges.clear();
-        self.normal_sums.clear();
+        self.seeds.clear();
+        let mut sum = Vec3::ZERO;
         for c in &self.collision.contacts {
             if self.edges.last() != Some(&(c.a, c.b)) {
+                if let Some(&(a, _)) = self.edges.last() {
+                    self.seeds.push(seed(a, sum));
+                }
                 self.edges.push((c.a, c.b));
-                self.normal_sums.push(Vec3::ZERO);
+                sum = Vec3::ZERO;
             }
-            *self.normal_sums.last_mut().unwrap() += c.normal;
+            sum += c.normal;
         }
-        // a fixed body seeds the stack only where it holds the other up (graph.rs: a wall must not)
-        let up = -model.gravity.normalize_or_zero();
-        self.seeds.clear();
-        for (&(a, _), &sum) in self.edges.iter().zip(&self.normal_sums) {
-            // the mean normal points from a to b: up when b rests on a
-            let lift = if fixed[a] { sum.normalize_or_zero().dot(up) } else { -sum.normalize_or_zero().dot(up) };
-            self.seeds.push(up == Vec3::ZERO || lift > SUPPORT);
+        if let Some(&(a, _)) = self.edges.last() {
+            self.seeds.push(seed(a, sum));
         }
         self.joint_edges.clear();
         self.joint_edges.extend(model.joints.iter().map(|j| (j.body1, j.body2.unwrap_or(n))));

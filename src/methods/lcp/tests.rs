@@ -121,15 +121,7 @@ fn a_walled_ball_pile_gains_no_energy() {
     let m = crate::scene::load_str(&crate::scene::generate::pile_scene(1000), "t", "t", Path::new("."), &[]).unwrap();
     let mut lcp = Lcp::new(LcpParams::default());
     let mut s = State::from_model(&m);
-    let energy = |s: &State| -> f64 {
-        (0..m.bodies.len())
-            .filter(|&i| m.bodies[i].kind == crate::model::BodyKind::Dynamic)
-            .map(|i| {
-                let (b, x) = (&m.bodies[i], &s.bodies[i]);
-                0.5 * b.mass * x.v.length_squared() + 0.5 * x.w.dot(b.inertia * x.w) - b.mass * m.gravity.dot(x.x)
-            })
-            .sum()
-    };
+    let energy = |s: &State| s.kinetic_energy(&m) + s.potential_energy(&m);
     let e0 = energy(&s);
     let mut worst = f64::NEG_INFINITY;
     for _ in 0..200 {
