@@ -83,7 +83,8 @@ pub struct LcpParams {
     pub restitution_threshold: f64,
     /// A contact whose tangential speed is below this uses the static friction coefficient, m/s. Default 1e-3.
     pub static_speed: f64,
-    /// Warm starting from the previous step's impulses on/off. Default on.
+    /// Warm starting from the previous step's impulses on/off (shock propagation's layers: the normal impulses
+    /// only). Default on.
     pub warm_start: bool,
     /// Geometric stiffness of the joints in the velocity solves (geometric.rs: a jointed body's inertia
     /// augmented by h² times the stiffness of the joint forces it carried in the previous step), on/off. Without
