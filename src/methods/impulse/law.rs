@@ -223,7 +223,7 @@ fn stick_direction(k: &Mat3, mu_s: f64) -> Option<Vec3> {
     }
     let sx = -(d * e - b * f) / det;
     let sy = -(-b * e + a * f) / det;
-    (sx * sx + sy * sy <= mu_s * mu_s).then_some(Vec3::new(sx, sy, 1.0))
+    (sx.hypot(sy) <= mu_s).then_some(Vec3::new(sx, sy, 1.0))
 }
 
 /// Direction (unit, tangential) in which sliding resumes after an unstable stick: the φ for which the

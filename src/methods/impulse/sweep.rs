@@ -77,7 +77,7 @@ impl Impulse {
                     sxx += x * x / ck;
                     sxy += x * y / ck;
                     syy += y * y / ck;
-                    extent = extent.max((x * x + y * y).sqrt());
+                    extent = extent.max(x.hypot(y));
                 }
             }
             // principal in-plane spreads: a moment about e × n can be carried along a spread direction e
