@@ -9,6 +9,9 @@ use criterion::{black_box, criterion_group, criterion_main, Criterion};
 fn sweep(c: &mut Criterion) {
     let mut k = pgs_sweep(30);
     c.bench_function(&format!("lcp: PGS sweep, pyramid20, {} points", k.points()), |b| b.iter(|| black_box(k.sweep())));
+    let mut k = pgs_sweep(30);
+    let how = if k.batched() { "four points at a time (AVX2)" } else { "scalar: no AVX2 here" };
+    c.bench_function(&format!("lcp: PGS sweep, pyramid20, {} points, {how}", k.points()), |b| b.iter(|| black_box(k.batched_sweep())));
 }
 
 /// The narrow phase of pyramid20 (210 boxes on the ground): every manifold of one step, persistent.

@@ -220,6 +220,8 @@ mod tests {
         assert!(k.points() > 500, "{} points", k.points());
         let first = k.sweep();
         assert!(first > 0.0 && first.is_finite());
+        let mut k = pgs_sweep(30);
+        assert_eq!(k.batched_sweep().to_bits(), first.to_bits(), "the batched sweep is the scalar sweep");
         let mut np = NarrowPhase::new("pyramid20", 0.01);
         assert!(np.detect() > 200, "pyramid20's contacts");
         let v = BoxIntersection::default().run();

@@ -1,9 +1,11 @@
 //! One PGS sweep of the dynamics pass as a micro-benchmark (`kernels/`, criterion): from a state (a world stepped
 //! under `lcp`, whose pair cache carries the warm-start impulses), one step's collision, analysis, correction and
 //! dynamics-pass rows are built once, and
-//! [`SweepKernel::sweep`] runs one sweep over those rows. Successive sweeps work on the same rows (the work of a
-//! sweep does not depend on the iterate), so the timing is that of `pgs.rs`'s inner loop alone.
+//! [`SweepKernel::sweep`] runs one sweep over those rows, [`SweepKernel::batched_sweep`] the same sweep four points
+//! at a time (batch.rs). Successive sweeps work on the same rows (the work of a sweep does not depend on the
+//! iterate), so the timing is that of the inner loop alone.
 
+use super::batch::Batches;
 use super::pgs::{sweep, warm};
 use super::{Lcp, LcpParams, Rows, Vel};
 use crate::methods::registry::Params;
@@ -16,6 +18,8 @@ pub struct SweepKernel {
     lcp: Lcp,
     rows: Vec<Rows>,
     vel: Vec<Vel>,
+    batches: Batches,
+    batched: bool,
 }
 
 impl SweepKernel {
@@ -40,7 +44,9 @@ impl SweepKernel {
         let mut vel = lcp.vel.clone();
         warm(&rows, &lcp.bodies, &mut vel, true);
         lcp.collision.return_pairs(state);
-        Ok(SweepKernel { lcp, rows, vel })
+        let mut batches = Batches::default();
+        let batched = batches.load(&rows, &lcp.bodies);
+        Ok(SweepKernel { lcp, rows, vel, batches, batched })
     }
 
     /// Contact points (each with its three rows).
@@ -51,5 +57,16 @@ impl SweepKernel {
     /// One sweep over every point's three rows, friction on; the largest impulse change.
     pub fn sweep(&mut self) -> f64 {
         sweep(&mut self.rows, &self.lcp.bodies, &mut self.vel, true).0
+    }
+
+    /// Whether the batched sweep runs batched (the processor has AVX2); else it is the scalar sweep.
+    pub fn batched(&self) -> bool {
+        self.batched
+    }
+
+    /// The same sweep, four points at a time where the processor has AVX2 (on the batches' own copy of the
+    /// impulses, loaded when the kernel was built); the largest impulse change.
+    pub fn batched_sweep(&mut self) -> f64 {
+        self.batches.sweep(&mut self.rows, &self.lcp.bodies, &mut self.vel, true).0
     }
 }

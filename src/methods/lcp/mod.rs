@@ -23,12 +23,17 @@
 //!   propagation is off. Collision detection at t + Δt followed by correction() happens at the start of the
 //!   next step, on the same positions.
 
+mod batch;
+#[cfg(test)]
+mod batch_tests;
 pub(crate) mod block;
 mod geometric;
 #[cfg(test)]
 mod joint_tests;
 pub(crate) mod joints;
 pub mod kernel;
+mod lanes;
+mod order;
 mod pgs;
 mod step;
 #[cfg(test)]
@@ -158,16 +163,33 @@ struct SBody {
 /// Velocity of a solver body (or, in the correction solve, its displacement); kept apart from the masses so
 /// that the sweeps touch as little memory as possible.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[repr(C)]
 pub(crate) struct Vel {
     v: Vec3,
     w: Vec3,
+}
+
+// `Vel` is six f64 in the order v.x, v.y, v.z, w.x, w.y, w.z (what `Vel::flat` relies on)
+const _: () = {
+    use std::mem::{align_of, offset_of, size_of};
+    assert!(size_of::<Vel>() == 48 && align_of::<Vel>() == 8 && offset_of!(Vel, w) == 24);
+    assert!(size_of::<Vec3>() == 24 && offset_of!(Vec3, x) == 0 && offset_of!(Vec3, y) == 8 && offset_of!(Vec3, z) == 16);
+};
+
+impl Vel {
+    /// The velocities as rows of six f64 (v, then w), for the batched sweep's transposes.
+    fn flat(v: &mut [Vel]) -> &mut [[f64; 6]] {
+        // SAFETY: `Vel` is `repr(C)` of two `Vec3` of three f64 each with no padding (asserted above): the same
+        // size, alignment and layout as `[f64; 6]`; the new slice takes over the unique borrow of `v`.
+        unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<[f64; 6]>(), v.len()) }
+    }
 }
 
 /// The three rows (normal, two friction directions) of one contact point, compact: the lever arms, the
 /// directions and the point's 3 × 3 block of A = J M⁻¹ Jᵀ, not the rows' full Jacobians and M⁻¹Jᵀ (the
 /// angular response M⁻¹Jᵀ comes from the bodies' inverse inertias, once per point for the three rows together).
 /// 240 bytes instead of 456; the fields a point with no impulse reads come first.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 #[repr(C)]
 struct Rows {
     a: u32,
@@ -232,16 +254,16 @@ pub struct Lcp {
     seeds: Vec<bool>,
     /// Stack heights of the bodies and layers of the contact edges (analysis stage).
     stack: StackAnalysis,
-    /// The graph algorithms' buffers; contacts per layer (the counting sort of the rows' order).
+    /// The graph algorithms' buffers; the workspace of the rows' order (order.rs).
     graph: GraphWork,
-    layer_start: Vec<u32>,
+    row_order: order::RowOrder,
     contact_layer: Vec<u32>,
     order: Vec<u32>,
     impulses: Vec<ContactData>,
     /// Joint rows of the current pass or layer, and the shared kinematics' row buffer.
     jrows: Vec<joints::JRow>,
-    /// The factored block of the joints' bilateral rows of the current solve.
-    block: block::JointBlock,
+    /// The solves' workspace: the factored block of the joints' bilateral rows, the contact batches.
+    work: pgs::SolveWork,
     row_buf: Vec<crate::dynamics::joint::Row>,
     row_ahead: Vec<crate::dynamics::joint::Row>,
     /// Joints between two bodies (the world is body n) for the stack analysis; contact and joint edges for
@@ -303,12 +325,12 @@ impl Lcp {
             seeds: Vec::new(),
             stack: StackAnalysis::default(),
             graph: GraphWork::default(),
-            layer_start: Vec::new(),
+            row_order: Default::default(),
             contact_layer: Vec::new(),
             order: Vec::new(),
             impulses: Vec::new(),
             jrows: Vec::new(),
-            block: Default::default(),
+            work: Default::default(),
             row_buf: Vec::new(),
             row_ahead: Vec::new(),
             joint_edges: Vec::new(),

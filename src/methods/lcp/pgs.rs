@@ -1,5 +1,6 @@
 //! The projected Gauss-Seidel solver of `lcp`: the rows of a contact point, the sweeps and the merit θ.
 
+use super::batch::Batches;
 use super::block::JointBlock;
 use super::joints::JRow;
 use super::{Rows, SBody, Vel};
@@ -123,6 +124,16 @@ fn sweep_joints(rows: &mut [JRow], bodies: &mut [Vel]) -> (f64, f64) {
     (change, size)
 }
 
+/// The larger of two values that are not NaN: f64::max written out (batch.rs repeats it lane by lane).
+#[inline(always)]
+pub(super) fn larger(a: f64, b: f64) -> f64 {
+    if b > a {
+        b
+    } else {
+        a
+    }
+}
+
 /// One projected Gauss-Seidel sweep over the points: per point the normal row, then its friction rows bounded
 /// by ±μλn. Returns the largest change of an impulse and the largest impulse.
 ///
@@ -137,11 +148,13 @@ pub(super) fn sweep(rows: &mut [Rows], masses: &[SBody], bodies: &mut [Vel], fri
         let (a, b) = (r.a as usize, r.b as usize);
         let (mut ba, mut bb) = (bodies[a], bodies[b]);
         let u = r.rel(&ba, &bb);
-        let new = (r.lambda[0] - (r.dir[0].dot(u) + r.bias) * r.inv_diag[0]).max(0.0);
+        // max(x, 0) written out (f64::max leaves the sign of max(−0, 0) open; batch.rs repeats this exactly)
+        let x = r.lambda[0] - (r.dir[0].dot(u) + r.bias) * r.inv_diag[0];
+        let new = if x > 0.0 { x } else { 0.0 };
         let d0 = new - r.lambda[0];
         r.lambda[0] = new;
-        change = change.max(d0.abs());
-        size = size.max(new);
+        change = larger(change, d0.abs());
+        size = larger(size, new);
         let (mut d1, mut d2) = (0.0, 0.0);
         if friction && (new != 0.0 || r.lambda[1] != 0.0 || r.lambda[2] != 0.0) {
             let hi = r.mu * new;
@@ -153,7 +166,7 @@ pub(super) fn sweep(rows: &mut [Rows], masses: &[SBody], bodies: &mut [Vel], fri
             let new2 = (r.lambda[2] - w2 * r.inv_diag[2]).clamp(-hi, hi);
             d2 = new2 - r.lambda[2];
             r.lambda[2] = new2;
-            change = change.max(d1.abs()).max(d2.abs());
+            change = larger(larger(change, d1.abs()), d2.abs());
         }
         if d0 != 0.0 || d1 != 0.0 || d2 != 0.0 {
             apply(r, r.dir[0] * d0 + r.dir[1] * d1 + r.dir[2] * d2, masses, &mut ba, &mut bb);
@@ -164,23 +177,34 @@ pub(super) fn sweep(rows: &mut [Rows], masses: &[SBody], bodies: &mut [Vel], fri
     (change, size)
 }
 
-/// Runs up to `iterations` sweeps (contact rows, the joints' limit and motor rows, then the block of the joints'
-/// bilateral rows solved exactly: block.rs), the first `normal_sweeps` without friction, and stops early once
-/// no impulse changed by more than `tolerance` times the largest impulse. Returns the sweeps done.
+/// The workspace a solve reuses: the factored block of the joints' bilateral rows and the contact batches.
+#[derive(Debug, Default)]
+pub(super) struct SolveWork {
+    pub(super) block: JointBlock,
+    pub(super) batches: Batches,
+}
+
+/// Runs up to `iterations` sweeps (contact rows, four independent points at a time where they batch well:
+/// batch.rs; the joints' limit and motor rows; then the block of the joints' bilateral rows solved exactly:
+/// block.rs), the first `normal_sweeps` without friction, and stops early once no impulse changed by more than
+/// `tolerance` times the largest impulse. Returns the sweeps done.
 pub(super) fn solve(
     rows: &mut [Rows],
-    (joints, block): (&mut [JRow], &mut JointBlock),
+    (joints, work): (&mut [JRow], &mut SolveWork),
     masses: &[SBody],
     bodies: &mut [Vel],
     iterations: usize,
     normal_sweeps: usize,
     tolerance: f64,
 ) -> usize {
+    let SolveWork { block, batches } = work;
     if !joints.is_empty() {
         block.build(joints);
     }
+    batches.load(rows, masses);
+    let mut done = iterations;
     for k in 0..iterations {
-        let (mut change, mut size) = sweep(rows, masses, bodies, k >= normal_sweeps);
+        let (mut change, mut size) = batches.sweep(rows, masses, bodies, k >= normal_sweeps);
         if !joints.is_empty() {
             for (c, s) in [sweep_joints(joints, bodies), block.solve(joints, bodies)] {
                 change = change.max(c);
@@ -188,10 +212,12 @@ pub(super) fn solve(
             }
         }
         if k >= normal_sweeps && change <= tolerance * size {
-            return k + 1;
+            done = k + 1;
+            break;
         }
     }
-    iterations
+    batches.store(rows);
+    done
 }
 
 /// The merit θ = ½ Σ H_i² with H_i = λ_i − clamp(λ_i − w_i, lo_i, hi_i), over contact and joint rows.

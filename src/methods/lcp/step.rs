@@ -33,7 +33,6 @@ impl Lcp {
     pub(super) fn analysis(&mut self, model: &Model, state: &State, stats: &mut StepStats) {
         let n = model.bodies.len();
         let nj = model.joints.len();
-        let nc = self.collision.contacts.len();
         self.bodies.clear();
         for (i, b) in model.bodies.iter().enumerate() {
             let inv_i = if b.kind == BodyKind::Dynamic { inv_inertia_world(model, i, state.bodies[i].q) } else { Mat3::ZERO };
@@ -90,32 +89,12 @@ impl Lcp {
         self.joint_readings.resize(nj, Default::default());
         self.joint_arm.clear();
         self.joint_arm.resize(nj, Vec3::ZERO);
-        self.contact_layer.clear();
-        {
-            let mut e = 0usize;
-            for (ci, c) in self.collision.contacts.iter().enumerate() {
-                if ci > 0 && (c.a, c.b) != (self.collision.contacts[ci - 1].a, self.collision.contacts[ci - 1].b) {
-                    e += 1;
-                }
-                self.contact_layer.push(self.stack.edge_layer[e]);
-            }
-        }
-        // rows bottom-up: by layer, then in detection order (a counting sort by layer, stable)
-        let starts = &mut self.layer_start;
-        starts.clear();
-        starts.resize(self.stack.layers as usize + 1, 0);
-        for &l in &self.contact_layer {
-            starts[l as usize + 1] += 1;
-        }
-        for l in 1..starts.len() {
-            starts[l] += starts[l - 1];
-        }
-        self.order.clear();
-        self.order.resize(nc, 0);
-        for (ci, &l) in self.contact_layer.iter().enumerate() {
-            self.order[starts[l as usize] as usize] = ci as u32;
-            starts[l as usize] += 1;
-        }
+        self.row_order.build(
+            &self.collision.contacts,
+            (&self.edges, &self.stack.edge_layer, self.stack.layers),
+            &self.fixed,
+            (&mut self.order, &mut self.contact_layer),
+        );
         self.dist0.clear();
         self.dist0.extend(self.collision.contacts.iter().map(|c| c.dist));
         self.disp_x.clear();
@@ -166,7 +145,7 @@ impl Lcp {
         }
         let p = &self.params;
         stats.iterations =
-            solve(&mut self.rows, (&mut jrows, &mut self.block), &self.bodies, &mut self.vel, p.iterations, p.normal_sweeps, p.tolerance);
+            solve(&mut self.rows, (&mut jrows, &mut self.work), &self.bodies, &mut self.vel, p.iterations, p.normal_sweeps, p.tolerance);
         stats.residual = merit(&self.rows, &jrows, &self.vel);
         self.joint_impulses(&jrows, 0);
         self.jrows = jrows;
@@ -227,7 +206,7 @@ impl Lcp {
             let p = &self.params;
             solve(
                 &mut self.layer_rows,
-                (&mut jrows, &mut self.block),
+                (&mut jrows, &mut self.work),
                 &self.bodies,
                 &mut self.vel,
                 p.layer_iterations,
@@ -363,7 +342,7 @@ impl Lcp {
             self.layer_rows.push(r);
         }
         let sweeps = self.params.correction_iterations;
-        solve(&mut self.layer_rows, (&mut jrows, &mut self.block), &self.bodies, &mut disp, sweeps, usize::MAX, 0.0);
+        solve(&mut self.layer_rows, (&mut jrows, &mut self.work), &self.bodies, &mut disp, sweeps, usize::MAX, 0.0);
         self.jrows = jrows;
         let n = state.bodies.len();
         for (i, b) in disp.iter().enumerate() {
