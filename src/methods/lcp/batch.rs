@@ -118,7 +118,8 @@ impl Batches {
         for (idx, &fill) in self.rows.iter().zip(&self.fill) {
             // an empty lane stays zero: it reads body 0's velocities (rows exist, so bodies do), moves nothing
             // (its inverse masses are 0) and is never written back
-            let mut s = Lanes::default();
+            self.lanes.push(Lanes::default());
+            let s = self.lanes.last_mut().expect("just pushed");
             for (l, &i) in idx.iter().enumerate().take(fill as usize) {
                 let r = &rows[i as usize];
                 s.a[l] = r.a;
@@ -145,7 +146,6 @@ impl Batches {
                     }
                 }
             }
-            self.lanes.push(s);
         }
     }
 

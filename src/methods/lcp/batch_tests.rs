@@ -158,3 +158,31 @@ fn the_rows_are_ordered_by_layer_then_colour() {
         assert!(scene != "pyramid20" || most < 8, "pyramid20: {} colours", most + 1);
     }
 }
+
+#[test]
+fn zz_p3d() {
+    let text = crate::scene::generate::pyramid_scene(10);
+    std::fs::write("/tmp/p3d10.toml", &text).unwrap();
+    let model = crate::scene::load_str(&text, "p", "p", Path::new("."), &[]).unwrap();
+    let mut state = State::from_model(&model);
+    let mut lcp = Lcp::new(LcpParams::from_model(&model).unwrap());
+    for _ in 0..30 {
+        lcp.step(&model, &mut state, model.dt).unwrap();
+        state.time += model.dt;
+        state.step += 1;
+    }
+    let mut stats = StepStats::default();
+    lcp.collision.borrow_pairs(&mut state);
+    lcp.collision(&model, &state, model.dt, &mut stats).unwrap();
+    lcp.analysis(&model, &state, &mut stats);
+    lcp.pre_step_speeds(&model, &state);
+    lcp.load_velocities(&model, &mut state, model.dt, 1.0);
+    let mut rows = Vec::new();
+    lcp.velocity_rows(&lcp.order, 0, &state, model.dt, &lcp.vn0, &lcp.mus, &mut rows);
+    let mut b = Batches::default();
+    let on = b.load(&rows, &lcp.bodies);
+    let s = b.schedule();
+    let mut h = [0; 5];
+    for x in &s { h[x.len()] += 1; }
+    eprintln!("p3d: on {on} rows {} batches {} hist {:?} colours max {} layers {}", rows.len(), s.len(), h, lcp.row_order.colour.iter().max().unwrap(), lcp.stack.layers);
+}
