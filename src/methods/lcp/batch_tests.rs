@@ -183,6 +183,15 @@ fn zz_p3d() {
     let on = b.load(&rows, &lcp.bodies);
     let s = b.schedule();
     let mut h = [0; 5];
-    for x in &s { h[x.len()] += 1; }
-    eprintln!("p3d: on {on} rows {} batches {} hist {:?} colours max {} layers {}", rows.len(), s.len(), h, lcp.row_order.colour.iter().max().unwrap(), lcp.stack.layers);
+    for x in &s {
+        h[x.len()] += 1;
+    }
+    eprintln!(
+        "p3d: on {on} rows {} batches {} hist {:?} colours max {} layers {}",
+        rows.len(),
+        s.len(),
+        h,
+        lcp.row_order.colour.iter().max().unwrap(),
+        lcp.stack.layers
+    );
 }

@@ -240,6 +240,8 @@ pub struct Lcp {
     vn0: Vec<f64>,
     mus: Vec<f64>,
     rest: Vec<f64>,
+    /// Per contact: its friction directions (`tangent_basis` of the normal), shared by the step's passes.
+    tangents: Vec<(Vec3, Vec3)>,
     /// Current distances of a correction solve's contacts (in the solve's order).
     cdist: Vec<f64>,
     /// Displacement of each body since detection (for first-order distance updates).
@@ -315,6 +317,7 @@ impl Lcp {
             vn0: Vec::new(),
             mus: Vec::new(),
             rest: Vec::new(),
+            tangents: Vec::new(),
             cdist: Vec::new(),
             disp_x: Vec::new(),
             disp_t: Vec::new(),

@@ -5,7 +5,7 @@ use super::block::JointBlock;
 use super::joints::JRow;
 use super::{Rows, SBody, Vel};
 use crate::collision::narrow::Contact;
-use crate::math::{tangent_basis, Vec3};
+use crate::math::Vec3;
 use crate::state::State;
 
 pub(super) fn lever_arms(c: &Contact, state: &State) -> (Vec3, Vec3) {
@@ -14,27 +14,37 @@ pub(super) fn lever_arms(c: &Contact, state: &State) -> (Vec3, Vec3) {
 }
 
 /// Builds the rows of contact `ci` from the bodies' current inverse masses (frozen bodies count as fixed): all
-/// three (`K` = 3), or the normal row only (`K` = 1, for the frictionless projection, whose friction rows are
-/// never swept: their directions and entries of A are left 0).
-pub(super) fn make_rows<const K: usize>(ci: usize, c: &Contact, state: &State, bodies: &[SBody], frozen: &[bool], mu: f64) -> Rows {
+/// three (`K` = 3, friction along the contact's `tangents`: `tangent_basis` of its normal, computed once per
+/// step), or the normal row only (`K` = 1, for the frictionless projection, whose friction rows are never swept:
+/// their directions and entries of A are left 0; `tangents` is not read).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn make_rows<const K: usize>(
+    ci: usize,
+    c: &Contact,
+    tangents: (Vec3, Vec3),
+    state: &State,
+    bodies: &[SBody],
+    frozen: &[bool],
+    mu: f64,
+) -> Rows {
     let (ra, rb) = lever_arms(c, state);
-    let dir = if K == 3 {
-        let (t1, t2) = tangent_basis(c.normal);
-        [c.normal, t1, t2]
-    } else {
-        [c.normal, Vec3::ZERO, Vec3::ZERO]
-    };
+    let dir = if K == 3 { [c.normal, tangents.0, tangents.1] } else { [c.normal, Vec3::ZERO, Vec3::ZERO] };
     let fa = if frozen[c.a] { 0.0 } else { 1.0 };
     let fb = if frozen[c.b] { 0.0 } else { 1.0 };
     let (ba, bb) = (&bodies[c.a], &bodies[c.b]);
     let (inv_ma, inv_mb) = (ba.inv_m * fa, bb.inv_m * fb);
     // angular Jacobians and M⁻¹Jᵀ's angular parts, per row (plain loops: `array::map`'s closures stay calls)
     let (mut xa, mut xb, mut ia, mut ib) = ([Vec3::ZERO; 3], [Vec3::ZERO; 3], [Vec3::ZERO; 3], [Vec3::ZERO; 3]);
+    // a frozen side's angular response is 0 (not formed: a layer's lower bodies are most of its sides)
     for k in 0..K {
         xa[k] = ra.cross(dir[k]);
         xb[k] = rb.cross(dir[k]);
-        ia[k] = (ba.inv_i * xa[k]) * fa;
-        ib[k] = (bb.inv_i * xb[k]) * fb;
+        if fa != 0.0 {
+            ia[k] = ba.inv_i * xa[k];
+        }
+        if fb != 0.0 {
+            ib[k] = bb.inv_i * xb[k];
+        }
     }
     let m = inv_ma + inv_mb;
     let mut a = [[0.0; 3]; 3];

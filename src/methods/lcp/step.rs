@@ -6,7 +6,7 @@ use super::{Lcp, Rows, SBody, Vel};
 use crate::collision::narrow::ContactData;
 use crate::dynamics::integrate::{apply_load, external_wrench, integrate_pose, inv_inertia_world};
 use crate::error::SimError;
-use crate::math::{quat_exp, Mat3, Vec3};
+use crate::math::{quat_exp, tangent_basis, Mat3, Vec3};
 use crate::methods::{check_finite, ContactPoint, StepStats};
 use crate::model::{BodyKind, Model};
 use crate::state::State;
@@ -293,6 +293,8 @@ impl Lcp {
         self.mus.resize(nc, 0.0);
         self.rest.clear();
         self.rest.resize(nc, 0.0);
+        self.tangents.clear();
+        self.tangents.extend(self.collision.contacts.iter().map(|c| tangent_basis(c.normal)));
         for (ci, c) in self.collision.contacts.iter().enumerate() {
             let (ra, rb) = lever_arms(c, state);
             let (sa, sb) = (&state.bodies[c.a], &state.bodies[c.b]);
@@ -337,7 +339,7 @@ impl Lcp {
         for (&ci, &d) in list.iter().zip(&self.cdist) {
             let c = &self.collision.contacts[ci as usize];
             // the projection has no friction: its rows' normal row only
-            let mut r = make_rows::<1>(ci as usize, c, state, &self.bodies, &self.frozen, 0.0);
+            let mut r = make_rows::<1>(ci as usize, c, (Vec3::ZERO, Vec3::ZERO), state, &self.bodies, &self.frozen, 0.0);
             r.bias = d;
             self.layer_rows.push(r);
         }
@@ -381,7 +383,7 @@ impl Lcp {
         for &ci in list {
             let ci = ci as usize;
             let c = &self.collision.contacts[ci];
-            let mut r = make_rows::<3>(ci, c, state, &self.bodies, &self.frozen, mus[ci]);
+            let mut r = make_rows::<3>(ci, c, self.tangents[ci], state, &self.bodies, &self.frozen, mus[ci]);
             self.set_bias(&mut r, ci, state, h, vn0[ci]);
             if self.params.warm_start {
                 // the layered pass warm-starts its normal impulses only: its stored friction impulses, applied
