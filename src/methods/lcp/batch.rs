@@ -44,9 +44,6 @@ struct Lanes {
     lambda: [A4; 3],
     off: [A4; 3],
     mu: A4,
-    /// The bodies' world inverse inertias (constant during a solve), column by column.
-    ia: [[A4; 3]; 3],
-    ib: [[A4; 3]; 3],
 }
 
 /// The batches of one solve and the rows each lane holds.
@@ -108,12 +105,12 @@ impl Batches {
         }
         self.on = self.force || rows.len() as f64 >= MIN_FILL * (L * self.fill.len()) as f64;
         if self.on {
-            self.pack(rows, masses);
+            self.pack(rows);
         }
         self.on
     }
 
-    fn pack(&mut self, rows: &[Rows], masses: &[SBody]) {
+    fn pack(&mut self, rows: &[Rows]) {
         self.lanes.clear();
         for (idx, &fill) in self.rows.iter().zip(&self.fill) {
             // an empty lane stays zero: it reads body 0's velocities (rows exist, so bodies do), moves nothing
@@ -138,13 +135,6 @@ impl Batches {
                 s.inv_ma[l] = r.inv_ma;
                 s.inv_mb[l] = r.inv_mb;
                 s.mu[l] = r.mu;
-                let (ia, ib) = (&masses[r.a as usize].inv_i, &masses[r.b as usize].inv_i);
-                for c in 0..3 {
-                    for k in 0..3 {
-                        s.ia[c][k][l] = ia.col(c)[k];
-                        s.ib[c][k][l] = ib.col(c)[k];
-                    }
-                }
             }
         }
     }
@@ -176,7 +166,7 @@ impl Batches {
         #[cfg(target_arch = "x86_64")]
         {
             // SAFETY: `on` implies that the processor has AVX2 (`load`), the only requirement of `sweep_avx2`.
-            unsafe { sweep_avx2(&mut self.lanes, &self.fill, bodies, friction) }
+            unsafe { sweep_avx2(&mut self.lanes, &self.fill, masses, bodies, friction) }
         }
         #[cfg(not(target_arch = "x86_64"))]
         unreachable!("no lanes without AVX2: `load` keeps the scalar sweep")
@@ -193,8 +183,8 @@ pub(super) fn lanes_available() -> bool {
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn sweep_avx2(lanes: &mut [Lanes], fill: &[u8], bodies: &mut [Vel], friction: bool) -> (f64, f64) {
-    sweep_lanes::<super::lanes::Avx>(lanes, fill, bodies, friction)
+fn sweep_avx2(lanes: &mut [Lanes], fill: &[u8], masses: &[SBody], bodies: &mut [Vel], friction: bool) -> (f64, f64) {
+    sweep_lanes::<super::lanes::Avx>(lanes, fill, masses, bodies, friction)
 }
 
 /// Gathers the velocities of the lanes' bodies on one side.
@@ -204,6 +194,13 @@ fn gather<T: Lane>(idx: &[u32; L], bodies: &[[f64; 6]]) -> (V4<T>, V4<T>) {
     (V4 { x: vx, y: vy, z: vz }, V4 { x: wx, y: wy, z: wz })
 }
 
+/// Gathers the world inverse inertias of the lanes' bodies on one side, column by column.
+#[inline(always)]
+fn inertia<T: Lane>(masses: &[[f64; 10]], idx: &[u32; L]) -> [V4<T>; 3] {
+    let [a, b, c, d, e, f, g, h, i] = T::gather9(masses, idx);
+    [V4 { x: a, y: b, z: c }, V4 { x: d, y: e, z: f }, V4 { x: g, y: h, z: i }]
+}
+
 #[inline(always)]
 fn scatter<T: Lane>(idx: &[u32; L], fill: usize, v: V4<T>, w: V4<T>, bodies: &mut [[f64; 6]]) {
     T::scatter6([v.x, v.y, v.z, w.x, w.y, w.z], bodies, idx, fill);
@@ -211,8 +208,8 @@ fn scatter<T: Lane>(idx: &[u32; L], fill: usize, v: V4<T>, w: V4<T>, bodies: &mu
 
 /// The sweep over the batches: pgs.rs's `sweep`, four lanes at a time.
 #[inline(always)]
-fn sweep_lanes<T: Lane>(lanes: &mut [Lanes], fill: &[u8], bodies: &mut [Vel], friction: bool) -> (f64, f64) {
-    let bodies = Vel::flat(bodies);
+fn sweep_lanes<T: Lane>(lanes: &mut [Lanes], fill: &[u8], masses: &[SBody], bodies: &mut [Vel], friction: bool) -> (f64, f64) {
+    let (masses, bodies) = (SBody::flat(masses), Vel::flat(bodies));
     let zero = T::splat(0.0);
     let (mut change, mut size) = (zero, zero);
     for (s, &n) in lanes.iter_mut().zip(fill) {
@@ -249,8 +246,7 @@ fn sweep_lanes<T: Lane>(lanes: &mut [Lanes], fill: &[u8], bodies: &mut [Vel], fr
         let p = dir[0].scale(d0).add(dir[1].scale(d1)).add(dir[2].scale(d2));
         let (inv_ma, inv_mb) = (T::load(&s.inv_ma), T::load(&s.inv_mb));
         let (on_a, on_b) = (moved.and(inv_ma.gt(zero)), moved.and(inv_mb.gt(zero)));
-        let ia = [V4::<T>::load(&s.ia[0]), V4::load(&s.ia[1]), V4::load(&s.ia[2])];
-        let ib = [V4::<T>::load(&s.ib[0]), V4::load(&s.ib[1]), V4::load(&s.ib[2])];
+        let (ia, ib) = (inertia::<T>(masses, &s.a), inertia::<T>(masses, &s.b));
         let va = V4::select(on_a, va.sub(p.scale(inv_ma)), va);
         let wa = V4::select(on_a, wa.sub(mat_vec(&ia, ra.cross(p))), wa);
         let vb = V4::select(on_b, vb.add(p.scale(inv_mb)), vb);

@@ -33,6 +33,8 @@ pub(super) trait Lane: Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Outp
     fn abs(self) -> Self;
     /// The six values of the rows `idx` of `rows`, lane l from row `idx[l]`.
     fn gather6(rows: &[[f64; 6]], idx: &[u32; 4]) -> [Self; 6];
+    /// Values 1..10 of the rows `idx` of `rows` (a solver body's inverse inertia, column by column).
+    fn gather9(rows: &[[f64; 10]], idx: &[u32; 4]) -> [Self; 9];
     /// Writes lane l of the six values to row `idx[l]` of `rows`, for the first `fill` lanes.
     fn scatter6(c: [Self; 6], rows: &mut [[f64; 6]], idx: &[u32; 4], fill: usize);
 
@@ -145,11 +147,13 @@ mod avx {
         /// 4, 5) paired up.
         #[inline(always)]
         fn gather6(rows: &[[f64; 6]], idx: &[u32; 4]) -> [Self; 6] {
-            let r = [idx[0], idx[1], idx[2], idx[3]].map(|i| &rows[i as usize]);
+            let (r0, r1, r2, r3) = (&rows[idx[0] as usize], &rows[idx[1] as usize], &rows[idx[2] as usize], &rows[idx[3] as usize]);
             // SAFETY: see the module documentation; each load reads within one row of six f64 (0..4, 4..6).
             unsafe {
-                let [h0, h1, h2, h3] = [r[0], r[1], r[2], r[3]].map(|r| _mm256_loadu_pd(r.as_ptr()));
-                let [e0, e1, e2, e3] = [r[0], r[1], r[2], r[3]].map(|r| _mm_loadu_pd(r[4..].as_ptr()));
+                let (h0, h1) = (_mm256_loadu_pd(r0.as_ptr()), _mm256_loadu_pd(r1.as_ptr()));
+                let (h2, h3) = (_mm256_loadu_pd(r2.as_ptr()), _mm256_loadu_pd(r3.as_ptr()));
+                let (e0, e1) = (_mm_loadu_pd(r0[4..].as_ptr()), _mm_loadu_pd(r1[4..].as_ptr()));
+                let (e2, e3) = (_mm_loadu_pd(r2[4..].as_ptr()), _mm_loadu_pd(r3[4..].as_ptr()));
                 let (t0, t1) = (_mm256_unpacklo_pd(h0, h1), _mm256_unpackhi_pd(h0, h1));
                 let (t2, t3) = (_mm256_unpacklo_pd(h2, h3), _mm256_unpackhi_pd(h2, h3));
                 [
@@ -157,6 +161,37 @@ mod avx {
                     Avx(_mm256_permute2f128_pd::<0x20>(t1, t3)),
                     Avx(_mm256_permute2f128_pd::<0x31>(t0, t2)),
                     Avx(_mm256_permute2f128_pd::<0x31>(t1, t3)),
+                    Avx(_mm256_set_m128d(_mm_unpacklo_pd(e2, e3), _mm_unpacklo_pd(e0, e1))),
+                    Avx(_mm256_set_m128d(_mm_unpackhi_pd(e2, e3), _mm_unpackhi_pd(e0, e1))),
+                ]
+            }
+        }
+        /// Three 4 × 4 blocks: values 0..4 and 4..8 by 256-bit loads and transposes, 8..10 by 128-bit loads.
+        #[inline(always)]
+        fn gather9(rows: &[[f64; 10]], idx: &[u32; 4]) -> [Self; 9] {
+            let (r0, r1, r2, r3) = (&rows[idx[0] as usize], &rows[idx[1] as usize], &rows[idx[2] as usize], &rows[idx[3] as usize]);
+            // SAFETY: see the module documentation; each load reads within one row of ten f64 (0..4, 4..8, 8..10).
+            // (No closures here: a closure does not inherit the caller's enabled features, and its intrinsics
+            // would not be inlined.)
+            unsafe {
+                let (h0, h1) = (_mm256_loadu_pd(r0.as_ptr()), _mm256_loadu_pd(r1.as_ptr()));
+                let (h2, h3) = (_mm256_loadu_pd(r2.as_ptr()), _mm256_loadu_pd(r3.as_ptr()));
+                let (t1, t2, t3) = (_mm256_unpackhi_pd(h0, h1), _mm256_unpacklo_pd(h2, h3), _mm256_unpackhi_pd(h2, h3));
+                let t0 = _mm256_unpacklo_pd(h0, h1);
+                let (k0, k1) = (_mm256_loadu_pd(r0[4..].as_ptr()), _mm256_loadu_pd(r1[4..].as_ptr()));
+                let (k2, k3) = (_mm256_loadu_pd(r2[4..].as_ptr()), _mm256_loadu_pd(r3[4..].as_ptr()));
+                let (u0, u1) = (_mm256_unpacklo_pd(k0, k1), _mm256_unpackhi_pd(k0, k1));
+                let (u2, u3) = (_mm256_unpacklo_pd(k2, k3), _mm256_unpackhi_pd(k2, k3));
+                let (e0, e1) = (_mm_loadu_pd(r0[8..].as_ptr()), _mm_loadu_pd(r1[8..].as_ptr()));
+                let (e2, e3) = (_mm_loadu_pd(r2[8..].as_ptr()), _mm_loadu_pd(r3[8..].as_ptr()));
+                [
+                    Avx(_mm256_permute2f128_pd::<0x20>(t1, t3)),
+                    Avx(_mm256_permute2f128_pd::<0x31>(t0, t2)),
+                    Avx(_mm256_permute2f128_pd::<0x31>(t1, t3)),
+                    Avx(_mm256_permute2f128_pd::<0x20>(u0, u2)),
+                    Avx(_mm256_permute2f128_pd::<0x20>(u1, u3)),
+                    Avx(_mm256_permute2f128_pd::<0x31>(u0, u2)),
+                    Avx(_mm256_permute2f128_pd::<0x31>(u1, u3)),
                     Avx(_mm256_set_m128d(_mm_unpacklo_pd(e2, e3), _mm_unpacklo_pd(e0, e1))),
                     Avx(_mm256_set_m128d(_mm_unpackhi_pd(e2, e3), _mm_unpackhi_pd(e0, e1))),
                 ]

@@ -155,9 +155,27 @@ pub fn create(model: &Model) -> Result<Box<dyn Method + Send>, InputError> {
 
 /// Solver body: inverse mass and world inverse inertia.
 #[derive(Debug, Clone, Copy)]
+#[repr(C)]
 struct SBody {
     inv_m: f64,
     inv_i: Mat3,
+}
+
+// `SBody` is ten f64: inv_m, then the inverse inertia's columns (what `SBody::flat` relies on)
+const _: () = {
+    use std::mem::{align_of, offset_of, size_of};
+    assert!(size_of::<SBody>() == 80 && align_of::<SBody>() == 8 && offset_of!(SBody, inv_i) == 8);
+    assert!(size_of::<Mat3>() == 72 && offset_of!(Mat3, y_axis) == 24 && offset_of!(Mat3, z_axis) == 48);
+};
+
+impl SBody {
+    /// The solver bodies as rows of ten f64 (inv_m, then the inverse inertia column by column), for the
+    /// batched sweep's transposes.
+    fn flat(b: &[SBody]) -> &[[f64; 10]] {
+        // SAFETY: `SBody` is `repr(C)` of an f64 and a `Mat3` of three `Vec3` of three f64, with no padding
+        // (asserted above): the layout of `[f64; 10]`; the new slice borrows `b`.
+        unsafe { std::slice::from_raw_parts(b.as_ptr().cast::<[f64; 10]>(), b.len()) }
+    }
 }
 
 /// Velocity of a solver body (or, in the correction solve, its displacement); kept apart from the masses so
