@@ -243,6 +243,9 @@ fn sweep_lanes<T: Lane>(lanes: &mut [Lanes], fill: &[u8], masses: &[SBody], bodi
             (d1, d2) = (e1, e2);
         }
         let moved = d0.ne0().or(d1.ne0()).or(d2.ne0());
+        if moved.none() {
+            continue; // no lane's impulses changed (speculative contacts, mostly): the bodies keep their velocities
+        }
         let p = dir[0].scale(d0).add(dir[1].scale(d1)).add(dir[2].scale(d2));
         let (inv_ma, inv_mb) = (T::load(&s.inv_ma), T::load(&s.inv_mb));
         let (on_a, on_b) = (moved.and(inv_ma.gt(zero)), moved.and(inv_mb.gt(zero)));

@@ -28,6 +28,8 @@ pub(super) trait Lane: Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Outp
     /// `x != 0.0` (true for NaN, as in Rust).
     fn ne0(self) -> Self;
     fn or(self, o: Self) -> Self;
+    /// Whether no lane of a mask is set.
+    fn none(self) -> bool;
     fn and(self, o: Self) -> Self;
     fn neg(self) -> Self;
     fn abs(self) -> Self;
@@ -127,6 +129,11 @@ mod avx {
         fn or(self, o: Self) -> Self {
             // SAFETY: see the module documentation.
             Avx(unsafe { _mm256_or_pd(self.0, o.0) })
+        }
+        #[inline(always)]
+        fn none(self) -> bool {
+            // SAFETY: see the module documentation.
+            unsafe { _mm256_movemask_pd(self.0) == 0 }
         }
         #[inline(always)]
         fn and(self, o: Self) -> Self {
