@@ -228,8 +228,9 @@ fn sweep_lanes<T: Lane>(lanes: &mut [Lanes], fill: &[u8], masses: &[SBody], bodi
         change = change.larger(d0.abs());
         size = size.larger(new);
         let (mut d1, mut d2) = (zero, zero);
-        if friction {
-            let live = new.ne0().or(lambda[1].ne0()).or(lambda[2].ne0());
+        let live = new.ne0().or(lambda[1].ne0()).or(lambda[2].ne0());
+        // a lane with no normal and no friction impulse keeps its friction rows at 0 (their bound is 0)
+        if friction && !live.none() {
             let hi = T::load(&s.mu) * new;
             let w1 = dir[1].dot(u) + off[0] * d0;
             let new1 = (lambda[1] - w1 * inv_diag[1]).clamp_sym(hi);
