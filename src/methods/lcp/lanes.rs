@@ -3,13 +3,15 @@
 //! implementation gives the same bits as the scalar sweep.
 //!
 //! One implementation so far, `Avx` on x86-64: one AVX instruction per operation, and the bodies' velocities
-//! gathered and scattered by 4 × 4 transposes. It runs in the copy of the sweep compiled with AVX2 enabled,
-//! chosen at run time where the processor has it, so a baseline x86-64 build gets it. Measured on the 2-core
-//! machine (pyramid20's rows): 10.8 ns per point and sweep against the scalar sweep's 18.7. The `wide` crate's
-//! `f64x4` was tried as the portable lanes: on a baseline build it is two SSE2 instructions per operation and
-//! its gathers go through memory, 25 ns per point, slower than the scalar sweep, which therefore runs wherever
-//! AVX2 is not there. (`wide` picks its instructions when the crate is compiled, so it cannot give a baseline
-//! build AVX.) Another instruction set (NEON) would be another implementation of `Lane`.
+//! and inverse inertias gathered (and velocities scattered) by 4 × 4 transposes. It runs in the copy of the
+//! sweep compiled with AVX2 enabled, chosen at run time where the processor has it, so a baseline x86-64 build
+//! gets it. Measured on the 2-core machine (pyramid20's rows, a sweep with friction): 10.8 ns per point against
+//! the scalar sweep's 18.7. The `wide` crate's `f64x4` was tried as the portable lanes: on a baseline build it
+//! is two SSE2 instructions per operation and its gathers go through memory, 25 ns per point, slower than the
+//! scalar sweep, which therefore runs wherever AVX2 is not there. (`wide` picks its instructions when the crate
+//! is compiled, so it cannot give a baseline build AVX.) Another instruction set (NEON) would be another
+//! implementation of `Lane`. No closures in the AVX code: a closure does not inherit the enabled features of
+//! the function it is written in, so its intrinsics would be calls.
 
 use std::ops::{Add, Mul, Sub};
 
