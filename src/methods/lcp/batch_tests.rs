@@ -30,7 +30,7 @@ fn rows_of(scene: &str, steps: usize, frozen_below: u32) -> (Lcp, Vec<Rows>, Vec
         *f = lcp.stack.height[i] <= frozen_below && frozen_below > 0;
     }
     let mut rows = Vec::new();
-    lcp.velocity_rows(&lcp.order, 0, &state, model.dt, &lcp.vn0, &lcp.mus, &mut rows);
+    lcp.velocity_rows(&state, model.dt, &mut rows, &mut Vec::new());
     let mut vel = lcp.vel.clone();
     pgs::warm(&rows, &lcp.bodies, &mut vel, true);
     (lcp, rows, vel)

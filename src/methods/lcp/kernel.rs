@@ -40,7 +40,7 @@ impl SweepKernel {
         let frac = if lcp.params.shock_propagation { lcp.params.shock_fraction } else { 1.0 };
         lcp.load_velocities(model, &mut scratch, h, frac);
         let mut rows = Vec::new();
-        lcp.velocity_rows(&lcp.order, 0, &scratch, h, &lcp.vn0, &lcp.mus, &mut rows);
+        lcp.velocity_rows(&scratch, h, &mut rows, &mut Vec::new());
         let mut vel = lcp.vel.clone();
         warm(&rows, &lcp.bodies, &mut vel, true);
         lcp.collision.return_pairs(state);

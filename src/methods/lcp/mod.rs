@@ -249,6 +249,8 @@ pub struct Lcp {
     bodies: Vec<SBody>,
     vel: Vec<Vel>,
     rows: Vec<Rows>,
+    /// The dynamics-pass rows' sides' terms (pgs.rs), from which the layers' rows are built.
+    row_terms: Vec<[pgs::SideTerms; 2]>,
     /// Displacements of a correction (projection) solve, apart from `vel`.
     disp: Vec<Vel>,
     /// Rows of the current layer (shock propagation).
@@ -329,6 +331,7 @@ impl Lcp {
             bodies: Vec::new(),
             vel: Vec::new(),
             rows: Vec::new(),
+            row_terms: Vec::new(),
             disp: Vec::new(),
             layer_rows: Vec::new(),
             dist0: Vec::new(),

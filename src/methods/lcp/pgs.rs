@@ -13,10 +13,49 @@ pub(super) fn lever_arms(c: &Contact, state: &State) -> (Vec3, Vec3) {
     (p - state.bodies[c.a].x, p - state.bodies[c.b].x)
 }
 
+/// One side's part of a point's 3 × 3 block of A = J M⁻¹ Jᵀ beyond its inverse mass: x_k·(I⁻¹ x_l) with
+/// x_k = r × d_k, for (k, l) in `UPPER`; all 0 for a side that takes no impulse (fixed or frozen).
+pub(super) type SideTerms = [f64; 6];
+
+/// The entries (k, l), k ≤ l, of a point's block, in the order of `SideTerms`.
+const UPPER: [(usize, usize); 6] = [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)];
+
+/// A side's terms for the first `K` rows (the others 0).
+#[inline]
+fn side_terms<const K: usize>(r: Vec3, dir: &[Vec3; 3], inv_i: &crate::math::Mat3) -> SideTerms {
+    // plain loops: `array::map`'s closures stay calls
+    let (mut x, mut i) = ([Vec3::ZERO; 3], [Vec3::ZERO; 3]);
+    for k in 0..K {
+        x[k] = r.cross(dir[k]);
+        i[k] = *inv_i * x[k];
+    }
+    let mut t = [0.0; 6];
+    for (j, &(k, l)) in UPPER.iter().enumerate() {
+        if l < K {
+            t[j] = x[k].dot(i[l]);
+        }
+    }
+    t
+}
+
+/// The point's block from the sides' inverse masses `m` (summed) and terms: 1 / A_kk and A_01, A_02, A_12.
+#[inline]
+fn assemble<const K: usize>(m: f64, dir: &[Vec3; 3], ta: &SideTerms, tb: &SideTerms) -> ([f64; 3], [f64; 3]) {
+    let mut a = [0.0; 6];
+    for (j, &(k, l)) in UPPER.iter().enumerate() {
+        if l < K {
+            a[j] = m * dir[k].dot(dir[l]) + ta[j] + tb[j];
+        }
+    }
+    let inv = |d: f64| if d > 1e-300 { 1.0 / d } else { 0.0 };
+    ([inv(a[0]), inv(a[3]), inv(a[5])], [a[1], a[2], a[4]])
+}
+
 /// Builds the rows of contact `ci` from the bodies' current inverse masses (frozen bodies count as fixed): all
 /// three (`K` = 3, friction along the contact's `tangents`: `tangent_basis` of its normal, computed once per
 /// step), or the normal row only (`K` = 1, for the frictionless projection, whose friction rows are never swept:
-/// their directions and entries of A are left 0; `tangents` is not read).
+/// their directions and entries of A are left 0; `tangents` is not read). Also returns the sides' terms (for
+/// `layer_row`).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn make_rows<const K: usize>(
     ci: usize,
@@ -26,36 +65,16 @@ pub(super) fn make_rows<const K: usize>(
     bodies: &[SBody],
     frozen: &[bool],
     mu: f64,
-) -> Rows {
+) -> (Rows, [SideTerms; 2]) {
     let (ra, rb) = lever_arms(c, state);
     let dir = if K == 3 { [c.normal, tangents.0, tangents.1] } else { [c.normal, Vec3::ZERO, Vec3::ZERO] };
-    let fa = if frozen[c.a] { 0.0 } else { 1.0 };
-    let fb = if frozen[c.b] { 0.0 } else { 1.0 };
     let (ba, bb) = (&bodies[c.a], &bodies[c.b]);
-    let (inv_ma, inv_mb) = (ba.inv_m * fa, bb.inv_m * fb);
-    // angular Jacobians and M⁻¹Jᵀ's angular parts, per row (plain loops: `array::map`'s closures stay calls)
-    let (mut xa, mut xb, mut ia, mut ib) = ([Vec3::ZERO; 3], [Vec3::ZERO; 3], [Vec3::ZERO; 3], [Vec3::ZERO; 3]);
-    // a frozen side's angular response is 0 (not formed: a layer's lower bodies are most of its sides)
-    for k in 0..K {
-        xa[k] = ra.cross(dir[k]);
-        xb[k] = rb.cross(dir[k]);
-        if fa != 0.0 {
-            ia[k] = ba.inv_i * xa[k];
-        }
-        if fb != 0.0 {
-            ib[k] = bb.inv_i * xb[k];
-        }
-    }
-    let m = inv_ma + inv_mb;
-    let mut a = [[0.0; 3]; 3];
-    for k in 0..K {
-        for l in k..K {
-            a[k][l] = m * dir[k].dot(dir[l]) + xa[k].dot(ia[l]) + xb[k].dot(ib[l]);
-        }
-    }
-    let inv = |d: f64| if d > 1e-300 { 1.0 / d } else { 0.0 };
-    let inv_diag = [inv(a[0][0]), inv(a[1][1]), inv(a[2][2])];
-    Rows {
+    // a frozen side takes no impulse: no inverse mass, no terms (not formed: a layer's lower bodies are most of
+    // its sides)
+    let (inv_ma, ta) = if frozen[c.a] { (0.0, [0.0; 6]) } else { (ba.inv_m, side_terms::<K>(ra, &dir, &ba.inv_i)) };
+    let (inv_mb, tb) = if frozen[c.b] { (0.0, [0.0; 6]) } else { (bb.inv_m, side_terms::<K>(rb, &dir, &bb.inv_i)) };
+    let (inv_diag, off) = assemble::<K>(inv_ma + inv_mb, &dir, &ta, &tb);
+    let rows = Rows {
         a: c.a as u32,
         b: c.b as u32,
         ra,
@@ -66,10 +85,32 @@ pub(super) fn make_rows<const K: usize>(
         inv_mb,
         inv_diag,
         lambda: [0.0; 3],
-        off: [a[0][1], a[0][2], a[1][2]],
+        off,
         mu,
         contact: ci as u32,
+    };
+    (rows, [ta, tb])
+}
+
+/// The rows of a contact for a layer of shock propagation, from its dynamics-pass rows `r` and side terms:
+/// the same rows where neither side is frozen (a free body has not moved since); a frozen side gets its current
+/// lever arm (it has been advanced), no inverse mass and no terms, and the block is assembled again from the
+/// free side's terms. The same rows as `make_rows` would build, without forming the free side's terms again.
+pub(super) fn layer_row(mut r: Rows, terms: &[SideTerms; 2], c: &Contact, state: &State, frozen: &[bool]) -> Rows {
+    let (fa, fb) = (frozen[c.a], frozen[c.b]);
+    if fa || fb {
+        let (ra, rb) = lever_arms(c, state);
+        let zero = [0.0; 6];
+        let (ta, tb) = (if fa { &zero } else { &terms[0] }, if fb { &zero } else { &terms[1] });
+        if fa {
+            (r.ra, r.inv_ma) = (ra, 0.0);
+        }
+        if fb {
+            (r.rb, r.inv_mb) = (rb, 0.0);
+        }
+        (r.inv_diag, r.off) = assemble::<3>(r.inv_ma + r.inv_mb, &r.dir, ta, tb);
     }
+    r
 }
 
 /// Applies the impulse `p` (world frame, on body b; −p on body a) at the point to the bodies.

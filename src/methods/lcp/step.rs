@@ -1,7 +1,7 @@
 //! The stages of one `lcp` step (see the module documentation for their order and the source's names), and the
 //! correction and row building they share.
 
-use super::pgs::{lever_arms, make_rows, merit, solve, warm, warm_joints};
+use super::pgs::{layer_row, lever_arms, make_rows, merit, solve, warm, warm_joints, SideTerms};
 use super::{Lcp, Rows, SBody, Vel};
 use crate::collision::narrow::ContactData;
 use crate::dynamics::integrate::{apply_load, external_wrench, integrate_pose, inv_inertia_world};
@@ -133,9 +133,9 @@ impl Lcp {
         self.stiffen(model, state, h);
         let frac1 = if self.params.shock_propagation { self.params.shock_fraction } else { 1.0 };
         self.load_velocities(model, state, h, frac1);
-        let mut rows = std::mem::take(&mut self.rows);
-        self.velocity_rows(&self.order, 0, state, h, &self.vn0, &self.mus, &mut rows);
-        self.rows = rows;
+        let (mut rows, mut terms) = (std::mem::take(&mut self.rows), std::mem::take(&mut self.row_terms));
+        self.velocity_rows(state, h, &mut rows, &mut terms);
+        (self.rows, self.row_terms) = (rows, terms);
         let (mut jrows, jorder) = (std::mem::take(&mut self.jrows), std::mem::take(&mut self.joint_order));
         self.joint_velocity_rows(model, state, h, &jorder, 0, &mut jrows);
         self.joint_order = jorder;
@@ -194,7 +194,7 @@ impl Lcp {
                 *f = self.stack.height[i] <= layer;
             }
             let mut rows = std::mem::take(&mut self.layer_rows);
-            self.velocity_rows(&self.order[start..end], 3, state, h, &self.vn0, &self.mus, &mut rows);
+            self.layer_rows(start..end, state, h, &mut rows);
             self.layer_rows = rows;
             let (mut jrows, jorder) = (std::mem::take(&mut self.jrows), std::mem::take(&mut self.joint_order));
             self.joint_velocity_rows(model, state, h, &jorder[js..je], 1, &mut jrows);
@@ -339,7 +339,7 @@ impl Lcp {
         for (&ci, &d) in list.iter().zip(&self.cdist) {
             let c = &self.collision.contacts[ci as usize];
             // the projection has no friction: its rows' normal row only
-            let mut r = make_rows::<1>(ci as usize, c, (Vec3::ZERO, Vec3::ZERO), state, &self.bodies, &self.frozen, 0.0);
+            let (mut r, _) = make_rows::<1>(ci as usize, c, (Vec3::ZERO, Vec3::ZERO), state, &self.bodies, &self.frozen, 0.0);
             r.bias = d;
             self.layer_rows.push(r);
         }
@@ -375,22 +375,39 @@ impl Lcp {
         }
     }
 
-    /// Builds the velocity-level rows of the contacts `list` into `out`, warm-started (when on) from the
-    /// stored impulses at `slot` (0: dynamics pass, all three rows; 3: shock propagation, the normal row).
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn velocity_rows(&self, list: &[u32], slot: usize, state: &State, h: f64, vn0: &[f64], mus: &[f64], out: &mut Vec<Rows>) {
+    /// Builds the dynamics pass's velocity-level rows (every contact, in the rows' order) into `out` and their
+    /// sides' terms into `terms`, warm-started (when on) from the stored impulses (slot 0).
+    pub(super) fn velocity_rows(&self, state: &State, h: f64, out: &mut Vec<Rows>, terms: &mut Vec<[SideTerms; 2]>) {
         out.clear();
-        for &ci in list {
+        terms.clear();
+        for &ci in &self.order {
             let ci = ci as usize;
             let c = &self.collision.contacts[ci];
-            let mut r = make_rows::<3>(ci, c, self.tangents[ci], state, &self.bodies, &self.frozen, mus[ci]);
-            self.set_bias(&mut r, ci, state, h, vn0[ci]);
+            let (mut r, t) = make_rows::<3>(ci, c, self.tangents[ci], state, &self.bodies, &self.frozen, self.mus[ci]);
+            self.set_bias(&mut r, ci, state, h, self.vn0[ci]);
             if self.params.warm_start {
-                // the layered pass warm-starts its normal impulses only: its stored friction impulses, applied
-                // again where the layers had changed, launched rows of balls from a settled pile (balls1000:
-                // kinetic energy bursts to 8.4e5 J; 1.1e4 J at most once its friction starts at zero)
-                let rows = if slot == 3 { 1 } else { 3 };
-                r.lambda[..rows].copy_from_slice(&c.data.impulse[slot..slot + rows]);
+                r.lambda.copy_from_slice(&c.data.impulse[0..3]);
+            }
+            out.push(r);
+            terms.push(t);
+        }
+    }
+
+    /// Builds the rows of a layer of shock propagation, the rows `range` of the rows' order, from the dynamics
+    /// pass's (`layer_row`), warm-started (when on) from the stored normal impulses (slot 3).
+    fn layer_rows(&self, range: std::ops::Range<usize>, state: &State, h: f64, out: &mut Vec<Rows>) {
+        out.clear();
+        for k in range {
+            let ci = self.order[k] as usize;
+            let c = &self.collision.contacts[ci];
+            let mut r = layer_row(self.rows[k], &self.row_terms[k], c, state, &self.frozen);
+            r.lambda = [0.0; 3];
+            self.set_bias(&mut r, ci, state, h, self.vn0[ci]);
+            if self.params.warm_start {
+                // the normal impulses only: the stored friction impulses, applied again where the layers had
+                // changed, launched rows of balls from a settled pile (balls1000: kinetic energy bursts to
+                // 8.4e5 J; 1.1e4 J at most once its friction starts at zero)
+                r.lambda[0] = c.data.impulse[3];
             }
             out.push(r);
         }
