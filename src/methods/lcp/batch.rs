@@ -17,6 +17,9 @@
 //! cheaper. The rows' order within a layer is a colouring of the body pairs (order.rs), so that the batches
 //! fill: pyramid20's dynamics pass packs 3,218 points into 868 batches, 740 of them full.
 
+// the batched sweep runs on x86-64 only (AVX2); elsewhere its code stays unused
+#![cfg_attr(not(target_arch = "x86_64"), allow(dead_code, unused_imports))]
+
 use super::lanes::{mat_vec, Lane, A4, V4};
 use super::pgs::{larger, sweep as scalar_sweep};
 use super::{Rows, SBody, Vel};
