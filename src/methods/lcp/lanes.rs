@@ -10,8 +10,9 @@
 //! is two SSE2 instructions per operation and its gathers go through memory, 25 ns per point, slower than the
 //! scalar sweep, which therefore runs wherever AVX2 is not there. (`wide` picks its instructions when the crate
 //! is compiled, so it cannot give a baseline build AVX.) Another instruction set (NEON) would be another
-//! implementation of `Lane`. No closures in the AVX code: a closure does not inherit the enabled features of
-//! the function it is written in, so its intrinsics would be calls.
+//! implementation of `Lane`. Everything here must be inlined into the AVX2 sweep: a function (a closure too)
+//! left out of line does not have the features enabled, so its intrinsics become calls (one such version of the
+//! inertia gather made the sweep 4× slower); `objdump` of `sweep_avx2` shows no call but the bounds checks'.
 
 // the batched sweep runs on x86-64 only (AVX2); elsewhere its code stays unused
 #![cfg_attr(not(target_arch = "x86_64"), allow(dead_code, unused_imports))]
@@ -159,69 +160,25 @@ mod avx {
         /// 4, 5) paired up.
         #[inline(always)]
         fn gather6(rows: &[[f64; 6]], idx: &[u32; 4]) -> [Self; 6] {
-            let (r0, r1, r2, r3) = (&rows[idx[0] as usize], &rows[idx[1] as usize], &rows[idx[2] as usize], &rows[idx[3] as usize]);
-            // SAFETY: see the module documentation; each load reads within one row of six f64 (0..4, 4..6).
-            unsafe {
-                let (h0, h1) = (_mm256_loadu_pd(r0.as_ptr()), _mm256_loadu_pd(r1.as_ptr()));
-                let (h2, h3) = (_mm256_loadu_pd(r2.as_ptr()), _mm256_loadu_pd(r3.as_ptr()));
-                let (e0, e1) = (_mm_loadu_pd(r0[4..].as_ptr()), _mm_loadu_pd(r1[4..].as_ptr()));
-                let (e2, e3) = (_mm_loadu_pd(r2[4..].as_ptr()), _mm_loadu_pd(r3[4..].as_ptr()));
-                let (t0, t1) = (_mm256_unpacklo_pd(h0, h1), _mm256_unpackhi_pd(h0, h1));
-                let (t2, t3) = (_mm256_unpacklo_pd(h2, h3), _mm256_unpackhi_pd(h2, h3));
-                [
-                    Avx(_mm256_permute2f128_pd::<0x20>(t0, t2)),
-                    Avx(_mm256_permute2f128_pd::<0x20>(t1, t3)),
-                    Avx(_mm256_permute2f128_pd::<0x31>(t0, t2)),
-                    Avx(_mm256_permute2f128_pd::<0x31>(t1, t3)),
-                    Avx(_mm256_set_m128d(_mm_unpacklo_pd(e2, e3), _mm_unpacklo_pd(e0, e1))),
-                    Avx(_mm256_set_m128d(_mm_unpackhi_pd(e2, e3), _mm_unpackhi_pd(e0, e1))),
-                ]
-            }
+            let r = [&rows[idx[0] as usize], &rows[idx[1] as usize], &rows[idx[2] as usize], &rows[idx[3] as usize]];
+            // SAFETY: see the module documentation; the loads read within rows of six f64 (0..4, 4..6).
+            let ([c0, c1, c2, c3], [c4, c5]) = unsafe { (block4(r, 0), pair(r, 4)) };
+            [c0, c1, c2, c3, c4, c5].map(Avx)
         }
-        /// Three 4 × 4 blocks: values 0..4 and 4..8 by 256-bit loads and transposes, 8..10 by 128-bit loads.
+        /// Values 1..4 of the first block of four, the second block (4..8) and the pair 8..10.
         #[inline(always)]
         fn gather9(rows: &[[f64; 10]], idx: &[u32; 4]) -> [Self; 9] {
-            let (r0, r1, r2, r3) = (&rows[idx[0] as usize], &rows[idx[1] as usize], &rows[idx[2] as usize], &rows[idx[3] as usize]);
-            // SAFETY: see the module documentation; each load reads within one row of ten f64 (0..4, 4..8, 8..10).
-            // (No closures here: a closure does not inherit the caller's enabled features, and its intrinsics
-            // would not be inlined.)
-            unsafe {
-                let (h0, h1) = (_mm256_loadu_pd(r0.as_ptr()), _mm256_loadu_pd(r1.as_ptr()));
-                let (h2, h3) = (_mm256_loadu_pd(r2.as_ptr()), _mm256_loadu_pd(r3.as_ptr()));
-                let (t1, t2, t3) = (_mm256_unpackhi_pd(h0, h1), _mm256_unpacklo_pd(h2, h3), _mm256_unpackhi_pd(h2, h3));
-                let t0 = _mm256_unpacklo_pd(h0, h1);
-                let (k0, k1) = (_mm256_loadu_pd(r0[4..].as_ptr()), _mm256_loadu_pd(r1[4..].as_ptr()));
-                let (k2, k3) = (_mm256_loadu_pd(r2[4..].as_ptr()), _mm256_loadu_pd(r3[4..].as_ptr()));
-                let (u0, u1) = (_mm256_unpacklo_pd(k0, k1), _mm256_unpackhi_pd(k0, k1));
-                let (u2, u3) = (_mm256_unpacklo_pd(k2, k3), _mm256_unpackhi_pd(k2, k3));
-                let (e0, e1) = (_mm_loadu_pd(r0[8..].as_ptr()), _mm_loadu_pd(r1[8..].as_ptr()));
-                let (e2, e3) = (_mm_loadu_pd(r2[8..].as_ptr()), _mm_loadu_pd(r3[8..].as_ptr()));
-                [
-                    Avx(_mm256_permute2f128_pd::<0x20>(t1, t3)),
-                    Avx(_mm256_permute2f128_pd::<0x31>(t0, t2)),
-                    Avx(_mm256_permute2f128_pd::<0x31>(t1, t3)),
-                    Avx(_mm256_permute2f128_pd::<0x20>(u0, u2)),
-                    Avx(_mm256_permute2f128_pd::<0x20>(u1, u3)),
-                    Avx(_mm256_permute2f128_pd::<0x31>(u0, u2)),
-                    Avx(_mm256_permute2f128_pd::<0x31>(u1, u3)),
-                    Avx(_mm256_set_m128d(_mm_unpacklo_pd(e2, e3), _mm_unpacklo_pd(e0, e1))),
-                    Avx(_mm256_set_m128d(_mm_unpackhi_pd(e2, e3), _mm_unpackhi_pd(e0, e1))),
-                ]
-            }
+            let r = [&rows[idx[0] as usize], &rows[idx[1] as usize], &rows[idx[2] as usize], &rows[idx[3] as usize]];
+            // SAFETY: see the module documentation; the loads read within rows of ten f64 (0..4, 4..8, 8..10).
+            let ([_, a1, a2, a3], [b0, b1, b2, b3], [c8, c9]) = unsafe { (block4(r, 0), block4(r, 4), pair(r, 8)) };
+            [a1, a2, a3, b0, b1, b2, b3, c8, c9].map(Avx)
         }
         /// The inverse of `gather6`, storing the first `fill` rows.
         #[inline(always)]
         fn scatter6(c: [Self; 6], rows: &mut [[f64; 6]], idx: &[u32; 4], fill: usize) {
             // SAFETY: see the module documentation; each store writes within one row of six f64 (0..4, 4..6).
             unsafe {
-                let (t0, t1) = (_mm256_unpacklo_pd(c[0].0, c[1].0), _mm256_unpackhi_pd(c[0].0, c[1].0));
-                let (t2, t3) = (_mm256_unpacklo_pd(c[2].0, c[3].0), _mm256_unpackhi_pd(c[2].0, c[3].0));
-                let h = [
-                    _mm256_permute2f128_pd::<0x20>(t0, t2),
-                    _mm256_permute2f128_pd::<0x20>(t1, t3),
-                    _mm256_permute2f128_pd::<0x31>(t0, t2),
-                    _mm256_permute2f128_pd::<0x31>(t1, t3),
-                ];
+                let h = transpose(c[0].0, c[1].0, c[2].0, c[3].0);
                 let (ylo, yhi) = (_mm256_castpd256_pd128(c[4].0), _mm256_extractf128_pd::<1>(c[4].0));
                 let (zlo, zhi) = (_mm256_castpd256_pd128(c[5].0), _mm256_extractf128_pd::<1>(c[5].0));
                 let e = [_mm_unpacklo_pd(ylo, zlo), _mm_unpackhi_pd(ylo, zlo), _mm_unpacklo_pd(yhi, zhi), _mm_unpackhi_pd(yhi, zhi)];
@@ -232,6 +189,46 @@ mod avx {
                 }
             }
         }
+    }
+
+    /// The 4 × 4 transpose: row l of the result holds value l of each input (and the converse).
+    ///
+    /// # Safety
+    /// Needs AVX (see the module documentation).
+    #[inline(always)]
+    unsafe fn transpose(h0: __m256d, h1: __m256d, h2: __m256d, h3: __m256d) -> [__m256d; 4] {
+        let (t0, t1) = (_mm256_unpacklo_pd(h0, h1), _mm256_unpackhi_pd(h0, h1));
+        let (t2, t3) = (_mm256_unpacklo_pd(h2, h3), _mm256_unpackhi_pd(h2, h3));
+        [
+            _mm256_permute2f128_pd::<0x20>(t0, t2),
+            _mm256_permute2f128_pd::<0x20>(t1, t3),
+            _mm256_permute2f128_pd::<0x31>(t0, t2),
+            _mm256_permute2f128_pd::<0x31>(t1, t3),
+        ]
+    }
+
+    /// Values `at..at + 4` of four rows, value by value.
+    ///
+    /// # Safety
+    /// Needs AVX; every row has at least `at + 4` values.
+    #[inline(always)]
+    unsafe fn block4<const N: usize>(r: [&[f64; N]; 4], at: usize) -> [__m256d; 4] {
+        let load = |k: usize| _mm256_loadu_pd(r[k][at..at + 4].as_ptr());
+        transpose(load(0), load(1), load(2), load(3))
+    }
+
+    /// Values `at`, `at + 1` of four rows, value by value.
+    ///
+    /// # Safety
+    /// Needs AVX; every row has at least `at + 2` values.
+    #[inline(always)]
+    unsafe fn pair<const N: usize>(r: [&[f64; N]; 4], at: usize) -> [__m256d; 2] {
+        let load = |k: usize| _mm_loadu_pd(r[k][at..at + 2].as_ptr());
+        let (e0, e1, e2, e3) = (load(0), load(1), load(2), load(3));
+        [
+            _mm256_set_m128d(_mm_unpacklo_pd(e2, e3), _mm_unpacklo_pd(e0, e1)),
+            _mm256_set_m128d(_mm_unpackhi_pd(e2, e3), _mm_unpackhi_pd(e0, e1)),
+        ]
     }
 }
 
