@@ -58,10 +58,12 @@ pub(super) struct Batches {
     fill: Vec<u8>,
     /// Per body: one past the last batch that moves it (0: none yet).
     last: Vec<u32>,
-    /// Whether the current solve is batched (else the scalar sweep runs on the rows).
+    /// Whether the current solve is batched (else the scalar sweep runs on the rows), and its rows.
     on: bool,
-    /// Batch whatever the fill (tests).
+    loaded: usize,
+    /// Batch whatever the fill; never batch (tests).
     pub(super) force: bool,
+    pub(super) off: bool,
 }
 
 impl Batches {
@@ -69,7 +71,8 @@ impl Batches {
     /// whether the batched sweep will run.
     pub(super) fn load(&mut self, rows: &[Rows], masses: &[SBody]) -> bool {
         self.on = false;
-        if !lanes_available() {
+        self.loaded = rows.len();
+        if self.off || !lanes_available() {
             return false;
         }
         self.rows.clear();
@@ -163,6 +166,7 @@ impl Batches {
     /// One sweep, the same as pgs.rs's `sweep` over the rows in their order: the largest change of an impulse
     /// and the largest impulse. The rows' impulses are the batches' until `store`.
     pub(super) fn sweep(&mut self, rows: &mut [Rows], masses: &[SBody], bodies: &mut [Vel], friction: bool) -> (f64, f64) {
+        debug_assert_eq!(rows.len(), self.loaded, "the rows swept are the rows loaded");
         if !self.on {
             return scalar_sweep(rows, masses, bodies, friction);
         }
@@ -187,7 +191,8 @@ pub(super) fn lanes_available() -> bool {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn sweep_avx2(lanes: &mut [Lanes], fill: &[u8], masses: &[SBody], bodies: &mut [Vel], friction: bool) -> (f64, f64) {
-    sweep_lanes::<super::lanes::Avx>(lanes, fill, masses, bodies, friction)
+    // SAFETY: this function has AVX2 enabled, and is only called where the processor has it.
+    unsafe { sweep_lanes::<super::lanes::Avx>(lanes, fill, masses, bodies, friction) }
 }
 
 /// Gathers the velocities of the lanes' bodies on one side.
@@ -210,8 +215,13 @@ fn scatter<T: Lane>(idx: &[u32; L], fill: usize, v: V4<T>, w: V4<T>, bodies: &mu
 }
 
 /// The sweep over the batches: pgs.rs's `sweep`, four lanes at a time.
+///
+/// # Safety
+/// The processor must have the instructions of `T`'s operations (`Avx`: AVX), and they must be enabled where
+/// this is inlined: `Lane`'s operations are safe functions that execute them unchecked, so a `T` may only be
+/// made and used inside this function.
 #[inline(always)]
-fn sweep_lanes<T: Lane>(lanes: &mut [Lanes], fill: &[u8], masses: &[SBody], bodies: &mut [Vel], friction: bool) -> (f64, f64) {
+unsafe fn sweep_lanes<T: Lane>(lanes: &mut [Lanes], fill: &[u8], masses: &[SBody], bodies: &mut [Vel], friction: bool) -> (f64, f64) {
     let (masses, bodies) = (SBody::flat(masses), Vel::flat(bodies));
     let zero = T::splat(0.0);
     let (mut change, mut size) = (zero, zero);

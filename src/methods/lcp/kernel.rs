@@ -65,7 +65,8 @@ impl SweepKernel {
     }
 
     /// The same sweep, four points at a time where the processor has AVX2 (on the batches' own copy of the
-    /// impulses, loaded when the kernel was built); the largest impulse change.
+    /// impulses, loaded when the kernel was built; without AVX2 the scalar sweep on the rows); the largest
+    /// impulse change.
     pub fn batched_sweep(&mut self) -> f64 {
         self.batches.sweep(&mut self.rows, &self.lcp.bodies, &mut self.vel, true).0
     }

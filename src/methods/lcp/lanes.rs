@@ -23,6 +23,10 @@ use std::ops::{Add, Mul, Sub};
 pub(super) type A4 = [f64; 4];
 
 /// Four f64 lanes. A mask is a value of the same type with all bits set (true) or clear (false) per lane.
+///
+/// The operations are safe functions, but an implementation may execute instructions the processor does not
+/// have (`Avx`): values are made and used only inside `batch::sweep_lanes`, an `unsafe fn` whose callers
+/// guarantee the instructions.
 pub(super) trait Lane: Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> {
     fn splat(x: f64) -> Self;
     fn load(x: &A4) -> Self;

@@ -23,9 +23,9 @@
 //!   propagation is off. Collision detection at t + Δt followed by correction() happens at the start of the
 //!   next step, on the same positions.
 //!
-//! Not in the source, and not changing its iteration: the rows of a layer are swept in colour order (order.rs),
-//! and where the processor has AVX2 four independent points at a time, with the scalar sweep's result bit for
-//! bit (batch.rs, lanes.rs).
+//! Not in the source: the rows of a layer are swept in colour order (order.rs; Gauss-Seidel's order within a
+//! layer is free, and this one lets independent points run side by side), and where the processor has AVX2
+//! four independent points at a time, with the scalar sweep's result bit for bit (batch.rs, lanes.rs).
 
 mod batch;
 #[cfg(test)]

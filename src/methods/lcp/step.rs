@@ -28,8 +28,8 @@ impl Lcp {
     }
 
     /// 2. Stack analysis and islands, joints included (a jointed pair is connected, an articulation one node of
-    ///    the stack: dynamics/graph.rs); the rows' order (bottom-up: by layer, then in detection order; joints
-    ///    by layer, then in the model's order) and the solver bodies (and the world, body n, for joints to it).
+    ///    the stack: dynamics/graph.rs); the rows' order (bottom-up: by layer, then by colour and in detection
+    ///    order, order.rs; joints by layer, then in the model's order) and the solver bodies (and the world, body n, for joints to it).
     pub(super) fn analysis(&mut self, model: &Model, state: &State, stats: &mut StepStats) {
         let n = model.bodies.len();
         let nj = model.joints.len();
