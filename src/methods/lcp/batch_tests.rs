@@ -254,3 +254,20 @@ fn layer_rows_are_the_rows_built_afresh() {
     lcp.collision.return_pairs(&mut state);
     assert!(checked > 1000 && frozen_sides > 500, "{checked} rows, {frozen_sides} with a frozen side");
 }
+
+/// A row gone non-finite (an infinite bias with no friction: μ·λn = 0·∞ = NaN) does not panic the sweeps; the
+/// non-finite velocities are left for the stage's finite check, which names the body.
+#[test]
+fn a_non_finite_row_does_not_panic_the_sweeps() {
+    let (lcp, mut rows, vel) = rows_of("pyramid20", 30, 0);
+    let k = rows.iter().position(|r| r.inv_mb > 0.0).unwrap();
+    (rows[k].mu, rows[k].bias) = (0.0, f64::NEG_INFINITY);
+    let (mut r1, mut v1) = (rows.clone(), vel.clone());
+    sweep(&mut r1, &lcp.bodies, &mut v1, true);
+    let mut batches = Batches::default();
+    batches.load(&rows, &lcp.bodies);
+    let (mut r2, mut v2) = (rows, vel);
+    batches.sweep(&mut r2, &lcp.bodies, &mut v2, true);
+    let b = r1[k].b as usize;
+    assert!(!v1[b].v.is_finite() && !v2[b].v.is_finite(), "the row's body took the infinite impulse");
+}

@@ -175,6 +175,18 @@ fn sweep_joints(rows: &mut [JRow], bodies: &mut [Vel]) -> (f64, f64) {
     (change, size)
 }
 
+/// `x.clamp(−hi, hi)` written out: the same value for hi ≥ 0 (batch.rs repeats it lane by lane), and no panic
+/// where hi is NaN (0·∞ in a state that has gone non-finite: the stage's finite check then names the body).
+#[inline(always)]
+pub(super) fn clamp_sym(x: f64, hi: f64) -> f64 {
+    let x = if x < -hi { -hi } else { x };
+    if x > hi {
+        hi
+    } else {
+        x
+    }
+}
+
 /// The larger of two values that are not NaN: f64::max written out (batch.rs repeats it lane by lane).
 #[inline(always)]
 pub(super) fn larger(a: f64, b: f64) -> f64 {
@@ -210,11 +222,11 @@ pub(super) fn sweep(rows: &mut [Rows], masses: &[SBody], bodies: &mut [Vel], fri
         if friction && (new != 0.0 || r.lambda[1] != 0.0 || r.lambda[2] != 0.0) {
             let hi = r.mu * new;
             let w1 = r.dir[1].dot(u) + r.off[0] * d0;
-            let new1 = (r.lambda[1] - w1 * r.inv_diag[1]).clamp(-hi, hi);
+            let new1 = clamp_sym(r.lambda[1] - w1 * r.inv_diag[1], hi);
             d1 = new1 - r.lambda[1];
             r.lambda[1] = new1;
             let w2 = r.dir[2].dot(u) + r.off[1] * d0 + r.off[2] * d1;
-            let new2 = (r.lambda[2] - w2 * r.inv_diag[2]).clamp(-hi, hi);
+            let new2 = clamp_sym(r.lambda[2] - w2 * r.inv_diag[2], hi);
             d2 = new2 - r.lambda[2];
             r.lambda[2] = new2;
             change = larger(larger(change, d1.abs()), d2.abs());
@@ -287,7 +299,7 @@ pub(super) fn merit(rows: &[Rows], joints: &[JRow], bodies: &[Vel]) -> f64 {
         let hi = r.mu * r.lambda[0];
         for k in 1..3 {
             let w = r.dir[k].dot(u);
-            let h = r.lambda[k] - (r.lambda[k] - w).clamp(-hi, hi);
+            let h = r.lambda[k] - clamp_sym(r.lambda[k] - w, hi);
             theta += h * h;
         }
     }
