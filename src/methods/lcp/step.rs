@@ -29,7 +29,8 @@ impl Lcp {
 
     /// 2. Stack analysis and islands, joints included (a jointed pair is connected, an articulation one node of
     ///    the stack: dynamics/graph.rs); the rows' order (bottom-up: by layer, then by colour and in detection
-    ///    order, order.rs; joints by layer, then in the model's order) and the solver bodies (and the world, body n, for joints to it).
+    ///    order, order.rs; joints by layer, then in the model's order) and the solver bodies (and the world,
+    ///    body n, for joints to it).
     pub(super) fn analysis(&mut self, model: &Model, state: &State, stats: &mut StepStats) {
         let n = model.bodies.len();
         let nj = model.joints.len();
@@ -216,7 +217,8 @@ impl Lcp {
             self.joint_impulses(&jrows, 1);
             self.jrows = jrows;
             for r in &self.layer_rows {
-                self.impulses[r.contact as usize].impulse[3..6].copy_from_slice(&r.lambda);
+                // the next step's layers warm-start their normal impulses only (`layer_rows`): slots 4, 5 stay 0
+                self.impulses[r.contact as usize].impulse[3] = r.lambda[0];
                 stats.normal_impulse += r.lambda[0];
                 stats.friction_impulse += (r.lambda[1] * r.lambda[1] + r.lambda[2] * r.lambda[2]).sqrt();
             }
