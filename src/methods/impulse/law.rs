@@ -22,12 +22,17 @@ use crate::math::{Mat3, Vec3};
 /// face's locked axes (the columns of P), chosen so that the relative rotation about those axes stops. With
 /// G = −([r_B]× I_B⁻¹ + [r_A]× I_A⁻¹) (the point velocity a moment causes), W = I_A⁻¹ + I_B⁻¹ and S = PᵀWP:
 /// μ = −S⁻¹Pᵀ(ω_rel + Gᵀj), so the point sees K_eff = K − G P S⁻¹ Pᵀ Gᵀ and u_eff = u − G P S⁻¹ Pᵀ ω_rel, and
-/// the collision law runs on those.
+/// the collision law runs on those. Everything that depends on the geometry alone is formed here, once
+/// (the sweeps keep it while the geometry stays the same, sweep.rs `Memos`).
+#[derive(Debug, Clone, Copy)]
 pub struct Face {
-    k: Mat3,
     g: Mat3,
     /// P S⁻¹ Pᵀ (3×3, rank = number of locked axes)
     psp: Mat3,
+    /// G P S⁻¹ Pᵀ
+    gp: Mat3,
+    /// K_eff
+    k_eff: Mat3,
 }
 
 impl Face {
@@ -58,13 +63,18 @@ impl Face {
             [_, _, _] if w.determinant().abs() > 0.0 => w.inverse(),
             _ => Mat3::ZERO,
         };
-        Face { k: *k, g, psp }
+        let gp = g * psp;
+        Face { g, psp, gp, k_eff: *k - gp * g.transpose() }
     }
 
     /// K_eff and u_eff for the relative point velocity `u` and relative angular velocity `w_rel`.
     pub fn reduced(&self, u: Vec3, w_rel: Vec3) -> (Mat3, Vec3) {
-        let gp = self.g * self.psp;
-        (self.k - gp * self.g.transpose(), u - gp * w_rel)
+        (self.k_eff, u - self.gp * w_rel)
+    }
+
+    /// K_eff.
+    pub fn k_eff(&self) -> Mat3 {
+        self.k_eff
     }
 
     /// The moment impulse m = −P S⁻¹ Pᵀ(ω_rel + Gᵀ j) that goes with the linear impulse `j`.
@@ -116,13 +126,31 @@ pub fn moore(k: &Mat3, u: Vec3, n: Vec3, c: Coefficients) -> Vec3 {
 
 /// Mirtich's integrated impulse. Returns the impulse on B (world frame).
 pub fn mirtich(k: &Mat3, u: Vec3, n: Vec3, c: Coefficients) -> Vec3 {
-    let (t1, t2) = crate::math::tangent_basis(n);
-    // contact frame: columns t1, t2, n; K_c = Rᵀ K R, u_c = Rᵀ u
-    let r = Mat3::from_cols(t1, t2, n);
-    let kc = r.transpose() * *k * r;
-    let uc = r.transpose() * u;
-    let pc = integrate(&kc, uc, c);
-    r * pc
+    Frame::new(k, n).mirtich(u, c)
+}
+
+/// The contact frame of Mirtich's integration: R = (t1, t2, n) and K_c = Rᵀ K R. It depends on the geometry
+/// alone, so the sweeps keep it while that stays the same (sweep.rs `Memos`).
+#[derive(Debug, Clone, Copy)]
+pub struct Frame {
+    r: Mat3,
+    kc: Mat3,
+}
+
+impl Frame {
+    /// The frame of K at normal `n`.
+    pub fn new(k: &Mat3, n: Vec3) -> Frame {
+        let (t1, t2) = crate::math::tangent_basis(n);
+        let r = Mat3::from_cols(t1, t2, n);
+        Frame { r, kc: r.transpose() * *k * r }
+    }
+
+    /// Mirtich's impulse on B (world frame) for the incoming relative velocity `u`.
+    pub fn mirtich(&self, u: Vec3, c: Coefficients) -> Vec3 {
+        let uc = self.r.transpose() * u;
+        let pc = integrate(&self.kc, uc, c);
+        self.r * pc
+    }
 }
 
 /// Integration of Mirtich's model in the contact frame (z = normal). Returns the impulse in that frame.

@@ -59,6 +59,7 @@
 
 mod joints;
 pub mod law;
+mod memo;
 mod pairs;
 mod step;
 mod sweep;
@@ -291,6 +292,8 @@ pub struct Impulse {
     step_h: f64,
     /// Bodies joined by fixed joints, resolved in contact as one rigid unit (weld.rs).
     welds: weld::Welds,
+    /// The resolutions' set-ups, kept while a pair's geometry stays the same (memo.rs).
+    memos: memo::Memos,
 }
 
 /// A contact whose normal is within this cosine of horizontal is sideways in the support graph.
@@ -351,6 +354,7 @@ impl Impulse {
             joints: Default::default(),
             step_h: 0.0,
             welds: Default::default(),
+            memos: Default::default(),
         }
     }
 }

@@ -70,14 +70,23 @@ impl Impulse {
             let (ca, cb) = (ca / ck, cb / ck);
             let (t1, t2) = crate::math::tangent_basis(normal);
             let (mut sxx, mut sxy, mut syy, mut extent) = (0.0, 0.0, 0.0, 0.0f64);
+            // the largest x² + y² so far among the points whose hypot was taken: a point below it by more than
+            // rounding is nearer the centre, so its hypot cannot be the largest and is not taken (the extent is
+            // the same bits as the largest hypot of all the points)
+            let mut far = 0.0f64;
             for (p, &(d, _)) in self.points[range].iter().zip(du.iter()) {
                 if d < 0.0 && d <= deepest + window {
                     let r = p.ra - ca;
                     let (x, y) = (r.dot(t1), r.dot(t2));
-                    sxx += x * x / ck;
-                    sxy += x * y / ck;
-                    syy += y * y / ck;
-                    extent = extent.max(x.hypot(y));
+                    let (xx, xy, yy) = (x * x, x * y, y * y);
+                    sxx += xx / ck;
+                    sxy += xy / ck;
+                    syy += yy / ck;
+                    let sq = xx + yy;
+                    if sq >= far * (1.0 - 1e-12) {
+                        extent = extent.max(x.hypot(y));
+                        far = far.max(sq);
+                    }
                 }
             }
             // principal in-plane spreads: a moment about e × n can be carried along a spread direction e
@@ -159,10 +168,6 @@ impl Impulse {
             let relax = 1.0 + c.restitution.min(0.0);
             c.restitution = c.restitution.max(0.0);
             let model = self.params.friction_model;
-            let resolve = |k: &Mat3, u: Vec3| match model {
-                FrictionModel::Mirtich => law::mirtich(k, u, patch.n, c),
-                FrictionModel::Moore => law::moore(k, u, patch.n, c),
-            };
             if !patch.approaching {
                 return self.hold(gi as usize, &patch, c.static_friction);
             }
@@ -175,10 +180,15 @@ impl Impulse {
                 let (ra, rb) = (patch.face_ra, patch.face_rb);
                 let u = (bb.v + bb.w.cross(rb)) - (ba.v + ba.w.cross(ra));
                 let (ra, rb) = (ra + oa, rb + ob);
-                let kmat = law::collision_matrix(ima, &iia, ra, imb, &iib, rb);
-                let face = law::Face::new(&kmat, &iia, ra, &iib, rb, &patch.axes[..patch.locked]);
+                let axes = &patch.axes[..patch.locked];
+                let set_up =
+                    self.memos.face(gi as usize, (ima, imb), (ra, rb), patch.n, axes, || face_of((ima, &iia, ra), (imb, &iib, rb), axes));
+                let face = set_up.face;
                 let (k_eff, u_eff) = face.reduced(u, bb.w - ba.w);
-                let j = resolve(&k_eff, u_eff);
+                let j = match model {
+                    FrictionModel::Mirtich => set_up.frame(patch.n).mirtich(u_eff, c),
+                    FrictionModel::Moore => law::moore(&k_eff, u_eff, patch.n, c),
+                };
                 let jn = j.dot(patch.n);
                 if jn > 0.0 {
                     let m = face.moment(j, bb.w - ba.w);
@@ -198,7 +208,9 @@ impl Impulse {
                 let (ra, rb) = (patch.ra, patch.rb);
                 let u = (bb.v + bb.w.cross(rb)) - (ba.v + ba.w.cross(ra));
                 let (ra, rb) = (ra + oa, rb + ob);
-                let kmat = law::collision_matrix(ima, &iia, ra, imb, &iib, rb);
+                let set_up =
+                    self.memos.point(gi as usize, (ima, imb), (ra, rb), patch.n, || law::collision_matrix(ima, &iia, ra, imb, &iib, rb));
+                let kmat = set_up.k;
                 // a face whose centre needs nothing is only tipping: the corners that approach get a normal
                 // impulse; the face's friction is the centre's (and `hold`'s), not a corner's
                 let j = if patch.locked > 0 {
@@ -210,7 +222,10 @@ impl Impulse {
                         Vec3::ZERO
                     }
                 } else {
-                    resolve(&kmat, u)
+                    match model {
+                        FrictionModel::Mirtich => set_up.frame(patch.n).mirtich(u, c),
+                        FrictionModel::Moore => law::moore(&kmat, u, patch.n, c),
+                    }
                 };
                 (ra, rb, relax * j, Vec3::ZERO)
             });
@@ -252,9 +267,9 @@ impl Impulse {
         if ut.length() < APPROACH {
             return false;
         }
-        let kmat = law::collision_matrix(ima, &iia, ra, imb, &iib, rb);
         let w_rel = bb.w - ba.w;
-        let face = law::Face::new(&kmat, &iia, ra, &iib, rb, &patch.axes[..patch.locked]);
+        let axes = &patch.axes[..patch.locked];
+        let face = self.memos.face(gi, (ima, imb), (ra, rb), n, axes, || face_of((ima, &iia, ra), (imb, &iib, rb), axes)).face;
         let (k_eff, u_eff) = face.reduced(u, w_rel);
         // tangential 2×2 solve in the contact plane
         let (t1, t2) = crate::math::tangent_basis(n);
@@ -330,7 +345,9 @@ impl Impulse {
     /// only when neither applied anything; then the joint passes run on until the joints hold.
     pub(super) fn sweeps(&mut self, model: &Model, list: &[u32], h: f64, contact: bool, iterations: usize) -> usize {
         let mut done = 0;
-        // frozen flags and restitution differ from the last call: every pair is looked at afresh
+        // frozen flags and restitution differ from the last call: every pair is looked at afresh, and no set-up
+        // kept before applies
+        self.memos.begin(self.groups.len());
         self.quiet.clear();
         self.quiet.resize(self.groups.len(), 0);
         self.changed.resize(self.bodies.len(), 0);
@@ -385,4 +402,11 @@ impl Impulse {
         }
         worst
     }
+}
+
+/// The face of a contact (its set-up, memo.rs) for units (inverse mass, world inverse inertia, lever arm) on
+/// each side and the locked `axes`.
+fn face_of((ima, iia, ra): (f64, &Mat3, Vec3), (imb, iib, rb): (f64, &Mat3, Vec3), axes: &[Vec3]) -> law::Face {
+    let kmat = law::collision_matrix(ima, iia, ra, imb, iib, rb);
+    law::Face::new(&kmat, iia, ra, iib, rb, axes)
 }

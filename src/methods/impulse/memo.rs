@@ -1,0 +1,163 @@
+//! The set-up of a contact resolution, kept per pair while its geometry stays the same.
+//!
+//! What a resolution computes before its collision law runs depends only on the pair's geometry and the two
+//! rigid units: the collision matrix K (or a face's K_eff with its moment terms, law.rs `Face`) and Mirtich's
+//! contact frame (law.rs `Frame`). Within one call of `sweeps` the units' masses and inertias do not change
+//! (the frozen flags and the inertias at the prediction are fixed there), and a pair whose lever arms, normal
+//! and locked axes are the same bits as at its last resolution gets the same bits again: they are kept and
+//! reused (exact; a face's centre is the mean of the same points, so a resting face hits nearly always).
+//!
+//! Each pair has two slots, one for its point resolution and one for its face (the face impulse and the static
+//! friction hold, which build the same `Face`). The inputs are compared as bits, so a kept set-up is used only
+//! where the one computed afresh would be the same bits.
+
+use super::law::{Face, Frame};
+use crate::math::{Mat3, Vec3};
+
+/// The bits of a point set-up's inputs: the sweeps call, the units' inverse masses, the lever arms, the normal.
+type PointKey = [u64; 12];
+/// A face set-up's: those of a point, then the locked axes (up to three) and their count.
+type FaceKey = [u64; 22];
+
+fn key<const N: usize>(epoch: u64, (ima, imb): (f64, f64), (ra, rb): (Vec3, Vec3), n: Vec3, axes: &[Vec3]) -> [u64; N] {
+    let mut k = [0u64; N];
+    k[0] = epoch;
+    k[1] = ima.to_bits();
+    k[2] = imb.to_bits();
+    for (i, v) in [ra, rb, n].iter().chain(axes).enumerate() {
+        k[3 + 3 * i] = v.x.to_bits();
+        k[4 + 3 * i] = v.y.to_bits();
+        k[5 + 3 * i] = v.z.to_bits();
+    }
+    if N > 12 {
+        k[N - 1] = axes.len() as u64;
+    }
+    k
+}
+
+/// Whether two keys are the same bits (without a branch per word, and not by a library `memcmp`, which cost
+/// more than the comparison).
+fn same<const N: usize>(a: &[u64; N], b: &[u64; N]) -> bool {
+    a.iter().zip(b).fold(0, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// A kept point set-up: K, and Mirtich's frame of K once asked for.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct PointSetUp {
+    key: PointKey,
+    pub(super) k: Mat3,
+    frame: Option<Frame>,
+}
+
+/// A kept face set-up: the face (K_eff and its moment terms), and Mirtich's frame of K_eff once asked for.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct FaceSetUp {
+    key: FaceKey,
+    pub(super) face: Face,
+    frame: Option<Frame>,
+}
+
+impl PointSetUp {
+    /// Mirtich's frame of K at `n` (the key's normal).
+    pub(super) fn frame(&mut self, n: Vec3) -> &Frame {
+        let k = self.k;
+        self.frame.get_or_insert_with(|| Frame::new(&k, n))
+    }
+}
+
+impl FaceSetUp {
+    /// Mirtich's frame of K_eff at `n` (the key's normal).
+    pub(super) fn frame(&mut self, n: Vec3) -> &Frame {
+        let k = self.face.k_eff();
+        self.frame.get_or_insert_with(|| Frame::new(&k, n))
+    }
+}
+
+/// The kept set-ups of a phase's pairs (a point and a face slot each; epoch 0 marks an empty one), and the
+/// current sweeps call.
+#[derive(Debug, Default)]
+pub(super) struct Memos {
+    points: Vec<PointSetUp>,
+    faces: Vec<FaceSetUp>,
+    epoch: u64,
+}
+
+impl Memos {
+    /// A new sweeps call: everything kept so far is stale (the frozen flags or the inertias may differ).
+    pub(super) fn begin(&mut self, groups: usize) {
+        self.epoch += 1;
+        self.points.resize(groups, PointSetUp { key: [0; 12], k: Mat3::ZERO, frame: None });
+        let face = Face::new(&Mat3::ZERO, &Mat3::ZERO, Vec3::ZERO, &Mat3::ZERO, Vec3::ZERO, &[]);
+        self.faces.resize(groups, FaceSetUp { key: [0; 22], face, frame: None });
+    }
+
+    /// Group `g`'s point set-up for units of inverse masses `masses` at lever arms `arms` and normal `n`: the
+    /// kept one when its inputs are the same bits in this sweeps call, else `make`'s K, kept.
+    pub(super) fn point(
+        &mut self,
+        g: usize,
+        masses: (f64, f64),
+        arms: (Vec3, Vec3),
+        n: Vec3,
+        make: impl FnOnce() -> Mat3,
+    ) -> &mut PointSetUp {
+        let key = key(self.epoch, masses, arms, n, &[]);
+        let s = &mut self.points[g];
+        if !same(&s.key, &key) {
+            *s = PointSetUp { key, k: make(), frame: None };
+        }
+        s
+    }
+
+    /// Group `g`'s face set-up with locked `axes`, as [`Memos::point`].
+    pub(super) fn face(
+        &mut self,
+        g: usize,
+        masses: (f64, f64),
+        arms: (Vec3, Vec3),
+        n: Vec3,
+        axes: &[Vec3],
+        make: impl FnOnce() -> Face,
+    ) -> &mut FaceSetUp {
+        let key = key(self.epoch, masses, arms, n, axes);
+        let s = &mut self.faces[g];
+        if !same(&s.key, &key) {
+            *s = FaceSetUp { key, face: make(), frame: None };
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::methods::impulse::law::{collision_matrix, mirtich, Coefficients};
+
+    #[test]
+    fn a_kept_set_up_gives_the_bits_of_a_fresh_one_and_a_changed_key_rebuilds() {
+        let inv_i = Mat3::from_diagonal(Vec3::new(6.0, 5.0, 4.0));
+        let (ra, rb) = (Vec3::ZERO, Vec3::new(0.5, 0.4, -0.5));
+        let n = Vec3::new(0.1, 0.0, 1.0).normalize();
+        let c = Coefficients { restitution: 0.2, friction: 0.4, static_friction: 0.5 };
+        let mut memos = Memos::default();
+        memos.begin(3);
+        let mut built = 0;
+        for (u, rb) in [(Vec3::new(0.3, 0.1, -1.0), rb), (Vec3::new(-0.2, 0.4, -0.7), rb), (Vec3::new(0.0, 0.1, -2.0), rb * 0.9)] {
+            let s = memos.point(1, (0.0, 1.0), (ra, rb), n, || {
+                built += 1;
+                collision_matrix(0.0, &Mat3::ZERO, ra, 1.0, &inv_i, rb)
+            });
+            let kept = s.frame(n).mirtich(u, c);
+            let fresh = mirtich(&collision_matrix(0.0, &Mat3::ZERO, ra, 1.0, &inv_i, rb), u, n, c);
+            assert_eq!(kept.to_array().map(f64::to_bits), fresh.to_array().map(f64::to_bits));
+        }
+        assert_eq!(built, 2, "the second resolution reuses the first's set-up, the third has other lever arms");
+        // a new sweeps call makes the same geometry stale
+        memos.begin(3);
+        memos.point(1, (0.0, 1.0), (ra, rb * 0.9), n, || {
+            built += 1;
+            Mat3::ZERO
+        });
+        assert_eq!(built, 3);
+    }
+}
