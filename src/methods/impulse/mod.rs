@@ -25,7 +25,9 @@
 //!    per body pair, its direction from the mean normal of the pair's piece pairs); each
 //!    level is swept with the bodies below it treated as static (infinite mass), then becomes static itself.
 //! 5. **integrate**: x += h·v, rotation by the midpoint rule in L (dynamics/integrate.rs).
-//! 6. **push-out** (optional) of penetration left by unresolved contacts, positions only.
+//! 6. **push-out** (optional) of penetration left by unresolved contacts, positions only. The step's
+//!    `max_penetration` is the deepest the contact points are left after it (first order in the step's motion
+//!    and the push-out).
 //! 7. **post-stabilisation** (scenes with joints): the joints' velocity rows vanish at the new poses.
 //!
 //! Welds (weld.rs): dynamic bodies joined by a fixed joint take contact and push-out impulses as one rigid unit
@@ -397,7 +399,7 @@ impl Impulse {
         t.time(ImpulseStage::Contact, || self.contact(model, state, h, &mut stats));
         t.time(ImpulseStage::Shock, || self.shock(model, state, h, &mut stats))?;
         t.time(ImpulseStage::Integrate, || integrate(model, state, h))?;
-        t.time(ImpulseStage::PushOut, || self.push_out(model, state, h))?;
+        t.time(ImpulseStage::PushOut, || self.push_out(model, state, h, &mut stats))?;
         if !model.joints.is_empty() {
             t.time(ImpulseStage::PostStabilisation, || {
                 self.post_stabilise(model, state);

@@ -153,16 +153,19 @@ impl Impulse {
         }
         self.fixed = fixed;
         self.store(model, state);
-        stats.max_penetration = self.final_penetration(h);
         check_finite(model, state, "shock propagation")
     }
 
     /// 6. Push-out: positions only, along the contact normals, to the push-out tolerance (off with 0 sweeps).
-    pub(super) fn push_out(&mut self, model: &Model, state: &mut State, h: f64) -> Result<(), SimError> {
+    ///    Then the step's penetration: the deepest the points are left, after the position update and the
+    ///    push-out (first order, sweep.rs `left_penetration`).
+    pub(super) fn push_out(&mut self, model: &Model, state: &mut State, h: f64, stats: &mut StepStats) -> Result<(), SimError> {
+        self.shift.clear();
         if self.params.push_out_iterations > 0 {
             self.push_out_sweeps(model, state, h);
             check_finite(model, state, "push-out")?;
         }
+        stats.max_penetration = self.left_penetration(h);
         Ok(())
     }
 
