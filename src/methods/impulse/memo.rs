@@ -41,6 +41,18 @@ fn same<const N: usize>(a: &[u64; N], b: &[u64; N]) -> bool {
     a.iter().zip(b).fold(0, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// The shape of a pair's face: its centre (lever arms `ra`, `rb`), the axes about which it carries a moment
+/// (`axes[..locked]`) and its radius `extent` (sweep.rs `face_shape`). It depends only on which of the pair's
+/// points form the face and on the normal, so it is kept by those.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct FaceShape {
+    pub(super) axes: [Vec3; 3],
+    pub(super) locked: usize,
+    pub(super) extent: f64,
+    pub(super) ra: Vec3,
+    pub(super) rb: Vec3,
+}
+
 /// A kept point set-up: K, and Mirtich's frame of K once asked for.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct PointSetUp {
@@ -79,6 +91,8 @@ impl FaceSetUp {
 pub(super) struct Memos {
     points: Vec<PointSetUp>,
     faces: Vec<FaceSetUp>,
+    /// Per pair: the sweeps call, the mask of the face's points and the normal's bits, and the face's shape.
+    shapes: Vec<([u64; 5], FaceShape)>,
     epoch: u64,
 }
 
@@ -89,6 +103,8 @@ impl Memos {
         self.points.resize(groups, PointSetUp { key: [0; 12], k: Mat3::ZERO, frame: None });
         let face = Face::new(&Mat3::ZERO, &Mat3::ZERO, Vec3::ZERO, &Mat3::ZERO, Vec3::ZERO, &[]);
         self.faces.resize(groups, FaceSetUp { key: [0; 22], face, frame: None });
+        let shape = FaceShape { axes: [Vec3::ZERO; 3], locked: 0, extent: 0.0, ra: Vec3::ZERO, rb: Vec3::ZERO };
+        self.shapes.resize(groups, ([0; 5], shape));
     }
 
     /// Group `g`'s point set-up for units of inverse masses `masses` at lever arms `arms` and normal `n`: the
@@ -107,6 +123,18 @@ impl Memos {
             *s = PointSetUp { key, k: make(), frame: None };
         }
         s
+    }
+
+    /// Group `g`'s face shape for the face formed by the points of `mask` (bit k: the pair's point k; `None`:
+    /// not kept) with normal `n`: the kept one when these are the same in this sweeps call, else `make`'s, kept.
+    pub(super) fn shape(&mut self, g: usize, mask: Option<u64>, n: Vec3, make: impl FnOnce() -> FaceShape) -> FaceShape {
+        let Some(mask) = mask else { return make() };
+        let key = [self.epoch, mask, n.x.to_bits(), n.y.to_bits(), n.z.to_bits()];
+        let s = &mut self.shapes[g];
+        if !same(&s.0, &key) {
+            *s = (key, make());
+        }
+        s.1
     }
 
     /// Group `g`'s face set-up with locked `axes`, as [`Memos::point`].

@@ -1,6 +1,7 @@
 //! The sequential impulses of a sweep: where a pair needs an impulse, the collision law's impulse, static
 //! friction of resolved pairs, and the sweeps of a phase.
 
+use super::memo::FaceShape;
 use super::{law, FrictionModel, Group, Impulse, Patch, APPROACH};
 use crate::math::{Mat3, Vec3};
 use crate::model::Model;
@@ -15,7 +16,10 @@ impl Impulse {
     ///
     /// Each point's normal speed u_n and first-order depth d are computed once per call into `du` (the three
     /// passes below read them from there).
-    fn patch(&self, g: &Group, h: f64, du: &mut Vec<(f64, f64)>) -> Option<Patch> {
+    ///
+    /// The face's shape (its centre, locked axes and extent) depends only on which points form it and on the
+    /// normal: it is kept per pair (memo.rs `Memos::shape`) and formed again only when those change.
+    fn patch(&mut self, gi: usize, g: &Group, h: f64, du: &mut Vec<(f64, f64)>) -> Option<Patch> {
         let (ba, bb) = (&self.bodies[g.a as usize], &self.bodies[g.b as usize]);
         let range = g.first as usize..(g.first + g.len) as usize;
         du.clear();
@@ -51,6 +55,8 @@ impl Impulse {
         // the approaching points, weighted by approach speed; the interfering face (all points near the deepest)
         let (mut wa, mut wb, mut wk) = (Vec3::ZERO, Vec3::ZERO, 0.0);
         let (mut ca, mut cb, mut ck) = (Vec3::ZERO, Vec3::ZERO, 0.0);
+        // which points form the face (pairs of more than 64 points are not kept)
+        let mut mask = 0u64;
         // the one approaching point, while there is one (its lever arms then stand as they are, not divided
         // back out of their weighted sum, so that its kept set-up applies, memo.rs)
         let (mut single, mut count) = (0, 0);
@@ -65,6 +71,7 @@ impl Impulse {
                 ca += p.ra;
                 cb += p.rb;
                 ck += 1.0;
+                mask |= 1u64.checked_shl(k as u32).unwrap_or(0);
             }
         }
         let (wa, wb) = match count {
@@ -75,56 +82,14 @@ impl Impulse {
         let mut patch =
             Patch { approaching, ra: wa, rb: wb, n: normal, axes: [Vec3::ZERO; 3], locked: 0, extent: 0.0, face_ra: wa, face_rb: wb };
         if ck >= 2.0 {
-            let (ca, cb) = (ca / ck, cb / ck);
-            let (t1, t2) = crate::math::tangent_basis(normal);
-            let (mut sxx, mut sxy, mut syy, mut extent) = (0.0, 0.0, 0.0, 0.0f64);
-            // the largest x² + y² so far among the points whose hypot was taken: a point below it by more than
-            // rounding is nearer the centre, so its hypot cannot be the largest and is not taken (the extent is
-            // the same bits as the largest hypot of all the points)
-            let mut far = 0.0f64;
-            for (p, &(d, _)) in self.points[range].iter().zip(du.iter()) {
-                if d < 0.0 && d <= deepest + window {
-                    let r = p.ra - ca;
-                    let (x, y) = (r.dot(t1), r.dot(t2));
-                    let (xx, xy, yy) = (x * x, x * y, y * y);
-                    sxx += xx / ck;
-                    sxy += xy / ck;
-                    syy += yy / ck;
-                    let sq = xx + yy;
-                    if sq >= far * (1.0 - 1e-12) {
-                        extent = extent.max(x.hypot(y));
-                        far = far.max(sq);
-                    }
-                }
-            }
-            // principal in-plane spreads: a moment about e × n can be carried along a spread direction e
-            let tr = 0.5 * (sxx + syy);
-            let det = sxx * syy - sxy * sxy;
-            let disc = (tr * tr - det).max(0.0).sqrt();
-            let (l1, l2) = (tr + disc, tr - disc);
-            let e1 = if sxy.abs() > 1e-300 {
-                (t1 * (l1 - syy) + t2 * sxy).normalize()
-            } else if sxx >= syy {
-                t1
-            } else {
-                t2
-            };
-            let e2 = normal.cross(e1);
-            let min_spread = (1e-3 * extent).max(1e-9);
-            for (l, e) in [(l1, e1), (l2, e2)] {
-                if l.sqrt() > min_spread {
-                    patch.axes[patch.locked] = e.cross(normal);
-                    patch.locked += 1;
-                }
-            }
-            if patch.locked > 0 {
-                // a segment or an area also resists twisting about the normal (torsional friction)
-                patch.axes[patch.locked] = normal;
-                patch.locked += 1;
-            }
-            patch.extent = extent;
-            patch.face_ra = ca;
-            patch.face_rb = cb;
+            let keep = (g.len <= 64).then_some(mask);
+            let points = &self.points[range];
+            let shape = self.memos.shape(gi, keep, normal, || face_shape(points, du, (deepest + window, normal), (ca, cb, ck)));
+            patch.axes = shape.axes;
+            patch.locked = shape.locked;
+            patch.extent = shape.extent;
+            patch.face_ra = shape.ra;
+            patch.face_rb = shape.rb;
         }
         Some(patch)
     }
@@ -158,7 +123,7 @@ impl Impulse {
     /// What one sweep does at group `gi` (see [`Impulse::sweep`]); returns whether it applied anything.
     fn resolve_group(&mut self, gi: u32, g: &Group, h: f64, restitution: Option<f64>, du: &mut Vec<(f64, f64)>) -> bool {
         {
-            let Some(patch) = self.patch(g, h, du) else { return false };
+            let Some(patch) = self.patch(gi as usize, g, h, du) else { return false };
             let (a, b) = (g.a as usize, g.b as usize);
             let (ba, bb) = (self.bodies[a], self.bodies[b]);
             // the rigid units that take the impulse (a weld's, weld.rs): their inverse masses and the offsets
@@ -424,4 +389,50 @@ impl Impulse {
 fn face_of((ima, iia, ra): (f64, &Mat3, Vec3), (imb, iib, rb): (f64, &Mat3, Vec3), axes: &[Vec3]) -> law::Face {
     let kmat = law::collision_matrix(ima, iia, ra, imb, iib, rb);
     law::Face::new(&kmat, iia, ra, iib, rb, axes)
+}
+
+/// The shape of a face formed by the `points` whose first-order depth (`du`) is below 0 and at most `limit`
+/// (with the face's `normal`), their lever-arm sums and count `(ca, cb, ck)`, ck ≥ 2: its centre, the axes about
+/// which it can carry a moment (spread directions × n, then n) and its radius.
+fn face_shape(points: &[super::Point], du: &[(f64, f64)], (limit, normal): (f64, Vec3), (ca, cb, ck): (Vec3, Vec3, f64)) -> FaceShape {
+    let (ca, cb) = (ca / ck, cb / ck);
+    let (t1, t2) = crate::math::tangent_basis(normal);
+    let (mut sxx, mut sxy, mut syy, mut extent) = (0.0, 0.0, 0.0, 0.0f64);
+    for (p, &(d, _)) in points.iter().zip(du.iter()) {
+        if d < 0.0 && d <= limit {
+            let r = p.ra - ca;
+            let (x, y) = (r.dot(t1), r.dot(t2));
+            sxx += x * x / ck;
+            sxy += x * y / ck;
+            syy += y * y / ck;
+            extent = extent.max(x.hypot(y));
+        }
+    }
+    // principal in-plane spreads: a moment about e × n can be carried along a spread direction e
+    let tr = 0.5 * (sxx + syy);
+    let det = sxx * syy - sxy * sxy;
+    let disc = (tr * tr - det).max(0.0).sqrt();
+    let (l1, l2) = (tr + disc, tr - disc);
+    let e1 = if sxy.abs() > 1e-300 {
+        (t1 * (l1 - syy) + t2 * sxy).normalize()
+    } else if sxx >= syy {
+        t1
+    } else {
+        t2
+    };
+    let e2 = normal.cross(e1);
+    let min_spread = (1e-3 * extent).max(1e-9);
+    let mut shape = FaceShape { axes: [Vec3::ZERO; 3], locked: 0, extent, ra: ca, rb: cb };
+    for (l, e) in [(l1, e1), (l2, e2)] {
+        if l.sqrt() > min_spread {
+            shape.axes[shape.locked] = e.cross(normal);
+            shape.locked += 1;
+        }
+    }
+    if shape.locked > 0 {
+        // a segment or an area also resists twisting about the normal (torsional friction)
+        shape.axes[shape.locked] = normal;
+        shape.locked += 1;
+    }
+    shape
 }
