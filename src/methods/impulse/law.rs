@@ -129,12 +129,22 @@ pub fn mirtich(k: &Mat3, u: Vec3, n: Vec3, c: Coefficients) -> Vec3 {
     Frame::new(k, n).mirtich(u, c)
 }
 
+/// What Mirtich's integration finds from K_c and the friction alone, kept with its frame: the sticking rate for
+/// μ_s (`None` inside: sticking is unstable) and the resumed sliding direction for μ, each with its
+/// coefficient's bits.
+#[derive(Debug, Clone, Copy, Default)]
+struct Rates {
+    stick: Option<(u64, Option<Vec3>)>,
+    resume: Option<(u64, Vec3)>,
+}
+
 /// The contact frame of Mirtich's integration: R = (t1, t2, n) and K_c = Rᵀ K R. It depends on the geometry
 /// alone, so the sweeps keep it while that stays the same (sweep.rs `Memos`).
 #[derive(Debug, Clone, Copy)]
 pub struct Frame {
     r: Mat3,
     kc: Mat3,
+    rates: Rates,
 }
 
 impl Frame {
@@ -142,19 +152,20 @@ impl Frame {
     pub fn new(k: &Mat3, n: Vec3) -> Frame {
         let (t1, t2) = crate::math::tangent_basis(n);
         let r = Mat3::from_cols(t1, t2, n);
-        Frame { r, kc: r.transpose() * *k * r }
+        Frame { r, kc: r.transpose() * *k * r, rates: Rates::default() }
     }
 
-    /// Mirtich's impulse on B (world frame) for the incoming relative velocity `u`.
-    pub fn mirtich(&self, u: Vec3, c: Coefficients) -> Vec3 {
+    /// Mirtich's impulse on B (world frame) for the incoming relative velocity `u`. The sticking rate and the
+    /// resumed sliding direction, once found, are kept for the next impact in this frame.
+    pub fn mirtich(&mut self, u: Vec3, c: Coefficients) -> Vec3 {
         let uc = self.r.transpose() * u;
-        let pc = integrate(&self.kc, uc, c);
+        let pc = integrate(&self.kc, uc, c, &mut self.rates);
         self.r * pc
     }
 }
 
 /// Integration of Mirtich's model in the contact frame (z = normal). Returns the impulse in that frame.
-fn integrate(k: &Mat3, u0: Vec3, c: Coefficients) -> Vec3 {
+fn integrate(k: &Mat3, u0: Vec3, c: Coefficients, rates: &mut Rates) -> Vec3 {
     let mut u = u0;
     if u.z >= 0.0 {
         return Vec3::ZERO;
@@ -167,21 +178,29 @@ fn integrate(k: &Mat3, u0: Vec3, c: Coefficients) -> Vec3 {
     let mut compressing = true;
     let mut end = f64::INFINITY;
     let mut sticking = false;
-    // K is fixed during the impact: the sticking rate and the resumed sliding direction are found once
-    let (mut stick, mut resume) = (None, None);
+    // K is fixed during the impact (and in the frame): the sticking rate and the resumed sliding direction are
+    // found once
+    let (mu_s, mu) = (c.static_friction.to_bits(), c.friction.to_bits());
     for _ in 0..400 {
         let ut = Vec3::new(u.x, u.y, 0.0);
         let speed = ut.length();
         // the derivative du/dp_z and dp/dp_z in the current regime
         let dp = if sticking || speed <= stick_speed {
-            match *stick.get_or_insert_with(|| stick_direction(k, c.static_friction)) {
+            let stick = match rates.stick {
+                Some((m, s)) if m == mu_s => s,
+                _ => rates.stick.insert((mu_s, stick_direction(k, c.static_friction))).1,
+            };
+            match stick {
                 Some(s) => {
                     sticking = true;
                     s
                 }
                 None => {
                     sticking = false;
-                    let phi = *resume.get_or_insert_with(|| resumed_sliding(k, c.friction));
+                    let phi = match rates.resume {
+                        Some((m, phi)) if m == mu => phi,
+                        _ => rates.resume.insert((mu, resumed_sliding(k, c.friction))).1,
+                    };
                     Vec3::new(-c.friction * phi.x, -c.friction * phi.y, 1.0)
                 }
             }

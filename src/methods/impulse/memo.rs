@@ -71,7 +71,7 @@ pub(super) struct FaceSetUp {
 
 impl PointSetUp {
     /// Mirtich's frame of K at `n` (the key's normal).
-    pub(super) fn frame(&mut self, n: Vec3) -> &Frame {
+    pub(super) fn frame(&mut self, n: Vec3) -> &mut Frame {
         let k = self.k;
         self.frame.get_or_insert_with(|| Frame::new(&k, n))
     }
@@ -79,7 +79,7 @@ impl PointSetUp {
 
 impl FaceSetUp {
     /// Mirtich's frame of K_eff at `n` (the key's normal).
-    pub(super) fn frame(&mut self, n: Vec3) -> &Frame {
+    pub(super) fn frame(&mut self, n: Vec3) -> &mut Frame {
         let k = self.face.k_eff();
         self.frame.get_or_insert_with(|| Frame::new(&k, n))
     }
