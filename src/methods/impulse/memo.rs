@@ -2,10 +2,12 @@
 //!
 //! What a resolution computes before its collision law runs depends only on the pair's geometry and the two
 //! rigid units: the collision matrix K (or a face's K_eff with its moment terms, law.rs `Face`) and Mirtich's
-//! contact frame (law.rs `Frame`). Within one call of `sweeps` the units' masses and inertias do not change
-//! (the frozen flags and the inertias at the prediction are fixed there), and a pair whose lever arms, normal
-//! and locked axes are the same bits as at its last resolution gets the same bits again: they are kept and
-//! reused (exact; a face's centre is the mean of the same points, so a resting face hits nearly always).
+//! contact frame (law.rs `Frame`). Between two detections (pairs.rs `prepare`) the inertias at the prediction and
+//! the welds do not change, and a unit is either its body's (or weld's), with an inverse mass above 0, or a
+//! frozen or static one, with inverse mass and inertia 0: the inverse masses tell the two apart. So a pair whose
+//! units' inverse masses, lever arms, normal and locked axes are the same bits as at its last resolution since
+//! the detection gets the same bits again: they are kept and reused, through the collision, contact and shock
+//! phases (exact; a face's centre is the mean of the same points, so a resting face hits nearly always).
 //!
 //! Each pair has two slots, one for its point resolution and one for its face (the face impulse and the static
 //! friction hold, which build the same `Face`). The inputs are compared as bits, so a kept set-up is used only
@@ -14,7 +16,7 @@
 use super::law::{Face, Frame};
 use crate::math::{Mat3, Vec3};
 
-/// The bits of a point set-up's inputs: the sweeps call, the units' inverse masses, the lever arms, the normal.
+/// The bits of a point set-up's inputs: the detection, the units' inverse masses, the lever arms, the normal.
 type PointKey = [u64; 12];
 /// A face set-up's: those of a point, then the locked axes (up to three) and their count.
 type FaceKey = [u64; 22];
@@ -85,19 +87,19 @@ impl FaceSetUp {
     }
 }
 
-/// The kept set-ups of a phase's pairs (a point and a face slot each; epoch 0 marks an empty one), and the
-/// current sweeps call.
+/// The kept set-ups of the detected pairs (a point and a face slot each, and the face's shape; epoch 0 marks an
+/// empty one), and the current detection.
 #[derive(Debug, Default)]
 pub(super) struct Memos {
     points: Vec<PointSetUp>,
     faces: Vec<FaceSetUp>,
-    /// Per pair: the sweeps call, the mask of the face's points and the normal's bits, and the face's shape.
+    /// Per pair: the detection, the mask of the face's points and the normal's bits, and the face's shape.
     shapes: Vec<([u64; 5], FaceShape)>,
     epoch: u64,
 }
 
 impl Memos {
-    /// A new sweeps call: everything kept so far is stale (the frozen flags or the inertias may differ).
+    /// A new detection of `groups` pairs: everything kept so far is stale (other pairs, points and inertias).
     pub(super) fn begin(&mut self, groups: usize) {
         self.epoch += 1;
         self.points.resize(groups, PointSetUp { key: [0; 12], k: Mat3::ZERO, frame: None });
@@ -108,7 +110,7 @@ impl Memos {
     }
 
     /// Group `g`'s point set-up for units of inverse masses `masses` at lever arms `arms` and normal `n`: the
-    /// kept one when its inputs are the same bits in this sweeps call, else `make`'s K, kept.
+    /// kept one when its inputs are the same bits since the detection, else `make`'s K, kept.
     pub(super) fn point(
         &mut self,
         g: usize,
@@ -126,7 +128,7 @@ impl Memos {
     }
 
     /// Group `g`'s face shape for the face formed by the points of `mask` (bit k: the pair's point k; `None`:
-    /// not kept) with normal `n`: the kept one when these are the same in this sweeps call, else `make`'s, kept.
+    /// not kept) with normal `n`: the kept one when these are the same since the detection, else `make`'s, kept.
     pub(super) fn shape(&mut self, g: usize, mask: Option<u64>, n: Vec3, make: impl FnOnce() -> FaceShape) -> FaceShape {
         let Some(mask) = mask else { return make() };
         let key = [self.epoch, mask, n.x.to_bits(), n.y.to_bits(), n.z.to_bits()];
@@ -180,7 +182,7 @@ mod tests {
             assert_eq!(kept.to_array().map(f64::to_bits), fresh.to_array().map(f64::to_bits));
         }
         assert_eq!(built, 2, "the second resolution reuses the first's set-up, the third has other lever arms");
-        // a new sweeps call makes the same geometry stale
+        // a new detection makes the same geometry stale
         memos.begin(3);
         memos.point(1, (0.0, 1.0), (ra, rb * 0.9), n, || {
             built += 1;

@@ -32,6 +32,7 @@ impl Impulse {
         self.detected_with.clear();
         self.detected_with.extend(state.bodies.iter().map(|s| (s.v, s.w)));
         self.build_groups(model);
+        self.memos.begin(self.groups.len());
         self.restart(model);
     }
 

@@ -318,9 +318,7 @@ impl Impulse {
     /// only when neither applied anything; then the joint passes run on until the joints hold.
     pub(super) fn sweeps(&mut self, model: &Model, list: &[u32], h: f64, contact: bool, iterations: usize) -> usize {
         let mut done = 0;
-        // frozen flags and restitution differ from the last call: every pair is looked at afresh, and no set-up
-        // kept before applies
-        self.memos.begin(self.groups.len());
+        // frozen flags and restitution differ from the last call: every pair is looked at afresh
         self.quiet.clear();
         self.quiet.resize(self.groups.len(), 0);
         self.changed.resize(self.bodies.len(), 0);
