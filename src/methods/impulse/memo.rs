@@ -1,24 +1,25 @@
-//! The set-up of a contact resolution, kept per pair while its geometry stays the same.
+//! The set-up of a face contact's resolution, kept per pair while its geometry stays the same.
 //!
-//! What a resolution computes before its collision law runs depends only on the pair's geometry and the two
-//! rigid units: the collision matrix K (or a face's K_eff with its moment terms, law.rs `Face`) and Mirtich's
-//! contact frame (law.rs `Frame`). Between two detections (pairs.rs `prepare`) the inertias at the prediction and
+//! What a face resolution computes before its collision law runs depends only on the face's geometry and the two
+//! rigid units: the face's shape (centre, locked axes, extent: sweep.rs `face_shape`), K_eff with its moment terms
+//! (law.rs `Face`) and Mirtich's contact frame (law.rs `Frame`, with its sticking rate and resumed direction). Between two detections (pairs.rs `prepare`) the inertias at the prediction and
 //! the welds do not change, and a unit is either its body's (or weld's), with an inverse mass above 0, or a
 //! frozen or static one, with inverse mass and inertia 0: the inverse masses tell the two apart. So a pair whose
 //! units' inverse masses, lever arms, normal and locked axes are the same bits as at its last resolution since
 //! the detection gets the same bits again: they are kept and reused, through the collision, contact and shock
 //! phases (exact; a face's centre is the mean of the same points, so a resting face hits nearly always).
 //!
-//! Each pair has two slots, one for its point resolution and one for its face (the face impulse and the static
-//! friction hold, which build the same `Face`). The inputs are compared as bits, so a kept set-up is used only
-//! where the one computed afresh would be the same bits.
+//! The face impulse and the static friction hold build the same `Face` and share a pair's slot. The inputs are
+//! compared as bits, so a kept set-up is used only where the one computed afresh would be the same bits. A point
+//! resolution is not kept: its approach-weighted lever arms, (Σ u_i r_i)/Σ u_i, change in their last bits with
+//! the approach speeds even for one point, and on the ball pile a kept point set-up hit a third of the time and
+//! cost more than it saved (measured).
 
 use super::law::{Face, Frame};
 use crate::math::{Mat3, Vec3};
 
-/// The bits of a point set-up's inputs: the detection, the units' inverse masses, the lever arms, the normal.
-type PointKey = [u64; 12];
-/// A face set-up's: those of a point, then the locked axes (up to three) and their count.
+/// The bits of a face set-up's inputs: the detection, the units' inverse masses, the lever arms, the normal, the
+/// locked axes (up to three) and their count.
 type FaceKey = [u64; 22];
 
 fn key<const N: usize>(epoch: u64, (ima, imb): (f64, f64), (ra, rb): (Vec3, Vec3), n: Vec3, axes: &[Vec3]) -> [u64; N] {
@@ -31,9 +32,7 @@ fn key<const N: usize>(epoch: u64, (ima, imb): (f64, f64), (ra, rb): (Vec3, Vec3
         k[4 + 3 * i] = v.y.to_bits();
         k[5 + 3 * i] = v.z.to_bits();
     }
-    if N > 12 {
-        k[N - 1] = axes.len() as u64;
-    }
+    k[N - 1] = axes.len() as u64;
     k
 }
 
@@ -55,28 +54,12 @@ pub(super) struct FaceShape {
     pub(super) rb: Vec3,
 }
 
-/// A kept point set-up: K, and Mirtich's frame of K once asked for.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct PointSetUp {
-    key: PointKey,
-    pub(super) k: Mat3,
-    frame: Option<Frame>,
-}
-
 /// A kept face set-up: the face (K_eff and its moment terms), and Mirtich's frame of K_eff once asked for.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct FaceSetUp {
     key: FaceKey,
     pub(super) face: Face,
     frame: Option<Frame>,
-}
-
-impl PointSetUp {
-    /// Mirtich's frame of K at `n` (the key's normal).
-    pub(super) fn frame(&mut self, n: Vec3) -> &mut Frame {
-        let k = self.k;
-        self.frame.get_or_insert_with(|| Frame::new(&k, n))
-    }
 }
 
 impl FaceSetUp {
@@ -87,11 +70,10 @@ impl FaceSetUp {
     }
 }
 
-/// The kept set-ups of the detected pairs (a point and a face slot each, and the face's shape; epoch 0 marks an
-/// empty one), and the current detection.
+/// The kept set-ups of the detected pairs (a face slot and a face shape each; epoch 0 marks an empty one), and the
+/// current detection.
 #[derive(Debug, Default)]
 pub(super) struct Memos {
-    points: Vec<PointSetUp>,
     faces: Vec<FaceSetUp>,
     /// Per pair: the detection, the mask of the face's points and the normal's bits, and the face's shape.
     shapes: Vec<([u64; 5], FaceShape)>,
@@ -102,29 +84,10 @@ impl Memos {
     /// A new detection of `groups` pairs: everything kept so far is stale (other pairs, points and inertias).
     pub(super) fn begin(&mut self, groups: usize) {
         self.epoch += 1;
-        self.points.resize(groups, PointSetUp { key: [0; 12], k: Mat3::ZERO, frame: None });
         let face = Face::new(&Mat3::ZERO, &Mat3::ZERO, Vec3::ZERO, &Mat3::ZERO, Vec3::ZERO, &[]);
         self.faces.resize(groups, FaceSetUp { key: [0; 22], face, frame: None });
         let shape = FaceShape { axes: [Vec3::ZERO; 3], locked: 0, extent: 0.0, ra: Vec3::ZERO, rb: Vec3::ZERO };
         self.shapes.resize(groups, ([0; 5], shape));
-    }
-
-    /// Group `g`'s point set-up for units of inverse masses `masses` at lever arms `arms` and normal `n`: the
-    /// kept one when its inputs are the same bits since the detection, else `make`'s K, kept.
-    pub(super) fn point(
-        &mut self,
-        g: usize,
-        masses: (f64, f64),
-        arms: (Vec3, Vec3),
-        n: Vec3,
-        make: impl FnOnce() -> Mat3,
-    ) -> &mut PointSetUp {
-        let key = key(self.epoch, masses, arms, n, &[]);
-        let s = &mut self.points[g];
-        if !same(&s.key, &key) {
-            *s = PointSetUp { key, k: make(), frame: None };
-        }
-        s
     }
 
     /// Group `g`'s face shape for the face formed by the points of `mask` (bit k: the pair's point k; `None`:
@@ -139,7 +102,9 @@ impl Memos {
         s.1
     }
 
-    /// Group `g`'s face set-up with locked `axes`, as [`Memos::point`].
+    /// Group `g`'s face set-up for units of inverse masses `masses` at lever arms `arms` (the face's centre), normal
+    /// `n` and locked `axes`: the kept one when its inputs are the same bits since the detection, else `make`'s,
+    /// kept.
     pub(super) fn face(
         &mut self,
         g: usize,
@@ -168,26 +133,32 @@ mod tests {
         let inv_i = Mat3::from_diagonal(Vec3::new(6.0, 5.0, 4.0));
         let (ra, rb) = (Vec3::ZERO, Vec3::new(0.5, 0.4, -0.5));
         let n = Vec3::new(0.1, 0.0, 1.0).normalize();
+        let axes = [Vec3::new(1.0, 0.0, -0.1).normalize(), n];
         let c = Coefficients { restitution: 0.2, friction: 0.4, static_friction: 0.5 };
+        let face_at = |rb: Vec3| Face::new(&collision_matrix(0.0, &Mat3::ZERO, ra, 1.0, &inv_i, rb), &Mat3::ZERO, ra, &inv_i, rb, &axes);
         let mut memos = Memos::default();
         memos.begin(3);
         let mut built = 0;
         for (u, rb) in [(Vec3::new(0.3, 0.1, -1.0), rb), (Vec3::new(-0.2, 0.4, -0.7), rb), (Vec3::new(0.0, 0.1, -2.0), rb * 0.9)] {
-            let s = memos.point(1, (0.0, 1.0), (ra, rb), n, || {
+            let s = memos.face(1, (0.0, 1.0), (ra, rb), n, &axes, || {
                 built += 1;
-                collision_matrix(0.0, &Mat3::ZERO, ra, 1.0, &inv_i, rb)
+                face_at(rb)
             });
             let kept = s.frame(n).mirtich(u, c);
-            let fresh = mirtich(&collision_matrix(0.0, &Mat3::ZERO, ra, 1.0, &inv_i, rb), u, n, c);
+            let fresh = mirtich(&face_at(rb).k_eff(), u, n, c);
             assert_eq!(kept.to_array().map(f64::to_bits), fresh.to_array().map(f64::to_bits));
         }
         assert_eq!(built, 2, "the second resolution reuses the first's set-up, the third has other lever arms");
-        // a new detection makes the same geometry stale
-        memos.begin(3);
-        memos.point(1, (0.0, 1.0), (ra, rb * 0.9), n, || {
+        // another locked axis, and a new detection, each make the same geometry stale
+        memos.face(1, (0.0, 1.0), (ra, rb * 0.9), n, &axes[1..], || {
             built += 1;
-            Mat3::ZERO
+            face_at(rb)
         });
-        assert_eq!(built, 3);
+        memos.begin(3);
+        memos.face(1, (0.0, 1.0), (ra, rb * 0.9), n, &axes[1..], || {
+            built += 1;
+            face_at(rb)
+        });
+        assert_eq!(built, 4);
     }
 }

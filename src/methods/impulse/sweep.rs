@@ -57,15 +57,11 @@ impl Impulse {
         let (mut ca, mut cb, mut ck) = (Vec3::ZERO, Vec3::ZERO, 0.0);
         // which points form the face (pairs of more than 64 points are not kept)
         let mut mask = 0u64;
-        // the one approaching point, while there is one (its lever arms then stand as they are, not divided
-        // back out of their weighted sum, so that its kept set-up applies, memo.rs)
-        let (mut single, mut count) = (0, 0);
         for (k, (p, &(d, un))) in self.points[range.clone()].iter().zip(du.iter()).enumerate() {
             if d < 0.0 && un < -APPROACH && d <= deepest_q + window {
                 wa += -un * p.ra;
                 wb += -un * p.rb;
                 wk += -un;
-                (single, count) = (k, count + 1);
             }
             if d < 0.0 && d <= deepest + window && window > 0.0 {
                 ca += p.ra;
@@ -74,11 +70,7 @@ impl Impulse {
                 mask |= 1u64.checked_shl(k as u32).unwrap_or(0);
             }
         }
-        let (wa, wb) = match count {
-            0 => (deepest_at.0, deepest_at.1),
-            1 => (self.points[range.start + single].ra, self.points[range.start + single].rb),
-            _ => (wa / wk, wb / wk),
-        };
+        let (wa, wb) = if wk > 0.0 { (wa / wk, wb / wk) } else { (deepest_at.0, deepest_at.1) };
         let mut patch =
             Patch { approaching, ra: wa, rb: wb, n: normal, axes: [Vec3::ZERO; 3], locked: 0, extent: 0.0, face_ra: wa, face_rb: wb };
         if ck >= 2.0 {
@@ -181,9 +173,7 @@ impl Impulse {
                 let (ra, rb) = (patch.ra, patch.rb);
                 let u = (bb.v + bb.w.cross(rb)) - (ba.v + ba.w.cross(ra));
                 let (ra, rb) = (ra + oa, rb + ob);
-                let set_up =
-                    self.memos.point(gi as usize, (ima, imb), (ra, rb), patch.n, || law::collision_matrix(ima, &iia, ra, imb, &iib, rb));
-                let kmat = set_up.k;
+                let kmat = law::collision_matrix(ima, &iia, ra, imb, &iib, rb);
                 // a face whose centre needs nothing is only tipping: the corners that approach get a normal
                 // impulse; the face's friction is the centre's (and `hold`'s), not a corner's
                 let j = if patch.locked > 0 {
@@ -196,7 +186,7 @@ impl Impulse {
                     }
                 } else {
                     match model {
-                        FrictionModel::Mirtich => set_up.frame(patch.n).mirtich(u, c),
+                        FrictionModel::Mirtich => law::mirtich(&kmat, u, patch.n, c),
                         FrictionModel::Moore => law::moore(&kmat, u, patch.n, c),
                     }
                 };
@@ -364,7 +354,7 @@ impl Impulse {
     /// Largest penetration the step leaves: the contact points' depths after the position update and the
     /// push-out displacements `shift` (empty: none), to first order in both, as push-out measures them. That is
     /// what the next step starts from; the depth before push-out would count penetration that the step removes
-    /// (house_of_cards' collapse: 17.6 mm before push-out, 1.4 mm after).
+    /// (house_of_cards' collapse, its first 0.5 s: 8.25 mm before push-out, 0.98 mm after).
     pub(super) fn left_penetration(&self, h: f64) -> f64 {
         let mut worst = 0.0f64;
         for g in &self.groups {
