@@ -33,7 +33,8 @@ pub struct StepStats {
     pub iterations: usize,
     /// Solver residual (for `lcp`: the source's merit θ = ½‖H(λ)‖²).
     pub residual: f64,
-    /// Largest penetration depth seen in this step's collision detection, m.
+    /// Largest penetration depth, m: the deepest seen in this step's collision detection (`impulse`: the depth
+    /// its contact points are left after the step's position update and push-out, to first order).
     pub max_penetration: f64,
     /// Contact islands.
     pub islands: usize,

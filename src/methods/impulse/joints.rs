@@ -388,7 +388,8 @@ impl Impulse {
     pub(super) fn post_stabilise(&mut self, model: &Model, state: &mut State) {
         let h = self.step_h;
         let tol = self.params.joint_tolerance / h;
-        // the solver bodies at the new poses
+        // the solver bodies at the new poses (their inertias change: no face set-up kept so far applies)
+        self.memos.stale();
         for (i, b) in model.bodies.iter().enumerate() {
             let s = &state.bodies[i];
             let inv_i = if b.kind == BodyKind::Dynamic { inv_inertia_world(model, i, s.q) } else { Mat3::ZERO };

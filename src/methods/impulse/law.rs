@@ -23,7 +23,7 @@ use crate::math::{Mat3, Vec3};
 /// G = −([r_B]× I_B⁻¹ + [r_A]× I_A⁻¹) (the point velocity a moment causes), W = I_A⁻¹ + I_B⁻¹ and S = PᵀWP:
 /// μ = −S⁻¹Pᵀ(ω_rel + Gᵀj), so the point sees K_eff = K − G P S⁻¹ Pᵀ Gᵀ and u_eff = u − G P S⁻¹ Pᵀ ω_rel, and
 /// the collision law runs on those. Everything that depends on the geometry alone is formed here, once
-/// (the sweeps keep it while the geometry stays the same, sweep.rs `Memos`).
+/// (the sweeps keep it while the geometry stays the same, memo.rs `Memos`).
 #[derive(Debug, Clone, Copy)]
 pub struct Face {
     g: Mat3,
@@ -139,7 +139,7 @@ struct Rates {
 }
 
 /// The contact frame of Mirtich's integration: R = (t1, t2, n) and K_c = Rᵀ K R. It depends on the geometry
-/// alone, so the sweeps keep it while that stays the same (sweep.rs `Memos`).
+/// alone, so the sweeps keep it while that stays the same (memo.rs `Memos`).
 #[derive(Debug, Clone, Copy)]
 pub struct Frame {
     r: Mat3,

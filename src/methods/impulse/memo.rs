@@ -1,13 +1,17 @@
 //! The set-up of a face contact's resolution, kept per pair while its geometry stays the same.
 //!
 //! What a face resolution computes before its collision law runs depends only on the face's geometry and the two
-//! rigid units: the face's shape (centre, locked axes, extent: sweep.rs `face_shape`), K_eff with its moment terms
-//! (law.rs `Face`) and Mirtich's contact frame (law.rs `Frame`, with its sticking rate and resumed direction). Between two detections (pairs.rs `prepare`) the inertias at the prediction and
-//! the welds do not change, and a unit is either its body's (or weld's), with an inverse mass above 0, or a
-//! frozen or static one, with inverse mass and inertia 0: the inverse masses tell the two apart. So a pair whose
-//! units' inverse masses, lever arms, normal and locked axes are the same bits as at its last resolution since
-//! the detection gets the same bits again: they are kept and reused, through the collision, contact and shock
-//! phases (exact; a face's centre is the mean of the same points, so a resting face hits nearly always).
+//! rigid units: the face's shape (centre, locked axes, extent: sweep.rs `face_shape`), K_eff with its moment
+//! terms (law.rs `Face`) and Mirtich's contact frame (law.rs `Frame`, with its sticking rate and resumed
+//! direction).
+//!
+//! Between two detections (pairs.rs `prepare`) the inertias at the prediction and the welds do not change, and a
+//! unit is either its body's (or weld's), with an inverse mass above 0, or a frozen or static one, with inverse
+//! mass and inertia 0: the inverse masses tell the two apart. So a pair whose units' inverse masses, lever arms,
+//! normal and locked axes are the same bits as at its last resolution since the detection gets the same bits
+//! again: they are kept and reused until the next detection, through the collision, contact and shock phases
+//! (exact; a face's centre is the mean of the same points, so a resting face hits nearly always). Whatever else
+//! changes the solver bodies' inertias (joint post-stabilisation) makes everything kept stale ([`Memos::stale`]).
 //!
 //! The face impulse and the static friction hold build the same `Face` and share a pair's slot. The inputs are
 //! compared as bits, so a kept set-up is used only where the one computed afresh would be the same bits. A point
@@ -81,9 +85,14 @@ pub(super) struct Memos {
 }
 
 impl Memos {
+    /// The solver bodies' inertias changed: everything kept so far is stale.
+    pub(super) fn stale(&mut self) {
+        self.epoch += 1;
+    }
+
     /// A new detection of `groups` pairs: everything kept so far is stale (other pairs, points and inertias).
     pub(super) fn begin(&mut self, groups: usize) {
-        self.epoch += 1;
+        self.stale();
         let face = Face::new(&Mat3::ZERO, &Mat3::ZERO, Vec3::ZERO, &Mat3::ZERO, Vec3::ZERO, &[]);
         self.faces.resize(groups, FaceSetUp { key: [0; 22], face, frame: None });
         let shape = FaceShape { axes: [Vec3::ZERO; 3], locked: 0, extent: 0.0, ra: Vec3::ZERO, rb: Vec3::ZERO };
@@ -131,34 +140,76 @@ mod tests {
     #[test]
     fn a_kept_set_up_gives_the_bits_of_a_fresh_one_and_a_changed_key_rebuilds() {
         let inv_i = Mat3::from_diagonal(Vec3::new(6.0, 5.0, 4.0));
-        let (ra, rb) = (Vec3::ZERO, Vec3::new(0.5, 0.4, -0.5));
+        let ra = Vec3::new(0.1, -0.2, 0.3);
         let n = Vec3::new(0.1, 0.0, 1.0).normalize();
         let axes = [Vec3::new(1.0, 0.0, -0.1).normalize(), n];
         let c = Coefficients { restitution: 0.2, friction: 0.4, static_friction: 0.5 };
-        let face_at = |rb: Vec3| Face::new(&collision_matrix(0.0, &Mat3::ZERO, ra, 1.0, &inv_i, rb), &Mat3::ZERO, ra, &inv_i, rb, &axes);
+        // the face of a free body A (inverse mass `ima`, inertia `inv_i`, or frozen: 0 and 0) and a body B
+        let face_at = |ima: f64, rb: Vec3, axes: &[Vec3]| {
+            let iia = if ima > 0.0 { inv_i } else { Mat3::ZERO };
+            Face::new(&collision_matrix(ima, &iia, ra, 1.0, &inv_i, rb), &iia, ra, &inv_i, rb, axes)
+        };
         let mut memos = Memos::default();
         memos.begin(3);
         let mut built = 0;
-        for (u, rb) in [(Vec3::new(0.3, 0.1, -1.0), rb), (Vec3::new(-0.2, 0.4, -0.7), rb), (Vec3::new(0.0, 0.1, -2.0), rb * 0.9)] {
-            let s = memos.face(1, (0.0, 1.0), (ra, rb), n, &axes, || {
+        let cases = [
+            (Vec3::new(0.3, 0.1, -1.0), 0.5, Vec3::new(0.5, 0.4, -0.5), &axes[..]),
+            // the same geometry: kept
+            (Vec3::new(-0.2, 0.4, -0.7), 0.5, Vec3::new(0.5, 0.4, -0.5), &axes[..]),
+            // A frozen (its inverse mass 0 in the key): built again
+            (Vec3::new(-0.2, 0.4, -0.7), 0.0, Vec3::new(0.5, 0.4, -0.5), &axes[..]),
+            // other lever arms, then one locked axis fewer: built again each time
+            (Vec3::new(0.0, 0.1, -2.0), 0.0, Vec3::new(0.45, 0.36, -0.45), &axes[..]),
+            (Vec3::new(0.0, 0.1, -2.0), 0.0, Vec3::new(0.45, 0.36, -0.45), &axes[1..]),
+        ];
+        for (u, ima, rb, axes) in cases {
+            let s = memos.face(1, (ima, 1.0), (ra, rb), n, axes, || {
                 built += 1;
-                face_at(rb)
+                face_at(ima, rb, axes)
             });
-            let kept = s.frame(n).mirtich(u, c);
-            let fresh = mirtich(&face_at(rb).k_eff(), u, n, c);
+            let (kept_k, kept_u) = s.face.reduced(u, Vec3::new(0.1, 0.2, 0.3));
+            let kept = s.frame(n).mirtich(kept_u, c);
+            let fresh_face = face_at(ima, rb, axes);
+            let (k, ue) = fresh_face.reduced(u, Vec3::new(0.1, 0.2, 0.3));
+            let fresh = mirtich(&k, ue, n, c);
+            assert_eq!(kept_k.to_cols_array().map(f64::to_bits), k.to_cols_array().map(f64::to_bits));
             assert_eq!(kept.to_array().map(f64::to_bits), fresh.to_array().map(f64::to_bits));
         }
-        assert_eq!(built, 2, "the second resolution reuses the first's set-up, the third has other lever arms");
-        // another locked axis, and a new detection, each make the same geometry stale
-        memos.face(1, (0.0, 1.0), (ra, rb * 0.9), n, &axes[1..], || {
-            built += 1;
-            face_at(rb)
-        });
-        memos.begin(3);
-        memos.face(1, (0.0, 1.0), (ra, rb * 0.9), n, &axes[1..], || {
-            built += 1;
-            face_at(rb)
-        });
         assert_eq!(built, 4);
+        // a new detection, and stale inertias, make the same geometry stale
+        let (ima, rb) = (0.0, Vec3::new(0.45, 0.36, -0.45));
+        for k in 0..2 {
+            if k == 0 {
+                memos.begin(3);
+            } else {
+                memos.stale();
+            }
+            memos.face(1, (ima, 1.0), (ra, rb), n, &axes[1..], || {
+                built += 1;
+                face_at(ima, rb, &axes[1..])
+            });
+        }
+        assert_eq!(built, 6);
+    }
+
+    /// A frame keeps its sticking rate and resumed direction per friction coefficient: the same frame used with
+    /// other coefficients gives what a fresh frame gives.
+    #[test]
+    fn a_kept_frame_with_other_friction_gives_a_fresh_frames_bits() {
+        let inv_i = Mat3::from_diagonal(Vec3::splat(6.0));
+        let k = collision_matrix(0.0, &Mat3::ZERO, Vec3::ZERO, 1.0, &inv_i, Vec3::new(0.5, 0.5, -0.5));
+        let mut frame = Frame::new(&k, Vec3::Z);
+        // sticking stable at μ_s 0.9, unstable at 0.1 (it resumes sliding); a slide that stops, and a head-on hit
+        for (u, mu) in [
+            (Vec3::new(0.01, 0.0, -1.0), 0.9),
+            (Vec3::new(0.0, 0.0, -1.0), 0.1),
+            (Vec3::new(0.0, 0.0, -1.0), 0.9),
+            (Vec3::new(0.0, 0.0, -1.0), 0.15),
+        ] {
+            let c = Coefficients { restitution: 0.3, friction: mu, static_friction: mu };
+            let kept = frame.mirtich(u, c);
+            let fresh = mirtich(&k, u, Vec3::Z, c);
+            assert_eq!(kept.to_array().map(f64::to_bits), fresh.to_array().map(f64::to_bits), "μ {mu}");
+        }
     }
 }

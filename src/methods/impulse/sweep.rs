@@ -14,8 +14,8 @@ impl Impulse {
     /// Where and how group `g` needs an impulse at the current velocities; `None` when no candidate is both
     /// interfering (d < 0) and approaching (u_n < 0).
     ///
-    /// Each point's normal speed u_n and first-order depth d are computed once per call into `du` (the three
-    /// passes below read them from there).
+    /// Each point's normal speed u_n and first-order depth d are computed once per call into `du` (the passes
+    /// below and `face_shape` read them from there).
     ///
     /// The face's shape (its centre, locked axes and extent) depends only on which points form it and on the
     /// normal: it is kept per pair (memo.rs `Memos::shape`) and formed again only when those change.
