@@ -26,8 +26,9 @@ use crate::math::{Mat3, Vec3};
 /// locked axes (up to three) and their count.
 type FaceKey = [u64; 22];
 
-fn key<const N: usize>(epoch: u64, (ima, imb): (f64, f64), (ra, rb): (Vec3, Vec3), n: Vec3, axes: &[Vec3]) -> [u64; N] {
-    let mut k = [0u64; N];
+/// The key of a face set-up in detection `epoch`.
+fn key(epoch: u64, (ima, imb): (f64, f64), (ra, rb): (Vec3, Vec3), n: Vec3, axes: &[Vec3]) -> FaceKey {
+    let mut k = [0u64; 22];
     k[0] = epoch;
     k[1] = ima.to_bits();
     k[2] = imb.to_bits();
@@ -36,7 +37,7 @@ fn key<const N: usize>(epoch: u64, (ima, imb): (f64, f64), (ra, rb): (Vec3, Vec3
         k[4 + 3 * i] = v.y.to_bits();
         k[5 + 3 * i] = v.z.to_bits();
     }
-    k[N - 1] = axes.len() as u64;
+    k[21] = axes.len() as u64;
     k
 }
 
