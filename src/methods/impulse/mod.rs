@@ -213,6 +213,21 @@ struct Point {
     un0: f64,
 }
 
+impl Point {
+    /// The normal speed u_n of B relative to A at the point, for the working velocities of `a` and `b`.
+    #[inline]
+    fn normal_speed(&self, a: &SBody, b: &SBody) -> f64 {
+        ((b.v + b.w.cross(self.rb)) - (a.v + a.w.cross(self.ra))).dot(self.n)
+    }
+
+    /// How far push-out displacements (translation, rotation vector) `sa` of A and `sb` of B move the point
+    /// along its normal, B relative to A (first order).
+    #[inline]
+    fn pushed(&self, sa: (Vec3, Vec3), sb: (Vec3, Vec3)) -> f64 {
+        (sb.0 + sb.1.cross(self.rb) - sa.0 - sa.1.cross(self.ra)).dot(self.n)
+    }
+}
+
 /// A pair of convex pieces in contact: its candidate points and where it lies (for the ordering).
 #[derive(Debug, Clone, Copy)]
 struct Group {

@@ -175,8 +175,8 @@ impl Impulse {
     fn push_out_sweeps(&mut self, model: &Model, state: &mut State, h: f64) {
         let n = model.bodies.len();
         let tol = self.params.push_out_tolerance;
+        // (empty: `push_out` clears it)
         let mut shift = std::mem::take(&mut self.shift);
-        shift.clear();
         shift.resize(n, (Vec3::ZERO, Vec3::ZERO));
         let mut moved = false;
         for _ in 0..self.params.push_out_iterations {
@@ -187,9 +187,9 @@ impl Impulse {
                 let (ba, bb) = (&self.bodies[a], &self.bodies[b]);
                 let (mut ra, mut rb, mut wsum, mut deepest, mut normal) = (Vec3::ZERO, Vec3::ZERO, 0.0, 0.0, Vec3::ZERO);
                 for p in &self.points[g.first as usize..(g.first + g.len) as usize] {
-                    let un = ((bb.v + bb.w.cross(p.rb)) - (ba.v + ba.w.cross(p.ra))).dot(p.n);
+                    let un = p.normal_speed(ba, bb);
                     let (sa, sb) = (shift[a], shift[b]);
-                    let moved_by = (sb.0 + sb.1.cross(p.rb) - sa.0 - sa.1.cross(p.ra)).dot(p.n);
+                    let moved_by = p.pushed(sa, sb);
                     let excess = -(p.d0 + h * (un - p.un0) + moved_by) - tol;
                     if excess > 0.0 {
                         ra += excess * p.ra;

@@ -24,7 +24,7 @@ impl Impulse {
         let range = g.first as usize..(g.first + g.len) as usize;
         du.clear();
         du.extend(self.points[range.clone()].iter().map(|p| {
-            let un = ((bb.v + bb.w.cross(p.rb)) - (ba.v + ba.w.cross(p.ra))).dot(p.n);
+            let un = p.normal_speed(ba, bb);
             (p.d0 + h * (un - p.un0), un)
         }));
         let (mut deepest, mut deepest_q) = (f64::INFINITY, f64::INFINITY);
@@ -344,7 +344,7 @@ impl Impulse {
                 let (ba, bb) = (&self.bodies[g.a as usize], &self.bodies[g.b as usize]);
                 (g.first as usize..(g.first + g.len) as usize).any(|k| {
                     let p = &self.points[k];
-                    let un = ((bb.v + bb.w.cross(p.rb)) - (ba.v + ba.w.cross(p.ra))).dot(p.n);
+                    let un = p.normal_speed(ba, bb);
                     p.d0 + h * (un - p.un0) < 0.0 && un < -tol
                 })
             })
@@ -363,8 +363,8 @@ impl Impulse {
             let none = (Vec3::ZERO, Vec3::ZERO);
             let (sa, sb) = (self.shift.get(a).copied().unwrap_or(none), self.shift.get(b).copied().unwrap_or(none));
             for p in &self.points[g.first as usize..(g.first + g.len) as usize] {
-                let un = ((bb.v + bb.w.cross(p.rb)) - (ba.v + ba.w.cross(p.ra))).dot(p.n);
-                let moved_by = (sb.0 + sb.1.cross(p.rb) - sa.0 - sa.1.cross(p.ra)).dot(p.n);
+                let un = p.normal_speed(ba, bb);
+                let moved_by = p.pushed(sa, sb);
                 worst = worst.max(-(p.d0 + h * (un - p.un0) + moved_by));
             }
         }
