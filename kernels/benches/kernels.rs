@@ -31,8 +31,10 @@ fn barrier(c: &mut Criterion) {
     let pt = BarrierPair::point_triangle();
     let ee = BarrierPair::edge_edge_parallel();
     c.bench_function("abd: barrier pair, point-triangle, projected Hessian", |b| b.iter(|| black_box(pt.projected())));
+    c.bench_function("abd: barrier pair, point-triangle, exact Hessian", |b| b.iter(|| black_box(pt.exact())));
     c.bench_function("abd: barrier pair, point-triangle, local jet", |b| b.iter(|| black_box(pt.local())));
     c.bench_function("abd: barrier pair, mollified edge-edge, projected Hessian", |b| b.iter(|| black_box(ee.projected())));
+    c.bench_function("abd: barrier pair, mollified edge-edge, exact Hessian", |b| b.iter(|| black_box(ee.exact())));
 }
 
 /// abd: the sparse Cholesky of a Newton system over a 6×6×6 pile (216 bodies, 2,592 unknowns), symbolic

@@ -138,6 +138,13 @@ impl BarrierPair {
         cairn::methods::abd::local::barrier_projected(self.shape, &self.x, self.dh).map(|p| p.s[0][0])
     }
 
+    /// The pair's barrier gradient and exact Hessian, factored with signs, as Newton's assembly builds them by
+    /// default; the Hessian's first diagonal entry, Σ σ_i s_i[0]².
+    pub fn exact(&self) -> Option<f64> {
+        cairn::methods::abd::local::barrier_exact(self.shape, &self.x, self.dh)
+            .map(|p| (0..p.rank).map(|i| p.sign[i] * p.s[i][0] * p.s[i][0]).sum())
+    }
+
     /// The unprojected local form (value, gradient and Hessian in the pair's frame); its energy.
     pub fn local(&self) -> Option<f64> {
         cairn::methods::abd::local::barrier(self.shape, &self.x, self.dh).map(|l| l.jet.v)
@@ -231,6 +238,7 @@ mod tests {
         let ee = BarrierPair::edge_edge_parallel();
         assert!(ee.shape.edge_edge && cairn::collision::distance::cross_norm2::<f64>(&ee.x) < ee.shape.eps_x, "not mollified");
         assert!(ee.projected().is_some_and(|e| e > 0.0));
+        assert!(pt.exact().is_some_and(|e| e > 0.0) && ee.exact().is_some_and(|e| e > 0.0));
         let mut sys = grid_system(4);
         let p = sys.solve().expect("SPD");
         assert!(p.iter().any(|v| v.abs() > 1e-3));

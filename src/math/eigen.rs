@@ -171,6 +171,79 @@ pub fn psd_factor<const M: usize>(a: &[[f64; M]; M], d: usize, out: &mut [[f64; 
     rank
 }
 
+/// Bunch and Kaufman's bound: a 1×1 pivot of [`signed_factor`] is taken while the largest remaining diagonal entry
+/// is at least this times the largest remaining off-diagonal one (element growth stays bounded).
+const PIVOT_ALPHA: f64 = 0.64;
+
+/// Columns s_i with signs σ_i = ±1 and Σ σ_i s_i s_iᵀ = a for a symmetric d×d `a` (d ≤ 9), any inertia: LDLᵀ with
+/// diagonal pivoting (the largest |a_ii| first, s = a_·p/√|a_pp|, σ = sign a_pp) while that pivot is at least
+/// [`PIVOT_ALPHA`] times the largest remaining off-diagonal entry; a remainder without such a pivot is decomposed
+/// by Jacobi rotations instead (s = √|λ| v). A remainder whose entries are all within 1e-14 of a's largest is
+/// dropped. Returns the number of columns.
+pub fn signed_factor<const M: usize>(a: &[[f64; M]; M], d: usize, out: &mut [[f64; 9]; 9], sign: &mut [f64; 9]) -> usize {
+    assert!(d <= 9 && d <= M, "signed_factor of a {d}×{d} block");
+    let mut w = *a;
+    let top = (0..d).flat_map(|i| (0..d).map(move |j| (i, j))).fold(0.0f64, |m, (i, j)| m.max(a[i][j].abs()));
+    let tol = 1e-14 * top;
+    let mut live = [false; 9];
+    live[..d].iter_mut().for_each(|l| *l = true);
+    let mut rank = 0;
+    loop {
+        let (mut p, mut piv, mut off) = (0, 0.0f64, 0.0f64);
+        for i in (0..d).filter(|&i| live[i]) {
+            if w[i][i].abs() > piv.abs() {
+                (p, piv) = (i, w[i][i]);
+            }
+            for j in (0..i).filter(|&j| live[j]) {
+                off = off.max(w[i][j].abs());
+            }
+        }
+        if piv.abs() <= tol && off <= tol {
+            return rank;
+        }
+        if piv.abs() < PIVOT_ALPHA * off {
+            break;
+        }
+        let inv = 1.0 / piv.abs().sqrt();
+        let s = piv.signum();
+        let col: [f64; 9] = std::array::from_fn(|i| if i < d && live[i] { w[i][p] * inv } else { 0.0 });
+        for i in 0..d {
+            for j in 0..d {
+                w[i][j] -= s * col[i] * col[j];
+            }
+        }
+        live[p] = false;
+        out[rank] = col;
+        sign[rank] = s;
+        rank += 1;
+    }
+    // the remainder on the live rows, by its eigenvectors
+    let idx: Vec<usize> = (0..d).filter(|&i| live[i]).collect();
+    let k = idx.len();
+    let mut sub = [[0.0; 9]; 9];
+    for (r, &i) in idx.iter().enumerate() {
+        for (c, &j) in idx.iter().enumerate() {
+            sub[r][c] = w[i][j];
+        }
+    }
+    let mut lam = [0.0; 9];
+    let mut v = [[0.0; 9]; 9];
+    jacobi_eigen(&sub, k, &mut lam, &mut v);
+    for e in 0..k {
+        if lam[e].abs() <= tol {
+            continue;
+        }
+        let r = lam[e].abs().sqrt();
+        out[rank] = [0.0; 9];
+        for (row, &i) in idx.iter().enumerate() {
+            out[rank][i] = r * v[row][e];
+        }
+        sign[rank] = lam[e].signum();
+        rank += 1;
+    }
+    rank
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,6 +252,47 @@ mod tests {
     fn psd_projection_recovers_the_clamped_spectrum() {
         for d in [1, 2, 3, 6, 9, 12] {
             psd_case(d, 600);
+        }
+    }
+
+    #[test]
+    fn signed_factor_reproduces_indefinite_matrices() {
+        let mut rng = crate::math::rng::Rng::new(11);
+        for trial in 0..3000 {
+            let d = 1 + trial % 9;
+            let mut a = [[0.0; 9]; 9];
+            for i in 0..d {
+                for j in 0..=i {
+                    let v = rng.symmetric();
+                    a[i][j] = v;
+                    a[j][i] = v;
+                }
+            }
+            // low rank, zero diagonals (no 1×1 pivot at all) and definite cases too
+            if trial % 5 == 1 {
+                for i in 0..d {
+                    a[i][i] = 0.0;
+                }
+            } else if trial % 5 == 2 {
+                let u: [f64; 9] = std::array::from_fn(|_| rng.symmetric());
+                let w: [f64; 9] = std::array::from_fn(|_| rng.symmetric());
+                a = std::array::from_fn(|i| std::array::from_fn(|j| if i < d && j < d { u[i] * u[j] - 3.0 * w[i] * w[j] } else { 0.0 }));
+            }
+            let mut out = [[0.0; 9]; 9];
+            let mut sign = [0.0; 9];
+            let rank = signed_factor(&a, d, &mut out, &mut sign);
+            assert!(rank <= d);
+            if trial % 5 == 2 {
+                assert!(rank <= 2 || d < 2, "rank {rank} of a rank-2 matrix");
+            }
+            let top = a.iter().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
+            for i in 0..d {
+                for j in 0..d {
+                    let r: f64 = (0..rank).map(|k| sign[k] * out[k][i] * out[k][j]).sum();
+                    assert!((r - a[i][j]).abs() <= 1e-12 * top, "trial {trial} ({d}×{d}): entry ({i}, {j}) {r} vs {}", a[i][j]);
+                }
+            }
+            assert!(sign[..rank].iter().all(|s| s.abs() == 1.0));
         }
     }
 

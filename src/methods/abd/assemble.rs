@@ -83,7 +83,7 @@ impl GroupTerms {
                 }
             }
         }
-        for col in &local.s[..local.rank] {
+        for (col, &sg) in local.s[..local.rank].iter().zip(&local.sign) {
             let mut sv = [[0.0f64; 12]; 2];
             for side in 0..2 {
                 if !self.active[side] {
@@ -105,7 +105,7 @@ impl GroupTerms {
                 // the diagonal blocks only on and above the diagonal (`finish` mirrors them)
                 let out = &mut self.h[blk];
                 for x in 0..12 {
-                    let a = scale * sv[sa][x];
+                    let a = sg * scale * sv[sa][x];
                     if a == 0.0 {
                         continue;
                     }
@@ -158,8 +158,10 @@ pub fn sum_groups(per: impl Iterator<Item = (f64, f64)>) -> (f64, f64) {
     per.fold((0.0, f64::INFINITY), |(e, d), (pe, pd)| (e + pe, d.min(pd)))
 }
 
-/// Barrier gradient and PSD-projected Hessian per body pair, scaled by `scale` (h²κ), with the barrier energy
-/// and smallest squared distance per body pair (unscaled, as [`barrier_energy`] gives them).
+/// Barrier gradient and Hessian per body pair, scaled by `scale` (h²κ), with the barrier energy and smallest
+/// squared distance per body pair (unscaled, as [`barrier_energy`] gives them). Each pair's Hessian is exact when
+/// `exact`, else projected to PSD (IPC's per-pair projection).
+#[allow(clippy::too_many_arguments)]
 pub fn barrier_terms(
     s: &Surfaces,
     x: &[[f64; 3]],
@@ -168,6 +170,7 @@ pub fn barrier_terms(
     moving: &[bool],
     dhat2: f64,
     scale: f64,
+    exact: bool,
 ) -> Vec<GroupTerms> {
     groups
         .par_iter()
@@ -185,7 +188,8 @@ pub fn barrier_terms(
                     continue;
                 }
                 t.energy += barrier::energy_at(shape, &xs, d, dhat2);
-                t.scatter(s, &p.verts, &local::barrier_projected_at(shape, &xs, kind, d, dhat2), scale);
+                let terms = if exact { local::barrier_exact_at } else { local::barrier_projected_at };
+                t.scatter(s, &p.verts, &terms(shape, &xs, kind, d, dhat2), scale);
             }
             t.finish()
         })

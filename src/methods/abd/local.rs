@@ -19,7 +19,7 @@
 use super::barrier::{b, b1, b2, classify, may_be_within, PairShape};
 use crate::collision::distance::Kind;
 use crate::collision::distance_jet::{apply, cross2, distance, rows};
-use crate::math::eigen::{clamp_negative, psd_factor};
+use crate::math::eigen::{clamp_negative, psd_factor, signed_factor};
 use crate::math::jet::{congruence, cross, dot, sub, Jet, V3};
 
 /// A pair's energy with its gradient and Hessian in n difference vectors y_k = Σ_s rows[k][s] x_s.
@@ -60,6 +60,11 @@ pub fn barrier_projected(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option
     within(shape, x, dh).map(|(kind, d)| barrier_projected_at(shape, x, kind, d, dh))
 }
 
+/// [`barrier_projected`] with the exact Hessian ([`barrier_exact_at`]).
+pub fn barrier_exact(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option<Projected> {
+    within(shape, x, dh).map(|(kind, d)| barrier_exact_at(shape, x, kind, d, dh))
+}
+
 /// The case and squared distance of a pair closer than D̂.
 fn within(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option<(Kind, f64)> {
     if !may_be_within(shape, x, dh) {
@@ -78,6 +83,30 @@ pub fn barrier_projected_at(shape: PairShape, x: &[[f64; 3]; 4], kind: Kind, d: 
         return range.projected(rows, n, g);
     }
     barrier_at(shape, x, kind, d, dh).projected()
+}
+
+/// [`barrier_projected_at`] with the exact Hessian instead of the projected one, factored with signs (see
+/// [`Projected`]): in the range form C = F diag(σ) Fᵀ by [`signed_factor`], columns B F; mollified pairs factor
+/// their 3n×3n Hessian directly.
+pub fn barrier_exact_at(shape: PairShape, x: &[[f64; 3]; 4], kind: Kind, d: f64, dh: f64) -> Projected {
+    let ll = rows(Kind::LineLine).0;
+    let (u, v) = (apply(&ll[1], x), apply(&ll[2], x));
+    if !shape.edge_edge || dot(&cross(&u, &v), &cross(&u, &v)) >= shape.eps_x {
+        let (rows, n, g, range) = unmollified(kind, x, d, dh);
+        let mut f = [[0.0; 9]; 9];
+        let mut p = Projected { rows, n, g, s: [[0.0; 9]; 9], rank: 0, sign: [1.0; 9] };
+        p.rank = signed_factor(&range.c, range.m, &mut f, &mut p.sign);
+        for (col, fc) in p.s.iter_mut().zip(&f).take(p.rank) {
+            for x in 0..3 * n {
+                col[x] = (0..range.m).map(|i| range.b[i][x] * fc[i]).sum();
+            }
+        }
+        return p;
+    }
+    let loc = barrier_at(shape, x, kind, d, dh);
+    let mut p = Projected { rows: loc.rows, n: loc.n(), g: loc.jet.g, s: [[0.0; 9]; 9], rank: 0, sign: [1.0; 9] };
+    p.rank = signed_factor(&loc.jet.h, 3 * p.n, &mut p.s, &mut p.sign);
+    p
 }
 
 /// The barrier energy m·b(D) of a pair (without κ) as a [`Local`], unprojected; `None` at or beyond D̂.
@@ -334,8 +363,9 @@ fn stencil_of(rows: &[[f64; 4]; 3], n: usize, hl: &[[f64; 9]; 9]) -> [[f64; 12];
     h
 }
 
-/// A pair's gradient and projected Hessian in n difference vectors, the Hessian as Σ_i s_i s_iᵀ over `rank`
-/// columns s_i (a few for a barrier pair: the projection leaves rank ≤ 3 of the 5 in [`Range`]).
+/// A pair's gradient and Hessian in n difference vectors, the Hessian as Σ_i σ_i s_i s_iᵀ over `rank` columns s_i
+/// with signs σ_i: all +1 when projected (a few columns for a barrier pair: the projection leaves rank ≤ 3 of the
+/// 5 in [`Range`]), ±1 for the exact Hessian ([`barrier_exact_at`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Projected {
     pub rows: [[f64; 4]; 3],
@@ -343,13 +373,14 @@ pub struct Projected {
     pub g: [f64; 9],
     pub s: [[f64; 9]; 9],
     pub rank: usize,
+    pub sign: [f64; 9],
 }
 
 impl Projected {
     /// Factors a positive semi-definite h by Cholesky with diagonal pivoting, dropping a remainder below 1e-14 of
     /// its largest diagonal entry.
     fn from_psd(rows: [[f64; 4]; 3], n: usize, g: [f64; 9], h: &[[f64; 9]; 9]) -> Projected {
-        let mut p = Projected { rows, n, g, s: [[0.0; 9]; 9], rank: 0 };
+        let mut p = Projected { rows, n, g, s: [[0.0; 9]; 9], rank: 0, sign: [1.0; 9] };
         p.rank = psd_factor(h, 3 * n, &mut p.s);
         p
     }
@@ -358,10 +389,10 @@ impl Projected {
     pub fn stencil_hessian(&self) -> [[f64; 12]; 12] {
         let d = 3 * self.n;
         let mut h = [[0.0; 9]; 9];
-        for col in &self.s[..self.rank] {
+        for (col, sg) in self.s[..self.rank].iter().zip(&self.sign) {
             for x in 0..d {
                 for y in 0..d {
-                    h[x][y] += col[x] * col[y];
+                    h[x][y] += sg * col[x] * col[y];
                 }
             }
         }
@@ -376,7 +407,7 @@ impl Range {
     /// Returns it factored: C⁺ = F Fᵀ, so H⁺ = Σ (B F)_i (B F)_iᵀ.
     fn projected(&self, rows: [[f64; 4]; 3], n: usize, g: [f64; 9]) -> Projected {
         if let Some((dir, lam)) = self.pp {
-            let mut p = Projected { rows, n, g, s: [[0.0; 9]; 9], rank: usize::from(lam > 0.0) };
+            let mut p = Projected { rows, n, g, s: [[0.0; 9]; 9], rank: usize::from(lam > 0.0), sign: [1.0; 9] };
             let r = lam.max(0.0).sqrt();
             for a in 0..3 {
                 p.s[0][a] = r * dir[a];
@@ -432,7 +463,7 @@ impl Range {
         // N⁺ = F₀ F₀ᵀ, F = L⁻ᵀ F₀ (back substitution with Lᵀ), columns B F
         let mut f0 = [[0.0; 9]; 9];
         let rank = psd_factor(&nm, m, &mut f0);
-        let mut p = Projected { rows, n, g, s: [[0.0; 9]; 9], rank };
+        let mut p = Projected { rows, n, g, s: [[0.0; 9]; 9], rank, sign: [1.0; 9] };
         for (col, fc) in p.s.iter_mut().zip(&f0).take(rank) {
             let mut f = [0.0; 5];
             for i in (0..m).rev() {
@@ -502,6 +533,11 @@ mod tests {
             let fg = fast.g.iter().zip(&loc.jet.g).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max) / gm.max(1e-300);
             assert!(fg < 1e-12, "gradient (assembly's path) {fg:e} at trial {trial}");
             assert!(pe < 1e-8, "projected hessian {pe:e} at trial {trial}");
+            let (kind, d) = classify(shape, &x);
+            let exact = barrier_exact_at(shape, &x, kind, d, dh * dh);
+            let ee_ = rel(&exact.stencil_hessian(), &dual.h);
+            assert!(ee_ < 1e-8, "exact hessian (assembly's path) {ee_:e} at trial {trial}");
+            assert_eq!(exact.g, fast.g, "the same gradient either way");
         }
         assert_eq!(kinds.len(), 16, "cases seen: {kinds:?}");
         assert!(mollified > 20, "{mollified} mollified pairs");

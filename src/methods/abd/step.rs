@@ -86,9 +86,10 @@ impl Abd {
         }
     }
 
-    /// Gradient and Hessian of the incremental potential at `q` into the system; returns the potential and the
-    /// smallest squared distance, as [`Abd::energy`] gives them.
-    fn assemble(&mut self, q: &[f64], qtilde: &[f64], h: f64) -> (f64, f64) {
+    /// Gradient and Hessian of the incremental potential at `q` into the system, the barrier pairs' Hessians exact
+    /// when `exact` (else projected); returns the potential and the smallest squared distance, as [`Abd::energy`]
+    /// gives them.
+    fn assemble(&mut self, q: &[f64], qtilde: &[f64], h: f64, exact: bool) -> (f64, f64) {
         let n_dyn = self.dyn_index.iter().flatten().count();
         self.system.clear(n_dyn);
         // inertia and orthogonality per body (in parallel, added in body order)
@@ -139,7 +140,8 @@ impl Abd {
         }
         self.surfaces.positions(q, &mut self.x);
         let dh2 = self.dhat * self.dhat;
-        let terms = assemble::barrier_terms(&self.surfaces, &self.x, &self.pairs, &self.groups, &self.moving, dh2, h * h * self.kappa);
+        let terms =
+            assemble::barrier_terms(&self.surfaces, &self.x, &self.pairs, &self.groups, &self.moving, dh2, h * h * self.kappa, exact);
         self.add_terms(&terms);
         let (eb, dmin) = assemble::sum_groups(terms.iter().map(|t| (t.energy, t.dmin)));
         let terms = assemble::friction_terms(&self.surfaces, &self.x, &self.xbase, &self.contacts, &self.moving, self.eps_v * h, h * h);
@@ -304,11 +306,14 @@ impl Abd {
         let mut assembled = false;
         // whether the line search assembles its first trial (see `line_search`): while first trials are accepted
         let mut speculate = true;
+        // exact barrier Hessians until an iteration's matrix is indefinite, then projected ones for the rest of
+        // the step (at most one wasted assembly per step)
+        let mut exact = self.params.hessian == Hessian::Exact;
         for _ in 0..self.params.max_iterations {
             // Newton direction
             if !assembled {
                 t.time(AbdStage::Culling, || self.cull(&q, swept));
-                let (_, d_at_q) = t.time(AbdStage::Assembly, || self.assemble(&q, qtilde, he));
+                let (_, d_at_q) = t.time(AbdStage::Assembly, || self.assemble(&q, qtilde, he, exact));
                 // κ doubles when the distance shrinks below KAPPA_GROWTH_GAP·d̂ from one iterate to the next (IPC):
                 // the first iteration compares with q^t, so gaps that start small do not stiffen the barrier unless
                 // they close
@@ -316,7 +321,13 @@ impl Abd {
             }
             // (either way `self.x` now holds the positions at q, and the system the gradient there)
             let unbalanced = self.residual_move();
-            let p_dyn = t.time(AbdStage::Solve, || self.system.solve());
+            let mut p_dyn = t.time(AbdStage::Solve, || self.system.solve());
+            if p_dyn.is_err() && exact {
+                exact = false;
+                self.projected_steps += 1;
+                t.time(AbdStage::Assembly, || self.assemble(&q, qtilde, he, false));
+                p_dyn = t.time(AbdStage::Solve, || self.system.solve());
+            }
             let p_dyn = p_dyn.map_err(|message| SimError::Solver { step: state.step, stage: "solve", message })?;
             let dir = t.time(AbdStage::Culling, || self.cull_along(&q, &p_dyn));
             last_move = largest_move(&self.bodies, &dir);
@@ -334,7 +345,7 @@ impl Abd {
             let accepted;
             let first_taken;
             (accepted, assembled, first_taken) =
-                self.line_search(&q, &dir, qtilde, he, alpha_ccd, e_at_q, (short, last, speculate), &mut x, t);
+                self.line_search(&q, &dir, qtilde, he, alpha_ccd, e_at_q, (short, last, speculate, exact), &mut x, t);
             speculate = first_taken;
             if short && accepted.is_none() {
                 st.iterations -= 1;
@@ -434,7 +445,7 @@ impl Abd {
         h: f64,
         alpha_ccd: f64,
         e_at_q: Option<f64>,
-        (short, last, speculate): (bool, bool, bool),
+        (short, last, speculate, exact): (bool, bool, bool, bool),
         x: &mut Vec<[f64; 3]>,
         t: &mut StageTimer<AbdStage>,
     ) -> (Option<(Vec<f64>, f64, f64)>, bool, bool) {
@@ -451,7 +462,7 @@ impl Abd {
             let assemble = trial_no == 0 && !last && speculate;
             let (e1, dmin) = if assemble {
                 t.lap(AbdStage::LineSearch);
-                t.time(AbdStage::Assembly, || self.assemble(&trial, qtilde, h))
+                t.time(AbdStage::Assembly, || self.assemble(&trial, qtilde, h, exact))
             } else {
                 self.energy(&trial, qtilde, h, x)
             };
@@ -564,7 +575,7 @@ mod tests {
         assert!(!abd.contacts.is_empty() && !abd.joints.pins.is_empty(), "friction and joint terms in play");
         let mut x = Vec::new();
         let (e, d) = abd.energy(&q, &qtilde, h, &mut x);
-        let (ea, da) = abd.assemble(&q, &qtilde, h);
+        let (ea, da) = abd.assemble(&q, &qtilde, h, true);
         assert!(d < abd.dhat * abd.dhat, "pairs within d̂");
         assert_eq!(e.to_bits(), ea.to_bits(), "{e} vs {ea}");
         assert_eq!(d.to_bits(), da.to_bits());

@@ -1,5 +1,9 @@
 //! Tests of the abd method beside the validation rows (tests/validation.rs runs those).
 
+use super::{Abd, AbdParams, Hessian};
+use crate::methods::registry::Params;
+use crate::methods::Method;
+use crate::state::State;
 use crate::world::World;
 
 fn scene(text: &str) -> World {
@@ -146,4 +150,58 @@ fn a_limit_holds_a_loaded_slider_and_readings_carry_the_load() {
     }
     let f = last.unwrap().joints[0].force;
     assert!((f.z - 2.0 * 9.81).abs() < 1e-3 * 2.0 * 9.81 && f.x.abs() + f.y.abs() < 1e-6, "{f}");
+}
+
+/// A box resting on another box and a ball resting on the ground, under both Hessians: Newton minimises the same
+/// potential either way, so after half a second every body is where the other run has it, within what the
+/// stopping tolerance allows (a vertex move below 1e-3·l_c·h per step).
+#[test]
+fn exact_and_projected_hessians_reach_the_same_states() {
+    let text = |hessian: &str| {
+        format!(
+            "format = 1\n[world]\nmethod = \"abd\"\ndt = 0.01\n[solver.abd]\nhessian = \"{hessian}\"\n\
+[[body]]\nname = \"ground\"\nkind = \"static\"\nshape = {{ type = \"box\", size = [4.0, 4.0, 1.0] }}\nposition = [0.0, 0.0, -0.5]\n\
+[[body]]\nname = \"a\"\nshape = {{ type = \"box\", size = [0.5, 0.5, 0.5] }}\nposition = [0.0, 0.0, 0.2505]\n\
+[[body]]\nname = \"b\"\nshape = {{ type = \"box\", size = [0.3, 0.3, 0.3] }}\nposition = [0.05, 0.02, 0.652]\nrotation_deg = [0.0, 0.0, 20.0]\n\
+[[body]]\nname = \"c\"\nshape = {{ type = \"sphere\", radius = 0.2 }}\nposition = [1.0, 0.0, 0.201]\n"
+        )
+    };
+    let run = |hessian: &str| {
+        let mut w = scene(&text(hessian));
+        for _ in 0..50 {
+            w.step().unwrap();
+        }
+        w.state.bodies.iter().map(|b| b.x).collect::<Vec<_>>()
+    };
+    let (exact, projected) = (run("exact"), run("projected"));
+    let tol = 50.0 * 1e-3 * 0.3 * 0.01;
+    for (b, (e, p)) in exact.iter().zip(&projected).enumerate() {
+        assert!((*e - *p).length() < tol, "body {b}: {e} vs {p}");
+    }
+    // and the runs did differ: the setting reaches the Newton matrix
+    assert!(exact.iter().zip(&projected).any(|(e, p)| e != p));
+}
+
+/// The light wrecking ball's first step meets an indefinite exact Newton matrix (the chain's rings hang in
+/// curved contact): the step falls back to projected Hessians and converges; with `projected` nothing falls back.
+#[test]
+fn an_indefinite_exact_matrix_falls_back_to_the_projection() {
+    let path = crate::scene::find_scene("wrecking_ball_light").expect("bundled");
+    for (hessian, falls_back) in [("exact", true), ("projected", false)] {
+        let model = crate::scene::load(&path, &[("solver.abd.hessian".into(), hessian.into())]).unwrap();
+        let mut state = State::from_model(&model);
+        let params = AbdParams::from_model(&model).unwrap();
+        assert_eq!(params.hessian == Hessian::Exact, falls_back);
+        let mut abd = Abd::new(params, &model);
+        let st = abd.step(&model, &mut state, model.dt).unwrap();
+        assert!(st.iterations < 100, "{hessian}: {} iterations", st.iterations);
+        assert_eq!(abd.projected_steps > 0, falls_back, "{hessian}: {} steps fell back", abd.projected_steps);
+    }
+}
+
+#[test]
+fn an_unknown_hessian_setting_is_rejected_naming_the_choices() {
+    let e =
+        World::from_scene_text("format = 1\n[world]\nmethod = \"abd\"\n[solver.abd]\nhessian = \"psd\"\n", "t").err().unwrap().to_string();
+    assert!(e.contains("hessian") && e.contains("exact") && e.contains("projected"), "{e}");
 }
