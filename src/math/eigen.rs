@@ -171,15 +171,15 @@ pub fn psd_factor<const M: usize>(a: &[[f64; M]; M], d: usize, out: &mut [[f64; 
     rank
 }
 
-/// Bunch and Kaufman's bound: a 1×1 pivot of [`signed_factor`] is taken while the largest remaining diagonal entry
-/// is at least this times the largest remaining off-diagonal one (element growth stays bounded).
-const PIVOT_ALPHA: f64 = 0.64;
+/// Bunch and Parlett's bound (1 + √17)/8: [`signed_factor`] takes a 1×1 pivot while the largest remaining diagonal
+/// entry is at least this times the largest remaining off-diagonal one, else a 2×2 pivot on that off-diagonal
+/// entry; either way the elements grow boundedly.
+const PIVOT_ALPHA: f64 = 0.640_388_203_202_208_0;
 
 /// Columns s_i with signs σ_i = ±1 and Σ σ_i s_i s_iᵀ = a for a symmetric d×d `a` (d ≤ 9), any inertia: LDLᵀ with
-/// diagonal pivoting (the largest |a_ii| first, s = a_·p/√|a_pp|, σ = sign a_pp) while that pivot is at least
-/// [`PIVOT_ALPHA`] times the largest remaining off-diagonal entry; a remainder without such a pivot is decomposed
-/// by Jacobi rotations instead (s = √|λ| v). A remainder whose entries are all within 1e-14 of a's largest is
-/// dropped. Returns the number of columns.
+/// Bunch–Parlett pivoting. A 1×1 pivot a_pp gives s = a_·p/√|a_pp|, σ = sign a_pp; a 2×2 pivot E on rows (i, j),
+/// E = Σ λ_k v_k v_kᵀ, gives s_k = a_·{i,j} v_k/√|λ_k|, σ_k = sign λ_k (the two sum to a_·{i,j} E⁻¹ a_{i,j}·).
+/// Stops when every remaining entry is within 1e-14 of a's largest. Returns the number of columns.
 pub fn signed_factor<const M: usize>(a: &[[f64; M]; M], d: usize, out: &mut [[f64; 9]; 9], sign: &mut [f64; 9]) -> usize {
     assert!(d <= 9 && d <= M, "signed_factor of a {d}×{d} block");
     let mut w = *a;
@@ -189,59 +189,58 @@ pub fn signed_factor<const M: usize>(a: &[[f64; M]; M], d: usize, out: &mut [[f6
     live[..d].iter_mut().for_each(|l| *l = true);
     let mut rank = 0;
     loop {
-        let (mut p, mut piv, mut off) = (0, 0.0f64, 0.0f64);
+        let (mut p, mut piv) = (0, 0.0f64);
+        let (mut oi, mut oj, mut off) = (0, 0, 0.0f64);
         for i in (0..d).filter(|&i| live[i]) {
             if w[i][i].abs() > piv.abs() {
                 (p, piv) = (i, w[i][i]);
             }
             for j in (0..i).filter(|&j| live[j]) {
-                off = off.max(w[i][j].abs());
+                if w[i][j].abs() > off {
+                    (oi, oj, off) = (i, j, w[i][j].abs());
+                }
             }
         }
         if piv.abs() <= tol && off <= tol {
             return rank;
         }
-        if piv.abs() < PIVOT_ALPHA * off {
-            break;
-        }
-        let inv = 1.0 / piv.abs().sqrt();
-        let s = piv.signum();
-        let col: [f64; 9] = std::array::from_fn(|i| if i < d && live[i] { w[i][p] * inv } else { 0.0 });
-        for i in 0..d {
-            for j in 0..d {
-                w[i][j] -= s * col[i] * col[j];
+        // the pivot's columns s_k (zero on rows already eliminated) and their signs
+        let mut cols = [[0.0; 9]; 2];
+        let mut signs = [0.0; 2];
+        let n = if piv.abs() >= PIVOT_ALPHA * off {
+            let inv = 1.0 / piv.abs().sqrt();
+            cols[0] = std::array::from_fn(|r| if r < d && live[r] { w[r][p] * inv } else { 0.0 });
+            signs[0] = piv.signum();
+            live[p] = false;
+            1
+        } else {
+            // E = [[e, f], [f, g]] with |f| > |e|, |g|: indefinite (det < 0), eigenvalues λ± = m ± √(h² + f²)
+            let (e, f, g) = (w[oi][oi], w[oi][oj], w[oj][oj]);
+            let (m, h) = (0.5 * (e + g), 0.5 * (e - g));
+            let rt = h.hypot(f);
+            for (k, lam) in [m + rt, m - rt].into_iter().enumerate() {
+                // (E − λ)v = 0: v ∥ (f, λ − e), or (λ − g, f); the larger of the two
+                let (v1, v2) = if (lam - e).abs() >= (lam - g).abs() { (f, lam - e) } else { (lam - g, f) };
+                let norm = v1.hypot(v2);
+                let scale = 1.0 / (norm * lam.abs().sqrt());
+                cols[k] = std::array::from_fn(|r| if r < d && live[r] { (w[r][oi] * v1 + w[r][oj] * v2) * scale } else { 0.0 });
+                signs[k] = lam.signum();
             }
+            live[oi] = false;
+            live[oj] = false;
+            2
+        };
+        for k in 0..n {
+            for i in 0..d {
+                for j in 0..d {
+                    w[i][j] -= signs[k] * cols[k][i] * cols[k][j];
+                }
+            }
+            out[rank] = cols[k];
+            sign[rank] = signs[k];
+            rank += 1;
         }
-        live[p] = false;
-        out[rank] = col;
-        sign[rank] = s;
-        rank += 1;
     }
-    // the remainder on the live rows, by its eigenvectors
-    let idx: Vec<usize> = (0..d).filter(|&i| live[i]).collect();
-    let k = idx.len();
-    let mut sub = [[0.0; 9]; 9];
-    for (r, &i) in idx.iter().enumerate() {
-        for (c, &j) in idx.iter().enumerate() {
-            sub[r][c] = w[i][j];
-        }
-    }
-    let mut lam = [0.0; 9];
-    let mut v = [[0.0; 9]; 9];
-    jacobi_eigen(&sub, k, &mut lam, &mut v);
-    for e in 0..k {
-        if lam[e].abs() <= tol {
-            continue;
-        }
-        let r = lam[e].abs().sqrt();
-        out[rank] = [0.0; 9];
-        for (row, &i) in idx.iter().enumerate() {
-            out[rank][i] = r * v[row][e];
-        }
-        sign[rank] = lam[e].signum();
-        rank += 1;
-    }
-    rank
 }
 
 #[cfg(test)]
