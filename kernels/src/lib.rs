@@ -139,10 +139,10 @@ impl BarrierPair {
     }
 
     /// The pair's barrier gradient and exact Hessian, factored with signs, as Newton's assembly builds them by
-    /// default; the Hessian's first diagonal entry, Σ σ_i s_i[0]².
+    /// default; the Hessian's trace, Σ σ_i ‖s_i‖² (the normal curvature makes it positive).
     pub fn exact(&self) -> Option<f64> {
         cairn::methods::abd::local::barrier_exact(self.shape, &self.x, self.dh)
-            .map(|p| (0..p.rank).map(|i| p.sign[i] * p.s[i][0] * p.s[i][0]).sum())
+            .map(|p| (0..p.rank).map(|i| p.sign[i] * p.s[i].iter().map(|v| v * v).sum::<f64>()).sum())
     }
 
     /// The unprojected local form (value, gradient and Hessian in the pair's frame); its energy.

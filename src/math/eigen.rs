@@ -1,5 +1,6 @@
 //! Projection of small symmetric matrices (3×3 to 12×12) onto the positive semi-definite cone: IPC's
-//! per-element projection, A⁺ = A − Σ_{λ<0} λ v vᵀ.
+//! per-element projection, A⁺ = A − Σ_{λ<0} λ v vᵀ; and the signed factoring Σ σ_i s_i s_iᵀ of an indefinite one
+//! (`signed_factor`, abd's exact barrier Hessians).
 //!
 //! The decomposition is nalgebra's (stack-allocated; Householder tridiagonalisation and implicit QR), checked:
 //! that routine sometimes pairs eigenvalues with the wrong eigenvectors (dimforge/nalgebra#1109), and it did so
