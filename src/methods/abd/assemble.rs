@@ -21,6 +21,7 @@ pub fn stencil(x: &[[f64; 3]], verts: &[u32; 4]) -> [[f64; 3]; 4] {
 
 /// Contributions of one body pair: gradient per side and the Hessian blocks (0,0), (0,1), (1,1), where side 0 is
 /// `bodies[0]` (the smaller index). Sides that are not `active` (static bodies) get nothing.
+#[derive(Clone)]
 pub struct GroupTerms {
     pub bodies: [u32; 2],
     pub active: [bool; 2],
@@ -171,11 +172,17 @@ pub fn barrier_terms(
     dhat2: f64,
     scale: f64,
     exact: bool,
+    lagged: Option<(&[GroupTerms], &[bool])>,
 ) -> Vec<GroupTerms> {
     groups
         .par_iter()
         .map(|g| {
             let mut t = GroupTerms::new(g.bodies, moving);
+            // both bodies settled: the Hessian blocks of the last assembly, if it had this body pair
+            let kept = lagged.and_then(|(prev, settled)| {
+                let both = settled[g.bodies[0] as usize] && settled[g.bodies[1] as usize];
+                both.then(|| prev.binary_search_by_key(&g.bodies, |p| p.bodies).ok().map(|i| prev[i].h)).flatten()
+            });
             for p in &pairs[g.range.clone()] {
                 let Some((xs, shape, kind, d)) = classified(x, p, dhat2) else { continue };
                 t.dmin = t.dmin.min(d);
@@ -188,8 +195,17 @@ pub fn barrier_terms(
                     continue;
                 }
                 t.energy += barrier::energy_at(shape, &xs, d, dhat2);
-                let terms = if exact { local::barrier_exact_at } else { local::barrier_projected_at };
+                let terms = if kept.is_some() {
+                    local::barrier_gradient_at
+                } else if exact {
+                    local::barrier_exact_at
+                } else {
+                    local::barrier_projected_at
+                };
                 t.scatter(s, &p.verts, &terms(shape, &xs, kind, d, dhat2), scale);
+            }
+            if let Some(h) = kept {
+                t.h = h;
             }
             t.finish()
         })

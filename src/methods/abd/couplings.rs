@@ -91,7 +91,8 @@ impl super::Abd {
         let proxied = |b: u32| self.couplings.iter().any(|c| c.body as u32 == b);
         let groups: Vec<super::Group> = self.groups.iter().filter(|g| g.bodies.iter().any(|&b| proxied(b))).cloned().collect();
         let dh2 = self.dhat * self.dhat;
-        let mut terms = assemble::barrier_terms(&self.surfaces, &self.x, &self.pairs, &groups, &self.moving, dh2, h * h * self.kappa, true);
+        let mut terms =
+            assemble::barrier_terms(&self.surfaces, &self.x, &self.pairs, &groups, &self.moving, dh2, h * h * self.kappa, true, None);
         terms.extend(assemble::friction_terms(&self.surfaces, &self.x, &self.xbase, &self.contacts, &self.moving, self.eps_v * h, h * h));
         self.couplings
             .iter()

@@ -60,6 +60,21 @@ pub fn barrier_projected(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option
     within(shape, x, dh).map(|(kind, d)| barrier_projected_at(shape, x, kind, d, dh))
 }
 
+/// The barrier's gradient alone of a pair already classified (no Hessian columns: rank 0), as
+/// [`barrier_exact_at`] and [`barrier_projected_at`] give it.
+pub fn barrier_gradient_at(shape: PairShape, x: &[[f64; 3]; 4], kind: Kind, d: f64, dh: f64) -> Projected {
+    let ll = rows(Kind::LineLine).0;
+    let (u, v) = (apply(&ll[1], x), apply(&ll[2], x));
+    let (rows, n, g) = if !shape.edge_edge || dot(&cross(&u, &v), &cross(&u, &v)) >= shape.eps_x {
+        let (rows, n, g, _) = unmollified(kind, x, d, dh);
+        (rows, n, g)
+    } else {
+        let loc = barrier_at(shape, x, kind, d, dh);
+        (loc.rows, loc.n(), loc.jet.g)
+    };
+    Projected { rows, n, g, s: [[0.0; 9]; 9], rank: 0, sign: [1.0; 9] }
+}
+
 /// [`barrier_projected`] with the exact Hessian ([`barrier_exact_at`]).
 pub fn barrier_exact(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option<Projected> {
     within(shape, x, dh).map(|(kind, d)| barrier_exact_at(shape, x, kind, d, dh))
