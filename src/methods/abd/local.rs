@@ -63,9 +63,7 @@ pub fn barrier_projected(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option
 /// The barrier's gradient alone of a pair already classified (no Hessian columns: rank 0), as
 /// [`barrier_exact_at`] and [`barrier_projected_at`] give it.
 pub fn barrier_gradient_at(shape: PairShape, x: &[[f64; 3]; 4], kind: Kind, d: f64, dh: f64) -> Projected {
-    let ll = rows(Kind::LineLine).0;
-    let (u, v) = (apply(&ll[1], x), apply(&ll[2], x));
-    let (rows, n, g) = if !shape.edge_edge || dot(&cross(&u, &v), &cross(&u, &v)) >= shape.eps_x {
+    let (rows, n, g) = if unmollified_pair(shape, x) {
         let (rows, n, g, _) = unmollified(kind, x, d, dh);
         (rows, n, g)
     } else {
@@ -80,6 +78,17 @@ pub fn barrier_exact(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option<Pro
     within(shape, x, dh).map(|(kind, d)| barrier_exact_at(shape, x, kind, d, dh))
 }
 
+/// Whether a pair's barrier goes without the mollifier: every point–triangle pair, and the edge–edge pairs with
+/// |u × v|² ≥ ε×.
+fn unmollified_pair(shape: PairShape, x: &[[f64; 3]; 4]) -> bool {
+    if !shape.edge_edge {
+        return true;
+    }
+    let ll = rows(Kind::LineLine).0;
+    let (u, v) = (apply(&ll[1], x), apply(&ll[2], x));
+    dot(&cross(&u, &v), &cross(&u, &v)) >= shape.eps_x
+}
+
 /// The case and squared distance of a pair closer than D̂.
 fn within(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option<(Kind, f64)> {
     if !may_be_within(shape, x, dh) {
@@ -91,9 +100,7 @@ fn within(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option<(Kind, f64)> {
 
 /// [`barrier_projected`] for a pair already classified, with 0 < `d` < `dh`.
 pub fn barrier_projected_at(shape: PairShape, x: &[[f64; 3]; 4], kind: Kind, d: f64, dh: f64) -> Projected {
-    let ll = rows(Kind::LineLine).0;
-    let (u, v) = (apply(&ll[1], x), apply(&ll[2], x));
-    if !shape.edge_edge || dot(&cross(&u, &v), &cross(&u, &v)) >= shape.eps_x {
+    if unmollified_pair(shape, x) {
         let (rows, n, g, range) = unmollified(kind, x, d, dh);
         return range.projected(rows, n, g);
     }
@@ -104,9 +111,7 @@ pub fn barrier_projected_at(shape: PairShape, x: &[[f64; 3]; 4], kind: Kind, d: 
 /// [`Projected`]): in the range form C = F diag(σ) Fᵀ by [`signed_factor`], columns B F; mollified pairs factor
 /// their 3n×3n Hessian directly.
 pub fn barrier_exact_at(shape: PairShape, x: &[[f64; 3]; 4], kind: Kind, d: f64, dh: f64) -> Projected {
-    let ll = rows(Kind::LineLine).0;
-    let (u, v) = (apply(&ll[1], x), apply(&ll[2], x));
-    if !shape.edge_edge || dot(&cross(&u, &v), &cross(&u, &v)) >= shape.eps_x {
+    if unmollified_pair(shape, x) {
         let (rows, n, g, range) = unmollified(kind, x, d, dh);
         let mut f = [[0.0; 9]; 9];
         let mut p = Projected { rows, n, g, s: [[0.0; 9]; 9], rank: 0, sign: [1.0; 9] };
@@ -132,9 +137,7 @@ pub fn barrier(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option<Local> {
 /// [`barrier`] for a pair already classified, with 0 < `d` < `dh`.
 fn barrier_at(shape: PairShape, x: &[[f64; 3]; 4], kind: Kind, d: f64, dh: f64) -> Local {
     let eps = shape.eps_x;
-    let ll = rows(Kind::LineLine).0;
-    let (u, v) = (apply(&ll[1], x), apply(&ll[2], x));
-    if !shape.edge_edge || dot(&cross(&u, &v), &cross(&u, &v)) >= eps {
+    if unmollified_pair(shape, x) {
         let (rows, n, g, range) = unmollified(kind, x, d, dh);
         let mut jet = Jet::zero(n);
         jet.v = b(d, dh);
@@ -142,6 +145,8 @@ fn barrier_at(shape: PairShape, x: &[[f64; 3]; 4], kind: Kind, d: f64, dh: f64) 
         range.write(&mut jet.h, 3 * n);
         return Local { rows, jet, range: Some(range) };
     }
+    let ll = rows(Kind::LineLine).0;
+    let (u, v) = (apply(&ll[1], x), apply(&ll[2], x));
     let (dj, t) = distance(kind, x);
     // mollified: everything in the edge–edge vectors (r, u, v); a sum-zero slot row c is
     // (c2 + c3) r + c1 u + c3 v
