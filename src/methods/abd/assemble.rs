@@ -9,7 +9,7 @@ use super::barrier::{self, PairShape};
 use super::culling::{Group, Pair};
 use super::distance::Kind;
 use super::friction::Contact;
-use super::local::{self, Projected};
+use super::local::{self, PairTerms};
 use super::surface::Surfaces;
 use super::system::Block;
 use rayon::prelude::*;
@@ -56,7 +56,7 @@ impl GroupTerms {
     /// terms is y_k = Σ_s rows[k][s] x_s, and x_s = (I₃ ⊗ w_sᵀ) q of its body: on side σ, y_k has the 4-vector
     /// coefficient c_kσ = Σ_{s on σ} rows[k][s] w_s, so ∂y_k,r/∂q_σ[4r + j] = c_kσ[j]. The Hessian Σ_i s_i s_iᵀ
     /// maps to Σ_i S_σ,i S_σ′,iᵀ with S_σ,i[4r + j] = Σ_k c_kσ[j] s_i[3k + r].
-    pub fn scatter(&mut self, s: &Surfaces, verts: &[u32; 4], local: &Projected, scale: f64) {
+    pub fn scatter(&mut self, s: &Surfaces, verts: &[u32; 4], local: &PairTerms, scale: f64) {
         let n = local.n;
         let mut c = [[[0.0f64; 4]; 2]; 3];
         for k in 0..n {
@@ -181,7 +181,7 @@ pub fn barrier_terms(
             // both bodies settled: the Hessian blocks of the last assembly, if it had this body pair
             let kept = lagged.and_then(|(prev, settled)| {
                 let both = settled[g.bodies[0] as usize] && settled[g.bodies[1] as usize];
-                both.then(|| prev.binary_search_by_key(&g.bodies, |p| p.bodies).ok().map(|i| prev[i].h)).flatten()
+                both.then(|| prev.binary_search_by_key(&g.bodies, |p| p.bodies).ok().map(|i| &prev[i].h)).flatten()
             });
             for p in &pairs[g.range.clone()] {
                 let Some((xs, shape, kind, d)) = classified(x, p, dhat2) else { continue };
@@ -205,7 +205,7 @@ pub fn barrier_terms(
                 t.scatter(s, &p.verts, &terms(shape, &xs, kind, d, dhat2), scale);
             }
             if let Some(h) = kept {
-                t.h = h;
+                t.h = *h;
             }
             t.finish()
         })

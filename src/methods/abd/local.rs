@@ -56,13 +56,13 @@ pub struct Range {
 /// The barrier energy m·b(D) of a pair (without κ) with its gradient and its Hessian projected as the 12×12
 /// stencil Hessian would be, factored; `None` at or beyond D̂. What Newton's assembly uses: without the
 /// mollifier, the Hessian is never written out in the 3n variables (see [`Range`]).
-pub fn barrier_projected(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option<Projected> {
+pub fn barrier_projected(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option<PairTerms> {
     within(shape, x, dh).map(|(kind, d)| barrier_projected_at(shape, x, kind, d, dh))
 }
 
 /// The barrier's gradient alone of a pair already classified (no Hessian columns: rank 0), as
 /// [`barrier_exact_at`] and [`barrier_projected_at`] give it.
-pub fn barrier_gradient_at(shape: PairShape, x: &[[f64; 3]; 4], kind: Kind, d: f64, dh: f64) -> Projected {
+pub fn barrier_gradient_at(shape: PairShape, x: &[[f64; 3]; 4], kind: Kind, d: f64, dh: f64) -> PairTerms {
     let (rows, n, g) = if unmollified_pair(shape, x) {
         let (rows, n, g, _) = unmollified(kind, x, d, dh);
         (rows, n, g)
@@ -70,11 +70,11 @@ pub fn barrier_gradient_at(shape: PairShape, x: &[[f64; 3]; 4], kind: Kind, d: f
         let loc = barrier_at(shape, x, kind, d, dh);
         (loc.rows, loc.n(), loc.jet.g)
     };
-    Projected { rows, n, g, s: [[0.0; 9]; 9], rank: 0, sign: [1.0; 9] }
+    PairTerms { rows, n, g, s: [[0.0; 9]; 9], rank: 0, sign: [1.0; 9] }
 }
 
 /// [`barrier_projected`] with the exact Hessian ([`barrier_exact_at`]).
-pub fn barrier_exact(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option<Projected> {
+pub fn barrier_exact(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option<PairTerms> {
     within(shape, x, dh).map(|(kind, d)| barrier_exact_at(shape, x, kind, d, dh))
 }
 
@@ -99,7 +99,7 @@ fn within(shape: PairShape, x: &[[f64; 3]; 4], dh: f64) -> Option<(Kind, f64)> {
 }
 
 /// [`barrier_projected`] for a pair already classified, with 0 < `d` < `dh`.
-pub fn barrier_projected_at(shape: PairShape, x: &[[f64; 3]; 4], kind: Kind, d: f64, dh: f64) -> Projected {
+pub fn barrier_projected_at(shape: PairShape, x: &[[f64; 3]; 4], kind: Kind, d: f64, dh: f64) -> PairTerms {
     if unmollified_pair(shape, x) {
         let (rows, n, g, range) = unmollified(kind, x, d, dh);
         return range.projected(rows, n, g);
@@ -108,13 +108,13 @@ pub fn barrier_projected_at(shape: PairShape, x: &[[f64; 3]; 4], kind: Kind, d: 
 }
 
 /// [`barrier_projected_at`] with the exact Hessian instead of the projected one, factored with signs (see
-/// [`Projected`]): in the range form C = F diag(σ) Fᵀ by [`signed_factor`], columns B F; mollified pairs factor
+/// [`PairTerms`]): in the range form C = F diag(σ) Fᵀ by [`signed_factor`], columns B F; mollified pairs factor
 /// their 3n×3n Hessian directly.
-pub fn barrier_exact_at(shape: PairShape, x: &[[f64; 3]; 4], kind: Kind, d: f64, dh: f64) -> Projected {
+pub fn barrier_exact_at(shape: PairShape, x: &[[f64; 3]; 4], kind: Kind, d: f64, dh: f64) -> PairTerms {
     if unmollified_pair(shape, x) {
         let (rows, n, g, range) = unmollified(kind, x, d, dh);
         let mut f = [[0.0; 9]; 9];
-        let mut p = Projected { rows, n, g, s: [[0.0; 9]; 9], rank: 0, sign: [1.0; 9] };
+        let mut p = PairTerms { rows, n, g, s: [[0.0; 9]; 9], rank: 0, sign: [1.0; 9] };
         p.rank = signed_factor(&range.c, range.m, &mut f, &mut p.sign);
         for (col, fc) in p.s.iter_mut().zip(&f).take(p.rank) {
             for x in 0..3 * n {
@@ -124,7 +124,7 @@ pub fn barrier_exact_at(shape: PairShape, x: &[[f64; 3]; 4], kind: Kind, d: f64,
         return p;
     }
     let loc = barrier_at(shape, x, kind, d, dh);
-    let mut p = Projected { rows: loc.rows, n: loc.n(), g: loc.jet.g, s: [[0.0; 9]; 9], rank: 0, sign: [1.0; 9] };
+    let mut p = PairTerms { rows: loc.rows, n: loc.n(), g: loc.jet.g, s: [[0.0; 9]; 9], rank: 0, sign: [1.0; 9] };
     p.rank = signed_factor(&loc.jet.h, 3 * p.n, &mut p.s, &mut p.sign);
     p
 }
@@ -303,7 +303,7 @@ impl Local {
     }
 
     /// The Hessian projected to the PSD matrix that the 12×12 stencil Hessian would project to, factored.
-    pub fn projected(&self) -> Projected {
+    pub fn projected(&self) -> PairTerms {
         let n = self.n();
         let t = &self.rows;
         // L Lᵀ = T Tᵀ
@@ -333,12 +333,12 @@ impl Local {
             // H = (L⁻ᵀ ⊗ I) A (L⁻¹ ⊗ I)
             congruence(&a, &mut h, n, |k, i| li[k][i]);
         }
-        Projected::from_psd(self.rows, n, self.jet.g, &h)
+        PairTerms::from_psd(self.rows, n, self.jet.g, &h)
     }
 
     /// The Hessian, already positive semi-definite (friction's), factored.
-    pub fn factored(&self) -> Projected {
-        Projected::from_psd(self.rows, self.n(), self.jet.g, &self.jet.h)
+    pub fn factored(&self) -> PairTerms {
+        PairTerms::from_psd(self.rows, self.n(), self.jet.g, &self.jet.h)
     }
 
     /// Gradient in the 12 stencil coordinates.
@@ -387,7 +387,7 @@ fn stencil_of(rows: &[[f64; 4]; 3], n: usize, hl: &[[f64; 9]; 9]) -> [[f64; 12];
 /// with signs σ_i: all +1 when projected (a few columns for a barrier pair: the projection leaves rank ≤ 3 of the
 /// 5 in [`Range`]), ±1 for the exact Hessian ([`barrier_exact_at`]).
 #[derive(Clone, Copy, Debug)]
-pub struct Projected {
+pub struct PairTerms {
     pub rows: [[f64; 4]; 3],
     pub n: usize,
     pub g: [f64; 9],
@@ -396,11 +396,11 @@ pub struct Projected {
     pub sign: [f64; 9],
 }
 
-impl Projected {
+impl PairTerms {
     /// Factors a positive semi-definite h by Cholesky with diagonal pivoting, dropping a remainder below 1e-14 of
     /// its largest diagonal entry.
-    fn from_psd(rows: [[f64; 4]; 3], n: usize, g: [f64; 9], h: &[[f64; 9]; 9]) -> Projected {
-        let mut p = Projected { rows, n, g, s: [[0.0; 9]; 9], rank: 0, sign: [1.0; 9] };
+    fn from_psd(rows: [[f64; 4]; 3], n: usize, g: [f64; 9], h: &[[f64; 9]; 9]) -> PairTerms {
+        let mut p = PairTerms { rows, n, g, s: [[0.0; 9]; 9], rank: 0, sign: [1.0; 9] };
         p.rank = psd_factor(h, 3 * n, &mut p.s);
         p
     }
@@ -425,9 +425,9 @@ impl Range {
     /// (12×m, UᵀU = G = Bᵀ (TTᵀ ⊗ I) B = L Lᵀ), H₁₂ = U C Uᵀ = Q (Lᵀ C L) Qᵀ with Q = U L⁻ᵀ orthonormal, so
     /// PSD(H₁₂) = U L⁻ᵀ PSD(Lᵀ C L) L⁻¹ Uᵀ, i.e. C⁺ = L⁻ᵀ PSD(Lᵀ C L) L⁻¹.
     /// Returns it factored: C⁺ = F Fᵀ, so H⁺ = Σ (B F)_i (B F)_iᵀ.
-    fn projected(&self, rows: [[f64; 4]; 3], n: usize, g: [f64; 9]) -> Projected {
+    fn projected(&self, rows: [[f64; 4]; 3], n: usize, g: [f64; 9]) -> PairTerms {
         if let Some((dir, lam)) = self.pp {
-            let mut p = Projected { rows, n, g, s: [[0.0; 9]; 9], rank: usize::from(lam > 0.0), sign: [1.0; 9] };
+            let mut p = PairTerms { rows, n, g, s: [[0.0; 9]; 9], rank: usize::from(lam > 0.0), sign: [1.0; 9] };
             let r = lam.max(0.0).sqrt();
             for a in 0..3 {
                 p.s[0][a] = r * dir[a];
@@ -483,7 +483,7 @@ impl Range {
         // N⁺ = F₀ F₀ᵀ, F = L⁻ᵀ F₀ (back substitution with Lᵀ), columns B F
         let mut f0 = [[0.0; 9]; 9];
         let rank = psd_factor(&nm, m, &mut f0);
-        let mut p = Projected { rows, n, g, s: [[0.0; 9]; 9], rank, sign: [1.0; 9] };
+        let mut p = PairTerms { rows, n, g, s: [[0.0; 9]; 9], rank, sign: [1.0; 9] };
         for (col, fc) in p.s.iter_mut().zip(&f0).take(rank) {
             let mut f = [0.0; 5];
             for i in (0..m).rev() {
