@@ -6,6 +6,7 @@ pub mod dynamics;
 pub mod error;
 pub mod geometry;
 pub mod math;
+pub mod method;
 pub mod methods;
 pub mod model;
 pub mod record;
@@ -17,3 +18,7 @@ pub mod world;
 pub use error::{InputError, RunError, SimError};
 pub use model::Model;
 pub use world::World;
+
+/// The methods of this build: the catalog through which the scene loader parses `[solver.<key>]` tables and
+/// the world creates its method (the core itself names no method).
+pub static METHODS: &dyn method::Catalog = &methods::Registry;

@@ -5,7 +5,6 @@
 
 use crate::geometry::Geometry;
 use crate::math::{Mat3, Quat, Vec3};
-use std::collections::BTreeMap;
 
 /// How a body moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -215,9 +214,11 @@ pub struct Model {
     /// `[world] check_intersections`: after every step, count intersecting triangle pairs of different bodies
     /// and find the smallest surface distance (collision/surface_check.rs), whatever the method.
     pub check_intersections: bool,
-    /// The scene's `[solver.<key>]` tables, as written (each already checked by its method at load); the
-    /// method parses its own table when the world is created, so a scene keeps every method's parameters.
-    pub solver: BTreeMap<MethodKey, toml::Table>,
+    /// `[world] check_resolution`: segments per full turn of a curved surface in that check's tessellation.
+    pub check_resolution: u32,
+    /// The scene's `[solver.<key>]` tables, each parsed into its method's parameters at load (a method takes
+    /// its own with `model.solver.get::<P>()`; a method without a table gets its defaults).
+    pub solver: crate::method::params::SolverParams,
     /// What the loader accepted but cairn cannot use (e.g. a `.scn` file's camera and colours), one note each.
     pub notes: Vec<String>,
     pub materials: Vec<Material>,

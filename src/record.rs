@@ -7,7 +7,7 @@
 //! `a = np.load("trajectory.npy"); t = a[:, 0]; poses = a[:, 1:].reshape(len(a), -1, 3, 4)`.
 
 use crate::math::Vec3;
-use crate::methods::StepStats;
+use crate::method::StepStats;
 use crate::model::Model;
 use crate::state::State;
 use std::fs::File;

@@ -2,7 +2,7 @@
 //! record `trajectory.npy`, `metrics.csv` and `summary.json` when asked, and report progress to a callback.
 
 use crate::error::RunError;
-use crate::methods::StepStats;
+use crate::method::StepStats;
 use crate::record::{summary_json, Recorder, Tracker};
 use crate::world::World;
 use std::path::{Path, PathBuf};

@@ -24,25 +24,20 @@ pub struct State {
     /// Targets of the joints' motors, one entry per joint in the model's order (`None`: no motor).
     #[serde(default)]
     pub motor_targets: Vec<Option<crate::dynamics::joint::MotorTarget>>,
-    /// `abd` only: each body's affine map about its centre of mass, row-major [A | p] (A close to, but not
-    /// exactly, the rotation `q`); empty for the rigid methods.
+    /// Each body's affine map about its centre of mass, row-major [A | p] (A close to, but not exactly, the
+    /// rotation `q`), for a method whose bodies deform affinely (`abd`); empty for the rigid methods.
+    #[serde(default)]
     pub affine: Vec<[f64; 12]>,
-    /// `abd` only: each body's affine velocity, row-major [Ȧ | ṗ]; empty for the rigid methods.
+    /// Each body's affine velocity, row-major [Ȧ | ṗ], beside `affine`; empty for the rigid methods.
+    #[serde(default)]
     pub affine_velocity: Vec<[f64; 12]>,
-    /// `lcp`: the warm-start impulses of each joint's rows, one entry per joint in the model's order (empty
-    /// before the first step).
+    /// The persistent contact manifolds with their warm-start data (methods built on `collision::narrow`).
     #[serde(default)]
-    pub lcp_joints: Vec<crate::methods::lcp::JointWarm>,
-    /// `lcp`, `impulse`: the persistent contact manifolds with their warm-start data.
     pub contacts: crate::collision::narrow::PairCache,
-    /// `volumetric-penalty`: the friction anchors, by piece pair (bodies and pieces), sorted.
-    pub anchors: Vec<((u32, u32, u32, u32), crate::methods::volumetric::friction::Anchor)>,
-    /// `implicit-penalty`: the friction anchors, by (field body, point body, shell point), sorted.
+    /// What the method carries from one step to the next, of the method's own type (warm starts, friction
+    /// anchors, barrier stiffness); empty before the first step.
     #[serde(default)]
-    pub implicit_anchors: Vec<(crate::methods::implicit::friction::Key, crate::methods::implicit::friction::Anchor)>,
-    /// `abd`: what its Newton solve carries over (barrier stiffness, factorisation pattern); `None` before the
-    /// first step.
-    pub abd: Option<crate::methods::abd::Carry>,
+    pub carry: crate::method::carry::Carry,
 }
 
 impl State {

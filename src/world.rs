@@ -6,7 +6,7 @@ use crate::collision::surface_check::SurfaceCheck;
 use crate::dynamics::proxy::Target;
 use crate::error::{InputError, SimError};
 use crate::math::{Quat, Vec3};
-use crate::methods::{create, Method, StepStats};
+use crate::method::{Method, StepStats};
 use crate::model::Model;
 use crate::state::State;
 
@@ -33,7 +33,7 @@ pub struct World {
 impl World {
     /// A world at the scene's initial state, with the method the model names.
     pub fn new(model: Model) -> Result<Self, InputError> {
-        let method = create(&model)?;
+        let method = crate::METHODS.create(&model)?;
         let state = State::from_model(&model);
         let check = model.check_intersections.then(|| SurfaceCheck::new(&model, &state));
         Ok(World { model, state, method, check })
@@ -137,7 +137,7 @@ impl World {
                 ),
             ));
         }
-        self.method = create(&self.model)?;
+        self.method = crate::METHODS.create(&self.model)?;
         self.state = snapshot.state.clone();
         Ok(())
     }
@@ -168,7 +168,7 @@ impl World {
         let s = &mut self.state.bodies[i];
         s.q = q;
         s.x = position + q * self.model.bodies[i].com;
-        self.sync_affine(i);
+        self.method.body_moved(&self.model, &mut self.state, i);
         Ok(())
     }
 
@@ -179,32 +179,18 @@ impl World {
         let s = &mut self.state.bodies[i];
         s.v = velocity;
         s.w = angular_velocity;
-        self.sync_affine(i);
+        self.method.body_moved(&self.model, &mut self.state, i);
         Ok(())
-    }
-
-    /// `abd` steps its affine coordinates: a rigid pose or velocity set from outside becomes an exact rotation
-    /// in them.
-    fn sync_affine(&mut self, i: usize) {
-        use crate::methods::abd::affine::{q_from_rigid, qdot_from_rigid};
-        let s = self.state.bodies[i];
-        if let Some(a) = self.state.affine.get_mut(i) {
-            *a = q_from_rigid(s.x, s.q);
-        }
-        if let Some(a) = self.state.affine_velocity.get_mut(i) {
-            *a = qdot_from_rigid(s.q, s.v, s.w);
-        }
     }
 
     /// Advances one time step of the model's `dt`. With `[world] check_intersections`, the stats' `intersections`
     /// and `min_distance` are then the world's check of the new state (replacing what the method reported).
     pub fn step(&mut self) -> Result<StepStats, SimError> {
-        let dt = self.model.dt;
         crate::dynamics::proxy::follow_paths(&self.model, &mut self.state);
         crate::dynamics::joint::follow_paths(&self.model, &mut self.state);
-        let mut stats = self.method.step(&self.model, &mut self.state, dt)?;
+        let mut stats = self.method.step(&self.model, &mut self.state)?;
         self.state.step += 1;
-        self.state.time = self.state.step as f64 * dt;
+        self.state.time = self.state.step as f64 * self.model.dt;
         if let Some(check) = &mut self.check {
             let r = check.run(&self.state);
             stats.intersections = Some(r.intersections);

@@ -1,12 +1,13 @@
 //! `StepStats::contact_points` (what `cairn run --contacts` records): every method reports its contacts as points
 //! on the contact and unit normals along it. A tilted cube lands on the ground (cubedrop).
 
-use cairn::methods::StepStats;
+use cairn::method::StepStats;
+use cairn::model::MethodKey;
 use cairn::World;
 
-fn landed(method: &str) -> StepStats {
+fn landed(method: MethodKey) -> StepStats {
     let path = cairn::scene::find_scene("cubedrop").unwrap();
-    let model = cairn::scene::load(&path, &[("world.method".into(), format!("\"{method}\""))]).unwrap();
+    let model = cairn::scene::load_with(&path, &cairn::scene::LoadOptions::method(method)).unwrap();
     let mut world = World::new(model).unwrap();
     let mut last = StepStats::default();
     for _ in 0..60 {
@@ -17,12 +18,12 @@ fn landed(method: &str) -> StepStats {
 
 #[test]
 fn every_method_reports_its_contact_points_on_the_ground_with_vertical_normals() {
-    for method in ["lcp", "impulse", "volumetric-penalty", "abd"] {
+    for method in MethodKey::ALL {
         let s = landed(method);
         assert!(s.contacts > 0, "{method}: the cube has not landed");
         assert!(!s.contact_points.is_empty(), "{method}: {} contacts but no contact points", s.contacts);
         assert!(s.contact_points.len() <= s.contacts, "{method}: {} points for {} contacts", s.contact_points.len(), s.contacts);
-        if method != "abd" {
+        if method != MethodKey::Abd {
             assert_eq!(s.contact_points.len(), s.contacts, "{method}");
         }
         for c in &s.contact_points {

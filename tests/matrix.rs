@@ -1,17 +1,16 @@
 //! The matrix (issue "the same scene under every method"): every bundled scene under every method for half a
-//! second. A method may refuse a scene only for a reason its registry entry's `supports` gives (joints or proxies
-//! it does not run yet); a scene it accepts must run without a non-finite value, and no step may leave a
+//! second. Every method runs every scene: a run must go without a refusal or a non-finite value, and no step may leave a
 //! penetration deeper than 5% of the size of the smallest dynamic body (its bounding-box diagonal), and (where
 //! nothing but gravity and `[[load]]`s does work: no motor, proxy or kinematic body) its energy may never exceed
 //! the start's plus the loads' work by more than [`ENERGY`] of the scene's energy scale Σ m·|g|·D + the kinetic
 //! energy at the start + |the loads' work| (D the diagonal of the dynamic bodies' bounding box at the start): a
 //! run that blows up within the depth limit (a bolt launched at 13.5 kJ from its nut, 29.8 mm deep) fails.
 //!
-//! One test per method, so the harness runs them side by side. The runs that cost more than a few seconds on the
+//! One test per method, so the harness runs them side by side (and a test fails when a method of
+//! `MethodKey::ALL` has none). The runs that cost more than a few seconds on the
 //! 2-core CI machine are in `HEAVY` and run only with `--ignored` (`cargo test --release --test matrix --
 //! --ignored`), by the same code and with the same criteria; every other run is in the default suite.
 
-use cairn::methods::registry::check_supported;
 use cairn::model::{BodyKind, MethodKey};
 use cairn::world::World;
 
@@ -77,22 +76,16 @@ const HEAVY: &[(MethodKey, &str, f64)] = &[
 
 /// What one run gave: a line of the table, or a failure.
 enum Outcome {
-    Refused(String),
     Ran(String),
     Failed(String),
 }
 
 /// Runs scene `path` under `method` for `SECONDS`.
 fn run(path: &std::path::Path, method: MethodKey) -> Outcome {
-    let set = [("world.method".to_string(), format!("\"{}\"", method.as_str()))];
-    let model = match cairn::scene::load(path, &set) {
+    let model = match cairn::scene::load_with(path, &cairn::scene::LoadOptions::method(method)) {
         Ok(m) => m,
-        Err(e) if e.to_string().contains(&format!("method `{}`", method.as_str())) => return Outcome::Refused(e.to_string()),
         Err(e) => return Outcome::Failed(format!("does not load: {e}")),
     };
-    if let Err(reason) = check_supported(&model) {
-        return Outcome::Refused(reason);
-    }
     let size = model
         .bodies
         .iter()
@@ -105,7 +98,7 @@ fn run(path: &std::path::Path, method: MethodKey) -> Outcome {
     let steps = (SECONDS / model.dt).round().max(1.0) as u64;
     let mut world = match World::new(model) {
         Ok(w) => w,
-        Err(e) => return Outcome::Failed(format!("refused for a reason its `supports` does not give: {e}")),
+        Err(e) => return Outcome::Failed(format!("refused: {e}")),
     };
     let mut deepest = 0.0f64;
     let mut energy = EnergyCheck::new(&world);
@@ -211,7 +204,6 @@ fn matrix(method: MethodKey, heavy: bool) {
         let outcome = run(&path, method);
         let secs = started.elapsed().as_secs_f64();
         let line = match &outcome {
-            Outcome::Refused(r) => format!("refused: {r}"),
             Outcome::Ran(l) => l.clone(),
             Outcome::Failed(f) => {
                 failures.push((name.clone(), f.clone()));
@@ -232,35 +224,38 @@ fn matrix(method: MethodKey, heavy: bool) {
     assert!(mended.is_empty(), "method {}: {mended:?} now pass: take them off KNOWN in tests/matrix.rs", method.as_str());
 }
 
-#[test]
-fn matrix_lcp() {
-    matrix(MethodKey::Lcp, false);
+/// One test per method (the harness runs them side by side), and the list of the methods they cover.
+macro_rules! matrix_tests {
+    ($($test:ident => $key:ident),+ $(,)?) => {
+        $(
+            #[test]
+            fn $test() {
+                matrix(MethodKey::$key, false);
+            }
+        )+
+        const TESTED: &[MethodKey] = &[$(MethodKey::$key),+];
+    };
+}
+
+matrix_tests! {
+    matrix_lcp => Lcp,
+    matrix_impulse => Impulse,
+    matrix_volumetric_penalty => VolumetricPenalty,
+    matrix_implicit_penalty => ImplicitPenalty,
+    matrix_abd => Abd,
 }
 
 #[test]
-fn matrix_impulse() {
-    matrix(MethodKey::Impulse, false);
-}
-
-#[test]
-fn matrix_volumetric_penalty() {
-    matrix(MethodKey::VolumetricPenalty, false);
-}
-
-#[test]
-fn matrix_implicit_penalty() {
-    matrix(MethodKey::ImplicitPenalty, false);
-}
-
-#[test]
-fn matrix_abd() {
-    matrix(MethodKey::Abd, false);
+fn every_method_has_its_matrix_test() {
+    for k in MethodKey::ALL {
+        assert!(TESTED.contains(&k), "method `{k}` has no matrix test: add it to matrix_tests! in tests/matrix.rs");
+    }
 }
 
 #[test]
 #[ignore = "the heavy runs (HEAVY): minutes on two cores"]
 fn matrix_heavy() {
-    for m in [MethodKey::Lcp, MethodKey::Impulse, MethodKey::VolumetricPenalty, MethodKey::ImplicitPenalty, MethodKey::Abd] {
+    for m in MethodKey::ALL {
         matrix(m, true);
     }
 }

@@ -1,14 +1,30 @@
-//! The state is the whole state: snapshot → N steps equals restore → N steps bit for bit, for every method, with
-//! warm starts, friction anchors and affine coordinates in play; a pose or velocity set between steps is
-//! honoured by every method.
+//! The state is the whole state: snapshot → N steps equals restore → N steps bit for bit, for every method of
+//! `MethodKey::ALL`, with warm starts, friction anchors and affine coordinates in play, in memory and through
+//! JSON; a pose or velocity set between steps is honoured by every method.
 
 use cairn::math::{Quat, Vec3};
+use cairn::model::MethodKey;
 use cairn::World;
 
 fn world(scene: &str, method: &str) -> World {
     let path = cairn::scene::find_scene(scene).unwrap();
-    let model = cairn::scene::load(&path, &[("world.method".into(), format!("\"{method}\""))]).unwrap();
+    let model = cairn::scene::load_with(&path, &cairn::scene::LoadOptions::method(MethodKey::parse(method).unwrap())).unwrap();
     World::new(model).unwrap()
+}
+
+/// The scenes (and steps before and after the snapshot) where what method `k` carries between steps is in play.
+fn carry_scenes(k: MethodKey) -> &'static [(&'static str, usize, usize)] {
+    match k {
+        // contact warm starts; joint warm starts
+        MethodKey::Lcp => &[("stack10", 40, 20), ("hinge_pendulum", 40, 20)],
+        // persistent manifolds
+        MethodKey::Impulse => &[("dominoes", 40, 20)],
+        // friction anchors
+        MethodKey::VolumetricPenalty => &[("blocks4", 60, 30)],
+        MethodKey::ImplicitPenalty => &[("blocks4", 20, 10)],
+        // affine coordinates, barrier stiffness, the factorisation's pattern
+        MethodKey::Abd => &[("abd_ramp", 15, 10)],
+    }
 }
 
 /// Every body's pose and velocities, as bits.
@@ -46,28 +62,12 @@ fn snapshot_restores_bit_for_bit(scene: &str, method: &str, before: usize, after
 }
 
 #[test]
-fn lcp_snapshot_with_warm_starts() {
-    snapshot_restores_bit_for_bit("stack10", "lcp", 40, 20);
-}
-
-#[test]
-fn lcp_snapshot_with_joint_warm_starts() {
-    snapshot_restores_bit_for_bit("hinge_pendulum", "lcp", 40, 20);
-}
-
-#[test]
-fn impulse_snapshot_with_persistent_manifolds() {
-    snapshot_restores_bit_for_bit("dominoes", "impulse", 40, 20);
-}
-
-#[test]
-fn volumetric_snapshot_with_friction_anchors() {
-    snapshot_restores_bit_for_bit("blocks4", "volumetric-penalty", 60, 30);
-}
-
-#[test]
-fn abd_snapshot_with_affine_coordinates_and_barrier_stiffness() {
-    snapshot_restores_bit_for_bit("abd_ramp", "abd", 15, 10);
+fn every_method_restores_bit_for_bit() {
+    for k in MethodKey::ALL {
+        for &(scene, before, after) in carry_scenes(k) {
+            snapshot_restores_bit_for_bit(scene, k.as_str(), before, after);
+        }
+    }
 }
 
 #[test]
@@ -80,7 +80,8 @@ fn a_snapshot_of_another_method_is_refused() {
 
 #[test]
 fn a_pose_and_velocity_set_between_steps_are_honoured_by_every_method() {
-    for (scene, method) in [("stack10", "lcp"), ("stack10", "impulse"), ("blocks4", "volumetric-penalty"), ("abd_ramp", "abd")] {
+    for k in MethodKey::ALL {
+        let (scene, method) = (carry_scenes(k)[0].0, k.as_str());
         let mut w = world(scene, method);
         run(&mut w, 3);
         let i = w.model.bodies.iter().position(|b| b.kind == cairn::model::BodyKind::Dynamic).unwrap();
@@ -103,14 +104,17 @@ fn a_pose_and_velocity_set_between_steps_are_honoured_by_every_method() {
 }
 
 #[test]
-fn a_snapshot_survives_serialisation() {
-    let mut a = world("stack10", "lcp");
-    run(&mut a, 10);
-    let text = serde_json::to_string(&a.snapshot()).unwrap();
-    let snap: cairn::world::Snapshot = serde_json::from_str(&text).unwrap();
-    assert_eq!(snap.state.bodies.len(), a.state.bodies.len());
-    let mut b = world("stack10", "lcp");
-    b.restore(&snap).unwrap();
-    let (x, y) = (run(&mut a, 5), run(&mut b, 5));
-    assert_eq!(x, y, "a snapshot read back from JSON must restore the run");
+fn a_snapshot_survives_serialisation_under_every_method() {
+    for k in MethodKey::ALL {
+        let (scene, before, after) = carry_scenes(k)[0];
+        let mut a = world(scene, k.as_str());
+        run(&mut a, before);
+        let text = serde_json::to_string(&a.snapshot()).unwrap();
+        let snap: cairn::world::Snapshot = serde_json::from_str(&text).unwrap();
+        assert_eq!(snap.state.bodies.len(), a.state.bodies.len());
+        let mut b = world(scene, k.as_str());
+        b.restore(&snap).unwrap();
+        let (x, y) = (run(&mut a, after), run(&mut b, after));
+        assert_eq!(x, y, "{scene} under {k}: a snapshot read back from JSON must restore the run");
+    }
 }

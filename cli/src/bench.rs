@@ -1,7 +1,9 @@
 //! `cairn bench`: time per step (median after a warm-up), contacts, penetration and drift per scene.
 
 use cairn::error::InputError;
+use cairn::model::MethodKey;
 use cairn::record::Tracker;
+use cairn::scene::LoadOptions;
 use cairn::world::World;
 use std::path::Path;
 use std::time::Instant;
@@ -58,38 +60,33 @@ pub fn peak_rss_mb() -> f64 {
 /// Runs a scene for its duration (or `steps`) and measures it.
 pub fn bench_scene(
     path: &Path,
-    method: Option<&str>,
+    method: Option<MethodKey>,
     steps: Option<u64>,
     extra: &[(String, String)],
 ) -> Result<BenchResult, anyhow::Error> {
-    let model = cairn::scene::load(path, &with_method(method, extra))?;
+    let model = cairn::scene::load_with(path, &options(method, extra))?;
     bench_model(model, steps)
 }
 
-fn with_method(method: Option<&str>, extra: &[(String, String)]) -> Vec<(String, String)> {
-    let mut sets = Vec::new();
-    if let Some(m) = method {
-        sets.push(("world.method".to_string(), format!("\"{m}\"")));
-    }
-    sets.extend_from_slice(extra);
-    sets
+fn options(method: Option<MethodKey>, extra: &[(String, String)]) -> LoadOptions {
+    LoadOptions { method, sets: extra.to_vec(), ..Default::default() }
 }
 
 /// [`bench_scene`] on the scene tiled `n` × `n` times (`scene::generate::tiled_scene`) at `pitch`, by default
 /// the span of the bodies' positions in x and y plus 1 m.
 pub fn bench_tiled(
     path: &Path,
-    method: Option<&str>,
+    method: Option<MethodKey>,
     steps: Option<u64>,
     extra: &[(String, String)],
     n: usize,
     pitch: Option<f64>,
 ) -> Result<BenchResult, anyhow::Error> {
-    let sets = with_method(method, extra);
+    let opts = options(method, extra);
     let pitch = match pitch {
         Some(p) => p,
         None => {
-            let model = cairn::scene::load(path, &sets)?;
+            let model = cairn::scene::load_with(path, &opts)?;
             let span = |f: fn(&cairn::model::Body) -> f64| {
                 let v = model.bodies.iter().map(f);
                 v.clone().fold(f64::NEG_INFINITY, f64::max) - v.fold(f64::INFINITY, f64::min)
@@ -101,7 +98,7 @@ pub fn bench_tiled(
     let tiled = cairn::scene::generate::tiled_scene(&text, n, pitch).map_err(|e| anyhow::anyhow!("{}: --tile: {e}", path.display()))?;
     let stem = path.file_stem().map_or("scene".into(), |s| s.to_string_lossy().to_string());
     let dir = path.parent().unwrap_or(Path::new("."));
-    let model = cairn::scene::load_str(&tiled, &path.display().to_string(), &format!("{stem}x{}", n * n), dir, &sets)?;
+    let model = cairn::scene::load_str_with(&tiled, &path.display().to_string(), &format!("{stem}x{}", n * n), dir, &opts)?;
     bench_model(model, steps)
 }
 

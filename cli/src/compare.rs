@@ -185,13 +185,14 @@ fn height(world: &World, i: usize) -> f64 {
 }
 
 fn run_one(req: &Request, method: MethodKey, duration: f64, bodies: &[usize]) -> Row {
-    let mut sets = req.sets.clone();
-    sets.push(("world.method".into(), format!("\"{}\"", method.as_str())));
-    sets.push(("world.duration".into(), format!("{duration:?}")));
-    if req.check {
-        sets.push(("world.check_intersections".into(), "true".into()));
-    }
-    let model = match cairn::scene::load(&req.scene, &sets) {
+    let opts = cairn::scene::LoadOptions {
+        method: Some(method),
+        duration: Some(duration),
+        check_intersections: req.check.then_some(true),
+        sets: req.sets.clone(),
+        ..Default::default()
+    };
+    let model = match cairn::scene::load_with(&req.scene, &opts) {
         Ok(m) => m,
         Err(e) => return Row::empty(method, "refused", e.to_string()),
     };

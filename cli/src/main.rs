@@ -11,10 +11,41 @@ mod source_tables;
 mod view;
 
 use anyhow::{bail, Context, Result};
+use cairn::model::MethodKey;
 use cairn::world::World;
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+
+/// A contact method on the command line: its scene key (the allowed values come from `MethodKey::ALL`).
+#[derive(Clone, Copy, Debug)]
+struct MethodArg(MethodKey);
+
+impl clap::ValueEnum for MethodArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        static ALL: std::sync::LazyLock<Vec<MethodArg>> =
+            std::sync::LazyLock::new(|| MethodKey::ALL.iter().map(|&k| MethodArg(k)).collect());
+        &ALL
+    }
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.0.as_str()))
+    }
+}
+
+/// `--set KEY=VALUE`, shared by the subcommands that load scenes.
+#[derive(Args, Debug, Default)]
+struct SetArgs {
+    /// Override a scene value, e.g. --set solver.lcp.iterations=50 (repeatable); in validate, bench and compare
+    /// every scene they load.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    sets: Vec<String>,
+}
+
+impl SetArgs {
+    fn parse(&self) -> Result<Vec<(String, String)>> {
+        parse_sets(&self.sets)
+    }
+}
 
 #[derive(Parser)]
 #[command(name = "cairn", version, about = "Rigid bodies in contact: five contact methods, one world, one scene format")]
@@ -28,9 +59,9 @@ enum Command {
     /// Run a scene (a .toml file, or the name of a bundled scene).
     Run {
         scene: String,
-        /// Contact method: lcp | impulse | volumetric-penalty | implicit-penalty | abd.
-        #[arg(long)]
-        method: Option<String>,
+        /// Contact method (default: the scene's world.method).
+        #[arg(long, value_enum)]
+        method: Option<MethodArg>,
         /// Time step, s (overrides world.dt).
         #[arg(long, allow_hyphen_values = true)]
         dt: Option<f64>,
@@ -40,9 +71,8 @@ enum Command {
         /// Folder for trajectory.npy, metrics.csv and summary.json.
         #[arg(long)]
         out: Option<PathBuf>,
-        /// Override a scene value, e.g. --set solver.lcp.iterations=50 (repeatable).
-        #[arg(long = "set", value_name = "KEY=VALUE")]
-        sets: Vec<String>,
+        #[command(flatten)]
+        sets: SetArgs,
         /// Write a trajectory frame every N steps (default: about 60 frames per simulated second).
         #[arg(long)]
         frame_every: Option<u64>,
@@ -79,14 +109,13 @@ enum Command {
     },
     /// Run the validation experiments and print a table; non-zero exit if any row fails.
     Validate {
-        #[arg(long, default_value = "lcp")]
-        method: String,
+        #[arg(long, value_enum, default_value = "lcp")]
+        method: MethodArg,
         /// Only these experiments (repeatable).
         #[arg(long)]
         only: Vec<String>,
-        /// Override a value in every validation scene, e.g. --set solver.lcp.iterations=10 (repeatable).
-        #[arg(long = "set", value_name = "KEY=VALUE")]
-        sets: Vec<String>,
+        #[command(flatten)]
+        sets: SetArgs,
         /// Folder for the plots some methods' validation writes (volumetric-penalty: the cube drop's angular
         /// momentum, cubedrop_angular_momentum.svg and .csv).
         #[arg(long, default_value = "validate-plots")]
@@ -94,8 +123,9 @@ enum Command {
     },
     /// Benchmark scenes: ms per step (median after warm-up), contacts, penetration, drift.
     Bench {
-        #[arg(long)]
-        method: Option<String>,
+        /// Contact method (default: each scene's world.method; with --scaling, lcp).
+        #[arg(long, value_enum)]
+        method: Option<MethodArg>,
         /// Scene name or path (repeatable); default: the standard scenes; `joints`: the jointed benchmark scenes
         /// (chain100, ragdoll_stairs).
         #[arg(long)]
@@ -106,9 +136,8 @@ enum Command {
         /// One JSON object per scene and line.
         #[arg(long)]
         json: bool,
-        /// Override a value in every benchmarked scene (repeatable).
-        #[arg(long = "set", value_name = "KEY=VALUE")]
-        sets: Vec<String>,
+        #[command(flatten)]
+        sets: SetArgs,
         /// Cost against size instead: generated 3D pyramids of cubes (30 to 2,870) and ball piles (100 to
         /// 4,000), ms per step against bodies and the fitted exponent (`--method`, default lcp; `--steps`,
         /// default 60).
@@ -139,9 +168,8 @@ enum Command {
         /// Folder for compare.json, compare.html and one run folder per method.
         #[arg(long)]
         out: Option<PathBuf>,
-        /// Override a scene value for every method (repeatable).
-        #[arg(long = "set", value_name = "KEY=VALUE")]
-        sets: Vec<String>,
+        #[command(flatten)]
+        sets: SetArgs,
         /// Bodies whose heights are plotted (comma-separated names; default: the dynamic body that starts highest).
         #[arg(long, value_delimiter = ',')]
         bodies: Vec<String>,
@@ -173,176 +201,214 @@ fn real_main() -> Result<()> {
             if (view || contacts || metrics_every.is_some()) && out.is_none() {
                 bail!("--view, --contacts and --metrics-every need --out DIR (they write into the run folder)");
             }
-            let options = cairn::run::RunOptions { steps: None, out: out.clone(), frame_every, metrics_every, contacts };
-            run(&scene, method, dt, duration, options, sets, check_intersections)?;
-            if let Some(dir) = &out {
-                let plots = crate::plots_html::write_plots(dir)?;
-                println!("plots: {}", plots.display());
-                if view {
-                    println!("view: {}", crate::view::write_view(std::slice::from_ref(dir), None)?.display());
-                }
-            }
-            Ok(())
+            let load = cairn::scene::LoadOptions {
+                method: method.map(|m| m.0),
+                dt,
+                duration,
+                check_intersections: check_intersections.then_some(true),
+                sets: sets.parse()?,
+            };
+            let options = cairn::run::RunOptions { steps: None, out, frame_every, metrics_every, contacts };
+            cmd_run(&scene, &load, options, view)
         }
-        Command::View { dirs, out } => {
-            let t0 = std::time::Instant::now();
-            let path = crate::view::write_view(&dirs, out.as_deref())?;
-            let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-            println!("wrote {} ({:.1} MB in {:.2} s)", path.display(), size as f64 / 1e6, t0.elapsed().as_secs_f64());
-            Ok(())
-        }
-        Command::Export { dir, gltf } => {
-            let t0 = std::time::Instant::now();
-            crate::export::write_glb(&dir, &gltf)?;
-            let size = std::fs::metadata(&gltf).map(|m| m.len()).unwrap_or(0);
-            println!("wrote {} ({:.1} MB in {:.2} s)", gltf.display(), size as f64 / 1e6, t0.elapsed().as_secs_f64());
-            Ok(())
-        }
-        Command::Validate { method, only, sets, plots } => {
-            let sets = parse_sets(&sets)?;
-            let names: Vec<String> =
-                if only.is_empty() { cairn_validate::experiments(&method).iter().map(|s| s.to_string()).collect() } else { only.clone() };
-            let mut rows = Vec::new();
-            for n in &names {
-                rows.extend(cairn_validate::run_experiment(n, &method, &sets));
-            }
-            let w = [
-                rows.iter().map(|r| r.experiment.chars().count()).max().unwrap_or(10).max(10),
-                rows.iter().map(|r| r.expected.chars().count()).max().unwrap_or(8).max(8),
-                rows.iter().map(|r| r.measured.chars().count()).max().unwrap_or(8).max(8),
-                rows.iter().map(|r| r.tolerance.chars().count()).max().unwrap_or(9).max(9),
-            ];
-            let pad = |s: &str, n: usize| format!("{s}{}", " ".repeat(n.saturating_sub(s.chars().count())));
-            println!("validation of method `{method}`");
-            println!(
-                "{} | {} | {} | {} | result",
-                pad("experiment", w[0]),
-                pad("expected", w[1]),
-                pad("measured", w[2]),
-                pad("tolerance", w[3])
-            );
-            println!("{}", "-".repeat(w.iter().sum::<usize>() + 21));
-            for r in &rows {
-                println!(
-                    "{} | {} | {} | {} | {}",
-                    pad(&r.experiment, w[0]),
-                    pad(&r.expected, w[1]),
-                    pad(&r.measured, w[2]),
-                    pad(&r.tolerance, w[3]),
-                    if r.pass { "pass" } else { "FAIL" }
-                );
-            }
-            let failed = rows.iter().filter(|r| !r.pass).count();
-            println!("{} passed, {} failed", rows.len() - failed, failed);
-            if method == "volumetric-penalty" && (only.is_empty() || only.iter().any(|o| o == "vp_cubedrop")) {
-                cubedrop_plot(&plots, &sets)?;
-            }
-            if failed > 0 {
-                bail!("{failed} validation row(s) failed");
-            }
-            Ok(())
-        }
+        Command::View { dirs, out } => cmd_view(&dirs, out.as_deref()),
+        Command::Export { dir, gltf } => cmd_export(&dir, &gltf),
+        Command::Validate { method, only, sets, plots } => cmd_validate(method.0, &only, &sets.parse()?, &plots),
         Command::Bench { method, scene, steps, json, sets, scaling, scaling_max, tile, tile_pitch } => {
-            let sets = parse_sets(&sets)?;
+            let sets = sets.parse()?;
+            let method = method.map(|m| m.0);
             if scaling {
-                return scaling_table(method.as_deref().unwrap_or("lcp"), steps, scaling_max, &sets, json);
+                return scaling_table(method.unwrap_or(MethodKey::Lcp), steps, scaling_max, &sets, json);
             }
-            let tables = scene.is_empty() && method.as_deref() == Some("impulse");
-            let names: Vec<String> =
-                if scene.is_empty() { crate::bench::STANDARD_SCENES.iter().map(|s| s.to_string()).collect() } else { scene };
-            let names: Vec<String> = names
-                .into_iter()
-                .flat_map(|n| if n == "joints" { crate::bench::JOINT_SCENES.map(String::from).to_vec() } else { vec![n] })
-                .collect();
-            if !json {
-                println!(
-                    "{:<12} {:<8} {:>6} {:>6} {:>10} {:>10} {:>7} {:>9} {:>12} {:>11}  stages (ms)",
-                    "scene", "method", "bodies", "steps", "ms/step", "mean ms", "it/step", "contacts", "max pen (mm)", "drift (mm)"
-                );
-            }
-            for n in &names {
-                let r = match tile {
-                    Some(0) => anyhow::bail!("--tile must be at least 1"),
-                    Some(t) => crate::bench::bench_tiled(&scene_path(n)?, method.as_deref(), steps, &sets, t, tile_pitch)?,
-                    None => crate::bench::bench_scene(&scene_path(n)?, method.as_deref(), steps, &sets)?,
-                };
-                if json {
-                    println!(
-                        "{}",
-                        serde_json::json!({"scene": r.scene, "method": r.method, "bodies": r.bodies, "steps": r.steps, "ms_per_step": r.ms_per_step,
-                            "mean_ms_per_step": r.mean_ms_per_step, "iterations": r.iterations, "contacts": r.contacts, "max_penetration": r.max_penetration, "max_drift": r.max_drift,
-                            "stage_ms": r.stage_ms.iter().map(|(k, v)| (k.clone(), serde_json::json!(v))).collect::<serde_json::Map<_, _>>(),
-                            "unresolved": r.unresolved, "us_per_resolution": r.us_per_resolution,
-                            "peak_rss_mb": r.peak_rss_mb, "points_tested": r.points_tested, "us_per_point_tested": r.us_per_point_tested})
-                    );
-                } else {
-                    let stages: Vec<String> = r.stage_ms.iter().map(|(k, v)| format!("{k} {v:.3}")).collect();
-                    println!(
-                        "{:<12} {:<8} {:>6} {:>6} {:>10.3} {:>10.3} {:>7.2} {:>9.1} {:>12.3} {:>11.3}  {}",
-                        r.scene,
-                        r.method,
-                        r.bodies,
-                        r.steps,
-                        r.ms_per_step,
-                        r.mean_ms_per_step,
-                        r.iterations,
-                        r.contacts,
-                        r.max_penetration * 1e3,
-                        r.max_drift * 1e3,
-                        stages.join(", ")
-                    );
-                    if r.points_tested > 0.0 {
-                        println!(
-                            "{:<12} points tested {:.0}/step, in contact {:.0}/step, contact evaluation {:.3} µs per point tested",
-                            "", r.points_tested, r.contacts, r.us_per_point_tested
-                        );
-                    }
-                }
-            }
-            if tables {
-                source_tables(json)?;
-            }
-            if !json {
-                println!("peak resident memory: {:.1} MB", crate::bench::peak_rss_mb());
-            }
-            Ok(())
+            cmd_bench(method, scene, steps, json, &sets, tile, tile_pitch)
         }
         Command::Compare { scene, methods, duration, out, sets, bodies, no_check, jobs } => {
             let req = compare::Request {
                 scene: scene_path(&scene)?,
                 methods: compare::parse_methods(Some(&methods))?,
                 duration,
-                out: out.clone(),
-                sets: parse_sets(&sets)?,
+                out,
+                sets: sets.parse()?,
                 bodies,
                 check: !no_check,
                 jobs: jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
             };
-            let c = compare::compare(&req)?;
-            print!("{}", compare::table(&c));
-            if let Some(dir) = &out {
-                println!("wrote {}/{{compare.json, compare.html}} and one run folder per method that ran", dir.display());
-                if c.runs.iter().any(|r| r.status == "ran") {
-                    let page = crate::view::write_view(std::slice::from_ref(dir), None)?;
-                    println!("wrote {} (every run that ran, side by side; open it in a browser)", page.display());
-                }
-            }
-            Ok(())
+            cmd_compare(&req)
         }
-        Command::Scenes => {
-            for p in cairn::scene::list_scenes() {
-                let text = std::fs::read_to_string(&p).unwrap_or_default();
-                let desc = text.lines().next().unwrap_or("").trim_start_matches('#').trim();
-                let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("?");
-                println!("{stem:<12} {desc}");
-            }
-            Ok(())
-        }
+        Command::Scenes => cmd_scenes(),
     }
 }
 
+/// `cairn run`: the run, then its plots page (and view page) in the run folder.
+fn cmd_run(scene: &str, load: &cairn::scene::LoadOptions, options: cairn::run::RunOptions, view: bool) -> Result<()> {
+    let out = options.out.clone();
+    run(scene, load, options)?;
+    if let Some(dir) = &out {
+        let plots = crate::plots_html::write_plots(dir)?;
+        println!("plots: {}", plots.display());
+        if view {
+            println!("view: {}", crate::view::write_view(std::slice::from_ref(dir), None)?.display());
+        }
+    }
+    Ok(())
+}
+
+fn cmd_view(dirs: &[PathBuf], out: Option<&Path>) -> Result<()> {
+    let t0 = std::time::Instant::now();
+    let path = crate::view::write_view(dirs, out)?;
+    let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    println!("wrote {} ({:.1} MB in {:.2} s)", path.display(), size as f64 / 1e6, t0.elapsed().as_secs_f64());
+    Ok(())
+}
+
+fn cmd_export(dir: &Path, gltf: &Path) -> Result<()> {
+    let t0 = std::time::Instant::now();
+    crate::export::write_glb(dir, gltf)?;
+    let size = std::fs::metadata(gltf).map(|m| m.len()).unwrap_or(0);
+    println!("wrote {} ({:.1} MB in {:.2} s)", gltf.display(), size as f64 / 1e6, t0.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// `cairn validate`: the table of the method's experiments (or `only` those); an error when a row fails.
+fn cmd_validate(key: MethodKey, only: &[String], sets: &[(String, String)], plots: &Path) -> Result<()> {
+    let method = key.as_str();
+    let names: Vec<String> =
+        if only.is_empty() { cairn_validate::experiments(key).iter().map(|s| s.to_string()).collect() } else { only.to_vec() };
+    let mut rows = Vec::new();
+    for n in &names {
+        rows.extend(cairn_validate::run_experiment(n, key, sets));
+    }
+    let w = [
+        rows.iter().map(|r| r.experiment.chars().count()).max().unwrap_or(10).max(10),
+        rows.iter().map(|r| r.expected.chars().count()).max().unwrap_or(8).max(8),
+        rows.iter().map(|r| r.measured.chars().count()).max().unwrap_or(8).max(8),
+        rows.iter().map(|r| r.tolerance.chars().count()).max().unwrap_or(9).max(9),
+    ];
+    let pad = |s: &str, n: usize| format!("{s}{}", " ".repeat(n.saturating_sub(s.chars().count())));
+    println!("validation of method `{method}`");
+    println!("{} | {} | {} | {} | result", pad("experiment", w[0]), pad("expected", w[1]), pad("measured", w[2]), pad("tolerance", w[3]));
+    println!("{}", "-".repeat(w.iter().sum::<usize>() + 21));
+    for r in &rows {
+        println!(
+            "{} | {} | {} | {} | {}",
+            pad(&r.experiment, w[0]),
+            pad(&r.expected, w[1]),
+            pad(&r.measured, w[2]),
+            pad(&r.tolerance, w[3]),
+            if r.pass { "pass" } else { "FAIL" }
+        );
+    }
+    let failed = rows.iter().filter(|r| !r.pass).count();
+    println!("{} passed, {} failed", rows.len() - failed, failed);
+    if method == "volumetric-penalty" && (only.is_empty() || only.iter().any(|o| o == "vp_cubedrop")) {
+        cubedrop_plot(plots, sets)?;
+    }
+    if failed > 0 {
+        bail!("{failed} validation row(s) failed");
+    }
+    Ok(())
+}
+
+/// `cairn bench`: one line (or JSON object) per scene; `impulse` without `--scene` adds the pulsk report's tables.
+fn cmd_bench(
+    method: Option<MethodKey>,
+    scene: Vec<String>,
+    steps: Option<u64>,
+    json: bool,
+    sets: &[(String, String)],
+    tile: Option<usize>,
+    tile_pitch: Option<f64>,
+) -> Result<()> {
+    let tables = scene.is_empty() && method == Some(MethodKey::Impulse);
+    let names: Vec<String> = if scene.is_empty() { crate::bench::STANDARD_SCENES.iter().map(|s| s.to_string()).collect() } else { scene };
+    let names: Vec<String> = names
+        .into_iter()
+        .flat_map(|n| if n == "joints" { crate::bench::JOINT_SCENES.map(String::from).to_vec() } else { vec![n] })
+        .collect();
+    if !json {
+        println!(
+            "{:<12} {:<8} {:>6} {:>6} {:>10} {:>10} {:>7} {:>9} {:>12} {:>11}  stages (ms)",
+            "scene", "method", "bodies", "steps", "ms/step", "mean ms", "it/step", "contacts", "max pen (mm)", "drift (mm)"
+        );
+    }
+    for n in &names {
+        let r = match tile {
+            Some(0) => anyhow::bail!("--tile must be at least 1"),
+            Some(t) => crate::bench::bench_tiled(&scene_path(n)?, method, steps, sets, t, tile_pitch)?,
+            None => crate::bench::bench_scene(&scene_path(n)?, method, steps, sets)?,
+        };
+        print_bench(&r, json);
+    }
+    if tables {
+        source_tables(json)?;
+    }
+    if !json {
+        println!("peak resident memory: {:.1} MB", crate::bench::peak_rss_mb());
+    }
+    Ok(())
+}
+
+fn print_bench(r: &crate::bench::BenchResult, json: bool) {
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({"scene": r.scene, "method": r.method, "bodies": r.bodies, "steps": r.steps, "ms_per_step": r.ms_per_step,
+                "mean_ms_per_step": r.mean_ms_per_step, "iterations": r.iterations, "contacts": r.contacts, "max_penetration": r.max_penetration, "max_drift": r.max_drift,
+                "stage_ms": r.stage_ms.iter().map(|(k, v)| (k.clone(), serde_json::json!(v))).collect::<serde_json::Map<_, _>>(),
+                "unresolved": r.unresolved, "us_per_resolution": r.us_per_resolution,
+                "peak_rss_mb": r.peak_rss_mb, "points_tested": r.points_tested, "us_per_point_tested": r.us_per_point_tested})
+        );
+        return;
+    }
+    let stages: Vec<String> = r.stage_ms.iter().map(|(k, v)| format!("{k} {v:.3}")).collect();
+    println!(
+        "{:<12} {:<8} {:>6} {:>6} {:>10.3} {:>10.3} {:>7.2} {:>9.1} {:>12.3} {:>11.3}  {}",
+        r.scene,
+        r.method,
+        r.bodies,
+        r.steps,
+        r.ms_per_step,
+        r.mean_ms_per_step,
+        r.iterations,
+        r.contacts,
+        r.max_penetration * 1e3,
+        r.max_drift * 1e3,
+        stages.join(", ")
+    );
+    if r.points_tested > 0.0 {
+        println!(
+            "{:<12} points tested {:.0}/step, in contact {:.0}/step, contact evaluation {:.3} µs per point tested",
+            "", r.points_tested, r.contacts, r.us_per_point_tested
+        );
+    }
+}
+
+/// `cairn compare`: the table, and with `--out` the folder's pages.
+fn cmd_compare(req: &compare::Request) -> Result<()> {
+    let c = compare::compare(req)?;
+    print!("{}", compare::table(&c));
+    if let Some(dir) = &req.out {
+        println!("wrote {}/{{compare.json, compare.html}} and one run folder per method that ran", dir.display());
+        if c.runs.iter().any(|r| r.status == "ran") {
+            let page = crate::view::write_view(std::slice::from_ref(dir), None)?;
+            println!("wrote {} (every run that ran, side by side; open it in a browser)", page.display());
+        }
+    }
+    Ok(())
+}
+
+fn cmd_scenes() -> Result<()> {
+    for p in cairn::scene::list_scenes() {
+        let text = std::fs::read_to_string(&p).unwrap_or_default();
+        let desc = text.lines().next().unwrap_or("").trim_start_matches('#').trim();
+        let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("?");
+        println!("{stem:<12} {desc}");
+    }
+    Ok(())
+}
+
 /// `cairn bench --scaling`: one line per generated scene as it finishes, then the fitted exponents.
-fn scaling_table(method: &str, steps: Option<u64>, max: Option<usize>, sets: &[(String, String)], json: bool) -> Result<()> {
+fn scaling_table(method: MethodKey, steps: Option<u64>, max: Option<usize>, sets: &[(String, String)], json: bool) -> Result<()> {
     use crate::scaling::{run, DEFAULT_MAX_BODIES, DEFAULT_STEPS};
     if !json {
         println!("{:<10} {:<8} {:>6} {:>6} {:>10} {:>10} {:>9}", "family", "method", "bodies", "steps", "ms/step", "mean ms", "contacts");
@@ -395,30 +461,9 @@ fn parse_sets(sets: &[String]) -> Result<Vec<(String, String)>> {
         .collect()
 }
 
-fn run(
-    scene: &str,
-    method: Option<String>,
-    dt: Option<f64>,
-    duration: Option<f64>,
-    mut options: cairn::run::RunOptions,
-    sets: Vec<String>,
-    check_intersections: bool,
-) -> Result<()> {
+fn run(scene: &str, load: &cairn::scene::LoadOptions, mut options: cairn::run::RunOptions) -> Result<()> {
     let path = scene_path(scene)?;
-    let mut overrides = parse_sets(&sets)?;
-    if check_intersections {
-        overrides.push(("world.check_intersections".into(), "true".into()));
-    }
-    if let Some(m) = method {
-        overrides.push(("world.method".into(), format!("\"{m}\"")));
-    }
-    if let Some(dt) = dt {
-        overrides.push(("world.dt".into(), format!("{dt:?}")));
-    }
-    if let Some(d) = duration {
-        overrides.push(("world.duration".into(), format!("{d:?}")));
-    }
-    let model = cairn::scene::load(&path, &overrides)?;
+    let model = cairn::scene::load_with(&path, load)?;
     for note in &model.notes {
         eprintln!("note: {}: {note}", path.display());
     }

@@ -41,7 +41,7 @@ pub struct ScalingRow {
 /// Times every generated scene of at most `max_bodies` dynamic bodies for `steps` steps under `method`,
 /// calling `report` after each, and returns the rows and the fitted exponent per family.
 pub fn run(
-    method: &str,
+    method: cairn::model::MethodKey,
     steps: u64,
     max_bodies: usize,
     sets: &[(String, String)],

@@ -89,11 +89,11 @@ pub fn run_cells(steps: u64, scene_path: &dyn Fn(&str) -> anyhow::Result<PathBuf
     let mut run = |objects: usize, dynamic: bool, model: &str, ordering: bool| -> anyhow::Result<()> {
         let scene = if dynamic { format!("stackdrop{objects}") } else { format!("stack{objects}") };
         let mut sets: Vec<(String, String)> = SOURCE_SETTINGS.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        sets.push(("world.method".into(), "\"impulse\"".into()));
         sets.push(("solver.impulse.friction_model".into(), format!("\"{model}\"")));
         sets.push(("solver.impulse.ordering".into(), ordering.to_string()));
         let path = scene_path(&scene)?;
-        let load = |k: usize| -> anyhow::Result<Model> { Ok(nudged(cairn::scene::load(Path::new(&path), &sets)?, k)) };
+        let opts = cairn::scene::LoadOptions { method: Some(cairn::model::MethodKey::Impulse), sets, ..Default::default() };
+        let load = |k: usize| -> anyhow::Result<Model> { Ok(nudged(cairn::scene::load_with(Path::new(&path), &opts)?, k)) };
         let r = bench_model(load(0)?, Some(steps))?;
         let mut all = vec![r.unresolved];
         for k in 1..ENSEMBLE {

@@ -49,9 +49,10 @@ fn parse_args() -> Result<Args, String> {
 
 /// The scene's model under `method`.
 fn load(scene: &str, method: &str) -> Result<Model, String> {
-    let set = [("world.method".to_string(), format!("\"{method}\""))];
-    let generated =
-        |text: String, name: &str| cairn::scene::load_str(&text, name, name, std::path::Path::new("."), &set).map_err(|e| e.to_string());
+    let opts = cairn::scene::LoadOptions::method(cairn::model::MethodKey::parse(method)?);
+    let generated = |text: String, name: &str| {
+        cairn::scene::load_str_with(&text, name, name, std::path::Path::new("."), &opts).map_err(|e| e.to_string())
+    };
     if let Some(base) = scene.strip_prefix("pyramid3d:") {
         let b: usize = base.parse().map_err(|e| format!("{scene}: {e}"))?;
         return generated(cairn::scene::generate::pyramid_scene(b), scene);
@@ -60,7 +61,7 @@ fn load(scene: &str, method: &str) -> Result<Model, String> {
         let n: usize = n.parse().map_err(|e| format!("{scene}: {e}"))?;
         return generated(cairn::scene::generate::pile_scene(n), scene);
     }
-    cairn::scene::load(std::path::Path::new(scene), &set).map_err(|e| e.to_string())
+    cairn::scene::load_with(std::path::Path::new(scene), &opts).map_err(|e| e.to_string())
 }
 
 /// The same bodies in Rapier, sleeping off.

@@ -1,7 +1,7 @@
 //! Conversions between Python values and the engine's: overrides to `--set` pairs, JSON to Python objects,
 //! step statistics to a dict.
 
-use cairn::methods::StepStats;
+use cairn::method::StepStats;
 use numpy::PyArray1;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -44,37 +44,27 @@ fn toml_value(key: &str, v: &Bound<'_, PyAny>) -> PyResult<toml::Value> {
     )))
 }
 
-/// The `--set` pairs of `overrides` (a str value is TOML text, as on the command line: `"50"` is a number,
-/// a bare word that is not TOML a string; other values are converted), then `world.check_intersections`,
-/// `world.method`, `world.dt` and `world.duration` when given, in `cairn run`'s order.
-pub fn sets(
+/// The load options of a call: the `--set` pairs of `overrides` (a str value is TOML text, as on the command
+/// line: `"50"` is a number, a bare word that is not TOML a string; other values are converted), and the typed
+/// `method`, `dt`, `duration` and intersection check when given.
+pub fn load_options(
     overrides: Option<&Bound<'_, PyDict>>,
     check_intersections: bool,
     method: Option<&str>,
     dt: Option<f64>,
     duration: Option<f64>,
-) -> PyResult<Vec<(String, String)>> {
-    let mut out = Vec::new();
+) -> PyResult<cairn::scene::LoadOptions> {
+    let mut sets = Vec::new();
     if let Some(d) = overrides {
         for (k, v) in d.iter() {
             let key: String = k.extract().map_err(|_| PyTypeError::new_err(format!("override keys are dotted str paths, got {k:?}")))?;
             let text = if v.is_instance_of::<PyString>() { v.extract::<String>()? } else { toml_value(&key, &v)?.to_string() };
-            out.push((key, text));
+            sets.push((key, text));
         }
     }
-    if check_intersections {
-        out.push(("world.check_intersections".into(), "true".into()));
-    }
-    if let Some(m) = method {
-        out.push(("world.method".into(), toml::Value::String(m.into()).to_string()));
-    }
-    if let Some(dt) = dt {
-        out.push(("world.dt".into(), toml::Value::Float(dt).to_string()));
-    }
-    if let Some(d) = duration {
-        out.push(("world.duration".into(), toml::Value::Float(d).to_string()));
-    }
-    Ok(out)
+    let method =
+        method.map(|m| cairn::model::MethodKey::parse(m).map_err(|e| crate::SceneError::new_err(format!("method: {e}")))).transpose()?;
+    Ok(cairn::scene::LoadOptions { method, dt, duration, check_intersections: check_intersections.then_some(true), sets })
 }
 
 /// A JSON value as Python objects (numbers keep their bits: integers as int, the rest as float).

@@ -59,10 +59,10 @@ pub(crate) fn scene_path(scene: &str) -> PyResult<PathBuf> {
         .ok_or_else(|| SceneError::new_err(format!("no scene file `{scene}` and no bundled scene of that name (see `cairn scenes`)")))
 }
 
-/// Loads a scene file (or bundled name) with the `--set` pairs of `convert::sets`. The loader's notes become `UserWarning`s, as `cairn run` prints them ("PATH: note").
-pub(crate) fn load_model(py: Python<'_>, scene: &str, sets: &[(String, String)]) -> PyResult<cairn::Model> {
+/// Loads a scene file (or bundled name) with the options of `convert::load_options`. The loader's notes become `UserWarning`s, as `cairn run` prints them ("PATH: note").
+pub(crate) fn load_model(py: Python<'_>, scene: &str, opts: &cairn::scene::LoadOptions) -> PyResult<cairn::Model> {
     let path = scene_path(scene)?;
-    let model = cairn::scene::load(&path, sets).map_err(scene_err)?;
+    let model = cairn::scene::load_with(&path, opts).map_err(scene_err)?;
     world::warn_notes(py, &path.display().to_string(), &model)?;
     Ok(model)
 }
@@ -95,8 +95,8 @@ fn run<'py>(
     if frame_every == Some(0) {
         return Err(SceneError::new_err("frame_every must be at least 1, got 0"));
     }
-    let sets = convert::sets(overrides, check_intersections, method, dt, duration)?;
-    let model = load_model(py, &scene, &sets)?;
+    let opts = convert::load_options(overrides, check_intersections, method, dt, duration)?;
+    let model = load_model(py, &scene, &opts)?;
     let mut world = cairn::World::new(model).map_err(scene_err)?;
     let options = cairn::run::RunOptions { steps: None, out, frame_every, ..Default::default() };
     let report = py.detach(|| cairn::run::run(&mut world, &options, &mut |_, _| {})).map_err(run_err)?;
@@ -115,9 +115,9 @@ fn validate<'py>(
     only: Option<Vec<String>>,
     overrides: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyList>> {
-    cairn::model::MethodKey::parse(method).map_err(|e| SceneError::new_err(format!("validate: {e}")))?;
-    let sets = convert::sets(overrides, false, None, None, None)?;
-    let all = cairn_validate::experiments(method);
+    let key = cairn::model::MethodKey::parse(method).map_err(|e| SceneError::new_err(format!("validate: {e}")))?;
+    let sets = convert::load_options(overrides, false, None, None, None)?.sets;
+    let all = cairn_validate::experiments(key);
     let names: Vec<String> = match only {
         Some(only) => {
             if let Some(bad) = only.iter().find(|n| !all.contains(&n.as_str())) {
@@ -130,7 +130,7 @@ fn validate<'py>(
         }
         None => all.iter().map(|s| s.to_string()).collect(),
     };
-    let rows = py.detach(|| names.iter().flat_map(|n| cairn_validate::run_experiment(n, method, &sets)).collect::<Vec<_>>());
+    let rows = py.detach(|| names.iter().flat_map(|n| cairn_validate::run_experiment(n, key, &sets)).collect::<Vec<_>>());
     let list = PyList::empty(py);
     for r in rows {
         let d = PyDict::new(py);
@@ -179,6 +179,6 @@ fn cairn_py(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(scenes, m)?)?;
     m.add_function(wrap_pyfunction!(scenes_dir, m)?)?;
-    m.add("METHODS", cairn::methods::registry::implemented().iter().map(|k| k.as_str()).collect::<Vec<_>>())?;
+    m.add("METHODS", cairn::model::MethodKey::ALL.iter().map(|k| k.as_str()).collect::<Vec<_>>())?;
     Ok(())
 }

@@ -1,11 +1,11 @@
 //! The `World` class: a scene loaded under a method, stepped with the interpreter's lock released, its state
 //! read as numpy arrays and set body by body.
 
-use crate::convert::{sets, stats_dict};
+use crate::convert::{load_options, stats_dict};
 use crate::snapshot::Snapshot;
 use crate::{load_model, scene_err, sim_err, SceneError};
 use cairn::math::{Quat, Vec3};
-use cairn::methods::StepStats;
+use cairn::method::StepStats;
 use numpy::ndarray::{Dimension, IntoDimension};
 use numpy::{PyArray, PyArray2, PyArray3, PyArrayMethods};
 use pyo3::exceptions::PyUserWarning;
@@ -142,7 +142,7 @@ impl World {
         overrides: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         let scene = path.to_string_lossy().into_owned();
-        let model = load_model(py, &scene, &sets(overrides, false, method, dt, duration)?)?;
+        let model = load_model(py, &scene, &load_options(overrides, false, method, dt, duration)?)?;
         Ok(Self::wrap(cairn::World::new(model).map_err(scene_err)?))
     }
 
@@ -158,8 +158,8 @@ impl World {
         overrides: Option<&Bound<'_, PyDict>>,
         name: &str,
     ) -> PyResult<Self> {
-        let sets = sets(overrides, false, method, dt, duration)?;
-        let model = cairn::scene::load_str(text, name, name, Path::new("."), &sets).map_err(scene_err)?;
+        let opts = load_options(overrides, false, method, dt, duration)?;
+        let model = cairn::scene::load_str_with(text, name, name, Path::new("."), &opts).map_err(scene_err)?;
         Ok(Self::wrap(cairn::World::new(model).map_err(scene_err)?))
     }
 

@@ -1,7 +1,7 @@
 //! The world's intersection check (`[world] check_intersections`, `cairn run --check-intersections`): after a
 //! step of any method, the number of intersecting triangle pairs of different bodies and the smallest distance
 //! between the surfaces of different bodies, on the shared tessellation (`geometry::surface`, at the
-//! `[solver.abd] resolution`) with the shared triangle–triangle test (`tri_tri.rs`) and primitive distances
+//! `[world] check_resolution`) with the shared triangle–triangle test (`tri_tri.rs`) and primitive distances
 //! (`distance.rs`).
 //!
 //! Body pairs with no dynamic or kinematic body are left out (two static bodies never move, so their overlap,
@@ -46,8 +46,7 @@ pub struct CheckResult {
 impl SurfaceCheck {
     /// Tessellates the model's bodies (once per world) and fixes the reach from the initial state.
     pub fn new(model: &Model, state: &State) -> Self {
-        let resolution = <crate::methods::abd::AbdParams as crate::methods::Params>::from_model(model).map_or(16, |p| p.resolution);
-        let surfaces = Surfaces::build(model, resolution);
+        let surfaces = Surfaces::build(model, model.check_resolution);
         let moving: Vec<bool> = model.bodies.iter().map(|b| b.kind != BodyKind::Static).collect();
         let mut c = SurfaceCheck { surfaces, moving, reach: 0.0, q: Vec::new(), x: Vec::new(), pairs: Vec::new(), groups: Vec::new() };
         c.positions(state);

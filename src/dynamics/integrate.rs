@@ -80,6 +80,7 @@ mod tests {
             method: MethodKey::Lcp,
             solver: Default::default(),
             check_intersections: false,
+            check_resolution: 16,
             notes: vec![],
             proxies: vec![],
             exclusions: vec![],

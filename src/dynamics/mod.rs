@@ -1,7 +1,9 @@
 //! Rigid-body dynamics shared by the methods: integration, external loads, the contact graph.
 
 pub mod collision_matrix;
+pub mod contact_spring;
 pub mod graph;
 pub mod integrate;
 pub mod joint;
+pub mod joint_block;
 pub mod proxy;

@@ -1,113 +1,12 @@
-//! The contact methods. Each implements [`Method`]; `World::step` calls it once per time step.
+//! The contact methods, one folder each, each a [`crate::method::Method`]; registry.rs is their one list. No
+//! method imports another: what two share lives below them, in `collision/`, `dynamics/` or `math/`.
 
 pub mod abd;
 pub mod implicit;
 pub mod impulse;
 pub mod lcp;
 pub mod registry;
-pub mod stages;
 pub mod volumetric;
 
-use crate::error::SimError;
-use crate::model::Model;
-use crate::state::State;
-
-/// At most this many stages are timed per step.
-pub const MAX_STAGES: usize = 8;
-
-/// A contact point of a step, as `cairn run --contacts` records it (`contacts.npy`).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ContactPoint {
-    /// World position, m (the method's contact point: between the surfaces, or the centre of pressure).
-    pub point: crate::math::Vec3,
-    /// Unit normal, world frame (the method's own convention of direction).
-    pub normal: crate::math::Vec3,
-}
-
-/// What every method reports after a step.
-#[derive(Debug, Clone, Default)]
-pub struct StepStats {
-    /// Contact points considered.
-    pub contacts: usize,
-    /// Solver iterations (PGS sweeps of the main pass).
-    pub iterations: usize,
-    /// Solver residual (for `lcp`: the source's merit θ = ½‖H(λ)‖²).
-    pub residual: f64,
-    /// Largest penetration depth, m: the deepest seen in this step's collision detection (`impulse`: the depth
-    /// its contact points are left after the step's position update and push-out, to first order).
-    pub max_penetration: f64,
-    /// Contact islands.
-    pub islands: usize,
-    /// Sum of normal impulses over all contacts, N·s.
-    pub normal_impulse: f64,
-    /// Sum of friction impulse magnitudes, N·s.
-    pub friction_impulse: f64,
-    /// Contact point pairs (`impulse`: pairs of convex pieces) still interfering and approaching after the
-    /// fixed iterations of the collision and contact phases, summed over both phases (0 for other methods).
-    pub unresolved: usize,
-    /// Impulses computed by the collision law (`impulse`), and the wall time spent computing them, s.
-    pub resolutions: usize,
-    pub resolution_seconds: f64,
-    /// What each haptic proxy received this step, in the model's order (empty without proxies).
-    pub proxies: Vec<crate::dynamics::proxy::Reading>,
-    /// `abd`: the smallest distance between surfaces of different bodies after the step (within the barrier's
-    /// reach d̂; `None` when no pair is that close, and for other methods), m. With `[world] check_intersections`
-    /// (any method): the world's check, within its reach (collision/surface_check.rs).
-    pub min_distance: Option<f64>,
-    /// `abd` with `check_intersections`, or any method with `[world] check_intersections`: intersecting
-    /// triangle pairs of different bodies after the step.
-    pub intersections: Option<usize>,
-    /// Wall time per stage, seconds, in the order of [`Method::stage_names`] (the slot of a stage is its
-    /// [`stages::Stage::index`]; methods fill it through a [`stages::StageTimer`]).
-    pub stage_seconds: [f64; MAX_STAGES],
-    /// The contact points of the step (empty for a method that does not report them).
-    pub contact_points: Vec<ContactPoint>,
-    /// What each joint transmitted this step, in the model's `[[joint]]` order (empty for a method that does
-    /// not report it): the force (N) and the torque about body 1's anchor (N·m), world frame, that the joint
-    /// (constraint rows, limit and motor together) applied to body 1, averaged over the step (impulse / dt).
-    pub joints: Vec<JointReading>,
-    /// `implicit-penalty`: shell points evaluated against a distance field this step (summed over its substeps;
-    /// 0 for other methods).
-    pub points_tested: usize,
-}
-
-/// What a joint applied to its body 1 during a step (see [`StepStats::joints`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct JointReading {
-    pub force: crate::math::Vec3,
-    pub torque: crate::math::Vec3,
-}
-
-/// A contact method.
-pub trait Method {
-    /// The scene key of the method.
-    fn name(&self) -> &'static str;
-    /// Names of the timed stages, in order: the method's stage enum's [`stages::Stage::NAMES`].
-    fn stage_names(&self) -> &'static [&'static str];
-    /// Advances `state` by `dt`.
-    fn step(&mut self, model: &Model, state: &mut State, dt: f64) -> Result<StepStats, SimError>;
-    /// What the method changed or assumed on its own that the user should know (e.g. `abd` separating bodies
-    /// that touch at the start), once each; empty by default.
-    fn notes(&self) -> Vec<String> {
-        Vec::new()
-    }
-}
-
-pub use registry::{check_supported, create, Params};
-
-/// Stops the run when a body's pose or velocity is not finite, naming the body, the step and the stage.
-pub(crate) fn check_finite(model: &Model, state: &State, stage: &'static str) -> Result<(), SimError> {
-    for (i, s) in state.bodies.iter().enumerate() {
-        let bad = if !crate::math::finite3(s.x) || !(s.q.is_finite()) {
-            Some("position")
-        } else if !crate::math::finite3(s.v) || !crate::math::finite3(s.w) {
-            Some("velocity")
-        } else {
-            None
-        };
-        if let Some(quantity) = bad {
-            return Err(SimError::NonFinite { body: model.bodies[i].name.clone(), step: state.step, stage, quantity });
-        }
-    }
-    Ok(())
-}
+pub use crate::method::{ContactPoint, JointReading, Method, StepStats};
+pub use registry::Registry;

@@ -20,6 +20,7 @@ pub use files::{find_scene, list_scenes, scenes_dir};
 
 use crate::error::InputError;
 use crate::math::{Mat3, Quat, Vec3};
+use crate::method::params::SolverParams;
 use crate::model::{Body, BodyKind, Load, Material, MethodKey, Model};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -55,6 +56,7 @@ struct WorldT {
     duration: Option<f64>,
     method: Option<String>,
     check_intersections: Option<bool>,
+    check_resolution: Option<u32>,
 }
 
 /// A `[solver.<key>]` table as it arrives, with the line it starts on when known.
@@ -157,12 +159,41 @@ fn vec3(a: [f64; 3], what: &str) -> Result<Vec3, String> {
     Ok(Vec3::from_array(a))
 }
 
+/// What a front end sets on a scene besides its file: typed values that replace the file's `[world]` ones
+/// (checked as the file's are), and `--set` overrides of arbitrary paths (`solver.lcp.iterations=50`), applied
+/// to the text first.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LoadOptions {
+    /// Replaces `world.method`.
+    pub method: Option<MethodKey>,
+    /// Replaces `world.dt`, s.
+    pub dt: Option<f64>,
+    /// Replaces `world.duration`, s.
+    pub duration: Option<f64>,
+    /// Replaces `world.check_intersections`.
+    pub check_intersections: Option<bool>,
+    /// `key=value` overrides of scene paths.
+    pub sets: Vec<(String, String)>,
+}
+
+impl LoadOptions {
+    /// Options that only run `method`.
+    pub fn method(method: MethodKey) -> Self {
+        LoadOptions { method: Some(method), ..Default::default() }
+    }
+}
+
 /// Loads and validates a scene file, with optional `--set` overrides.
 pub fn load(path: &Path, sets: &[(String, String)]) -> Result<Model, InputError> {
+    load_with(path, &LoadOptions { sets: sets.to_vec(), ..Default::default() })
+}
+
+/// Loads and validates a scene file with the front end's options.
+pub fn load_with(path: &Path, opts: &LoadOptions) -> Result<Model, InputError> {
     let file = path.display().to_string();
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     if ext == "urdf" || ext == "xml" {
-        return robot_scene::load_file(path, sets);
+        return robot_scene::load_file(path, opts);
     }
     if ext != "toml" && ext != "scn" {
         return Err(InputError::at(
@@ -180,18 +211,24 @@ pub fn load(path: &Path, sets: &[(String, String)]) -> Result<Model, InputError>
         // the pulsk format: translated into a TOML scene, then loaded like one
         let (table, notes) = scn::to_toml(&text).map_err(|e| InputError::at(&file, e))?;
         let toml_text = toml::to_string(&table).map_err(|e| InputError::at(&file, format!("translation failed: {e}")))?;
-        let mut model = load_str(&toml_text, &file, &name, dir, sets)?;
+        let mut model = load_str_with(&toml_text, &file, &name, dir, opts)?;
         model.notes.extend(notes.into_iter().map(|n| format!("ignored (cairn cannot use it): {n}")));
         return Ok(model);
     }
-    load_str(&text, &file, &name, dir, sets)
+    load_str_with(&text, &file, &name, dir, opts)
 }
 
 /// Loads a scene from text. `file` names it in messages; `dir` resolves mesh paths.
 pub fn load_str(text: &str, file: &str, name: &str, dir: &Path, sets: &[(String, String)]) -> Result<Model, InputError> {
+    load_str_with(text, file, name, dir, &LoadOptions { sets: sets.to_vec(), ..Default::default() })
+}
+
+/// Loads a scene from text with the front end's options.
+pub fn load_str_with(text: &str, file: &str, name: &str, dir: &Path, opts: &LoadOptions) -> Result<Model, InputError> {
+    let sets = &opts.sets;
     if sets.is_empty() {
         let scene: SceneFile<toml::Spanned<toml::Table>> = toml::from_str(text).map_err(|e| InputError::at(file, e))?;
-        return build(scene, text, name, dir).map_err(|e| InputError::at(file, e));
+        return build(scene, text, name, dir, opts).map_err(|e| InputError::at(file, e));
     }
     let scene: SceneFile<toml::Table> = {
         let table: toml::Table = text.parse().map_err(|e| InputError::at(file, e))?;
@@ -201,7 +238,7 @@ pub fn load_str(text: &str, file: &str, name: &str, dir: &Path, sets: &[(String,
         }
         value.try_into().map_err(|e| InputError::at(file, format!("after --set overrides: {e}")))?
     };
-    build(scene, text, name, dir).map_err(|e| InputError::at(file, e))
+    build(scene, text, name, dir, opts).map_err(|e| InputError::at(file, e))
 }
 
 fn apply_set_list(t: &mut toml::Table, sets: &[(String, String)]) -> Result<(), String> {
@@ -255,10 +292,10 @@ fn set_in_value(root: &mut toml::Value, sets: &[(String, String)]) -> Result<(),
     Ok(())
 }
 
-/// Checks each `[solver.<key>]` table with its method's parameters; the message names the table and, when
+/// Parses each `[solver.<key>]` table into its method's parameters; the message names the table and, when
 /// known, the line it starts on.
-fn solver_tables<S: SolverTable>(solver: Option<BTreeMap<String, S>>, text: &str) -> Result<BTreeMap<MethodKey, toml::Table>, String> {
-    let mut out = BTreeMap::new();
+fn solver_tables<S: SolverTable>(solver: Option<BTreeMap<String, S>>, text: &str) -> Result<SolverParams, String> {
+    let mut out = SolverParams::default();
     for (name, s) in solver.unwrap_or_default() {
         let (table, start) = s.into_table();
         let at = match start {
@@ -266,27 +303,40 @@ fn solver_tables<S: SolverTable>(solver: Option<BTreeMap<String, S>>, text: &str
             None => format!("after --set overrides, [solver.{name}]"),
         };
         let key = MethodKey::parse(&name).map_err(|e| format!("{at}: {e}"))?;
-        (crate::methods::registry::entry(key).check_params)(&table).map_err(|e| format!("{at}: {e}"))?;
-        out.insert(key, table);
+        out.insert(key, crate::METHODS.parse_params(key, &table).map_err(|e| format!("{at}: {e}"))?);
     }
     Ok(out)
 }
 
-fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path) -> Result<Model, String> {
+fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path, opts: &LoadOptions) -> Result<Model, String> {
     match s.format {
         None => return Err("missing `format` (write `format = 1` at the top)".into()),
         Some(1) => {}
         Some(v) => return Err(format!("`format = {v}` is not known to this program: the known version is 1")),
     }
-    let w = s.world.unwrap_or(WorldT { gravity: None, dt: None, duration: None, method: None, check_intersections: None });
+    let w = s.world.unwrap_or(WorldT {
+        gravity: None,
+        dt: None,
+        duration: None,
+        method: None,
+        check_intersections: None,
+        check_resolution: None,
+    });
     let gravity = vec3(w.gravity.unwrap_or([0.0, 0.0, -9.81]), "world.gravity")?;
-    let dt = positive(w.dt.unwrap_or(0.01), "world.dt")?;
-    let duration = finite(w.duration.unwrap_or(5.0), "world.duration")?;
+    let dt = positive(opts.dt.or(w.dt).unwrap_or(0.01), "world.dt")?;
+    let duration = finite(opts.duration.or(w.duration).unwrap_or(5.0), "world.duration")?;
     if duration < 0.0 {
         return Err(format!("world.duration must be >= 0, got {duration}"));
     }
-    let method = MethodKey::parse(w.method.as_deref().unwrap_or("lcp")).map_err(|e| format!("world.method: {e}"))?;
+    let method = match opts.method {
+        Some(m) => m,
+        None => MethodKey::parse(w.method.as_deref().unwrap_or("lcp")).map_err(|e| format!("world.method: {e}"))?,
+    };
     let solver = solver_tables(s.solver, text)?;
+    let check_resolution = w.check_resolution.unwrap_or(16);
+    if !(4..=256).contains(&check_resolution) {
+        return Err(format!("world.check_resolution must be in 4..=256, got {check_resolution}"));
+    }
 
     // materials
     let mut materials = vec![Material::default_material()];
@@ -432,7 +482,8 @@ fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path) ->
         dt,
         duration,
         method,
-        check_intersections: w.check_intersections.unwrap_or(false),
+        check_intersections: opts.check_intersections.or(w.check_intersections).unwrap_or(false),
+        check_resolution,
         solver,
         notes: placed.notes,
         materials,
@@ -442,18 +493,7 @@ fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path) ->
         proxies,
         exclusions,
     };
-    #[cfg(test)]
-    if SKIP_METHOD_CHECK.with(|c| c.get()) {
-        return Ok(model);
-    }
-    crate::methods::check_supported(&model)?;
     Ok(model)
-}
-
-#[cfg(test)]
-thread_local! {
-    /// Tests of the loaders set this to load scenes whose joints no method runs yet (this thread only).
-    pub(crate) static SKIP_METHOD_CHECK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 fn rotation_of(rotation: Option<[f64; 4]>, rotation_deg: Option<[f64; 3]>, axis_angle: Option<&AxisAngleT>) -> Result<Quat, String> {

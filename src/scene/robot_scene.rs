@@ -3,7 +3,7 @@
 //! `[[robot]]`, so `--set` overrides and every check apply as to any scene).
 
 use super::robot::{finish_exclusions, joint_listing, place, Placement, Robot};
-use super::{load_str, rotation_of, vec3, AxisAngleT};
+use super::{rotation_of, vec3, AxisAngleT};
 use crate::error::InputError;
 use crate::math::Vec3;
 use crate::model::{Body, Joint, Material, Model};
@@ -107,7 +107,7 @@ pub(super) fn place_all(
 /// `cairn run robot.urdf` / `model.xml`: the file as a scene of its own, with the file's gravity and time step
 /// (MJCF `option`), and for a URDF a static ground whose top is at z = 0 (or just under the robot when it
 /// reaches below 0).
-pub(super) fn load_file(path: &Path, sets: &[(String, String)]) -> Result<Model, InputError> {
+pub(super) fn load_file(path: &Path, opts: &super::LoadOptions) -> Result<Model, InputError> {
     let file = path.display().to_string();
     let robot = read(path).map_err(InputError)?;
     let is_urdf = path.extension().is_some_and(|e| e == "urdf");
@@ -139,7 +139,7 @@ pub(super) fn load_file(path: &Path, sets: &[(String, String)]) -> Result<Model,
     let text = toml::to_string(&scene).map_err(|e| InputError::at(&file, format!("translation failed: {e}")))?;
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("robot");
     let dir = path.parent().unwrap_or(Path::new("."));
-    let mut model = load_str(&text, &file, stem, dir, sets)?;
+    let mut model = super::load_str_with(&text, &file, stem, dir, opts)?;
     model.notes.extend(notes);
     Ok(model)
 }

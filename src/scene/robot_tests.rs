@@ -11,12 +11,9 @@ fn robots() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/robots")
 }
 
-/// Loads a robot file or scene whatever the method can run (limits and motors run nowhere yet).
+/// Loads a robot file or scene.
 fn load(path: &Path) -> Model {
-    scene::SKIP_METHOD_CHECK.with(|c| c.set(true));
-    let m = scene::load(path, &[]);
-    scene::SKIP_METHOD_CHECK.with(|c| c.set(false));
-    m.unwrap_or_else(|e| panic!("{e}"))
+    scene::load(path, &[]).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn body<'a>(m: &'a Model, name: &str) -> &'a crate::model::Body {

@@ -129,7 +129,7 @@ fn overrides_change_values_and_report_bad_paths() {
         ("body.1.mass".into(), "7.0".into()),
     ];
     let m = load_str(&text, "s.toml", "s", Path::new("."), &sets).unwrap();
-    assert_eq!(<crate::methods::lcp::LcpParams as crate::methods::Params>::from_model(&m).unwrap().iterations, 50);
+    assert_eq!(m.solver.get::<crate::methods::lcp::LcpParams>().iterations, 50);
     assert_eq!(m.dt, 0.005);
     assert_eq!(m.bodies[1].mass, 7.0);
     let bad = load_str(&text, "s.toml", "s", Path::new("."), &[("body.9.mass".into(), "1".into())]).unwrap_err().0;

@@ -9,7 +9,6 @@ use cairn::math::eigen;
 use cairn::math::rng::Rng;
 use cairn::methods::abd::friction::Contact;
 use cairn::methods::abd::{affine, barrier, local};
-use cairn::methods::Params;
 
 /// Experiment names, in table order.
 pub const EXPERIMENTS: [&str; 15] = [
@@ -436,7 +435,7 @@ fn ramp(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     let mut ts = Vec::new();
     let mut ss = vec![Vec::new(); cubes.len()];
     let steps = (1.0 / w.model.dt).round() as usize;
-    let eps_v = cairn::methods::abd::AbdParams::from_model(&w.model).map_err(anyhow::Error::msg)?.friction_velocity.unwrap_or(0.0);
+    let eps_v = w.model.solver.get::<cairn::methods::abd::AbdParams>().friction_velocity.unwrap_or(0.0);
     for _ in 0..steps {
         w.step()?;
         if w.state.time > 0.3 {
@@ -512,7 +511,7 @@ rotation_deg = [0.0, 30.0, 0.0]\nposition = [{cx}, 1.5, {cz}]\nvelocity = [{vx},
             slide.push((w.state.bodies[2].x - x0[1]).dot(down));
         }
     }
-    let eps_v = cairn::methods::abd::AbdParams::from_model(&w.model).map_err(anyhow::Error::msg)?.friction_velocity.unwrap_or(0.0);
+    let eps_v = w.model.solver.get::<cairn::methods::abd::AbdParams>().friction_velocity.unwrap_or(0.0);
     let t = ts.last().copied().unwrap_or(0.0) - ts.first().copied().unwrap_or(0.0);
     let creep = rest.last().copied().unwrap_or(0.0) - rest.first().copied().unwrap_or(0.0);
     let expect = 9.81 * (s - mu_k * c);

@@ -15,10 +15,6 @@ use cairn::world::World;
 pub const EXPERIMENTS: [&str; 8] =
     ["joint_pendulum", "joint_chain", "joint_limit", "joint_motor", "joint_slider", "joint_reaction", "joint_energy", "joint_determinism"];
 
-/// The methods whose `cairn validate` table includes the joint experiments (each method adds itself when it
-/// runs every joint kind with limits and motors).
-pub const METHODS: &[&str] = &["lcp", "impulse", "volumetric-penalty", "abd", "implicit-penalty"];
-
 /// Runs joint experiment `name` for the method in `method`.
 pub(crate) fn run(name: &str, method: &Overrides) -> Vec<Row> {
     let r = match name {
@@ -35,9 +31,9 @@ pub(crate) fn run(name: &str, method: &Overrides) -> Vec<Row> {
     r.unwrap_or_else(|e| vec![super::failed(name, e)])
 }
 
-/// The method's name from the overrides (`world.method = "..."`, set first).
+/// The method's name.
 fn method_name(method: &Overrides) -> String {
-    method.0.iter().find(|(k, _)| k == "world.method").map(|(_, v)| v.trim_matches('"').to_string()).unwrap_or_default()
+    method.key().as_str().to_string()
 }
 
 const G: f64 = 9.81;
@@ -294,11 +290,11 @@ fn energy(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     // abd runs this row with its second-order integrator: backward Euler, the source's, is dissipative by design
     // (it loses 24.8% of M g L here), which the 1% bound cannot measure anything about
     let bdf2 = method_name(method) == "abd";
-    let mut sets = method.0.clone();
+    let mut sets = Vec::new();
     if bdf2 {
         sets.push(("solver.abd.integrator".into(), "\"bdf2\"".into()));
     }
-    let mut w = from_text(&text, &Overrides(sets))?;
+    let mut w = from_text(&text, &method.with(&sets))?;
     let e = |w: &World| w.state.kinetic_energy(&w.model) + w.state.potential_energy(&w.model);
     let e0 = e(&w);
     let scale = 2.0 * w.model.bodies[0].mass * G * 2.0 * l;

@@ -2,8 +2,9 @@
 //! and the test suite. Every row has a tolerance that can fail.
 
 use cairn::math::{Mat3, Vec3};
-use cairn::model::Model;
+use cairn::model::{MethodKey, Model};
 use cairn::record::Tracker;
+use cairn::scene::LoadOptions;
 use cairn::world::World;
 use std::path::Path;
 
@@ -48,47 +49,43 @@ pub use impulse::EXPERIMENTS as IMPULSE_EXPERIMENTS;
 /// `volumetric-penalty` runs the shared rows that do not depend on stiff contact (its penalty depth follows
 /// the time step: the shared stacking rows at their 10–17 ms steps measure the source's softness, not an
 /// error), then its source's experiments, which include the stacking, incline and drop rows at its own rates.
-pub fn experiments(method: &str) -> Vec<&'static str> {
+pub fn experiments(method: MethodKey) -> Vec<&'static str> {
     let mut v = method_experiments(method);
-    if joints::METHODS.contains(&method) {
-        v.extend_from_slice(&joints::EXPERIMENTS);
-    }
+    v.extend_from_slice(&joints::EXPERIMENTS);
     v
 }
 
-fn method_experiments(method: &str) -> Vec<&'static str> {
+/// Each method's own list (an exhaustive match: a new method without its list does not compile).
+fn method_experiments(method: MethodKey) -> Vec<&'static str> {
     match method {
-        "volumetric-penalty" => {
+        MethodKey::VolumetricPenalty => {
             let mut v = vec!["free_fall", "tumbling", "resting_box", "determinism"];
             v.extend_from_slice(&volumetric::EXPERIMENTS);
             v
         }
-        "implicit-penalty" => {
+        MethodKey::ImplicitPenalty => {
             let mut v = vec!["free_fall", "tumbling"];
             v.extend_from_slice(&implicit::EXPERIMENTS);
             v.extend_from_slice(&implicit_joints::EXPERIMENTS);
             v
         }
-        "abd" => {
+        MethodKey::Abd => {
             let mut v = vec!["free_fall"];
             v.extend_from_slice(&abd::EXPERIMENTS);
             v
         }
-        _ => {
+        MethodKey::Lcp => EXPERIMENTS.to_vec(),
+        MethodKey::Impulse => {
             let mut v = EXPERIMENTS.to_vec();
-            if method == "impulse" {
-                v.extend_from_slice(&IMPULSE_EXPERIMENTS);
-            }
+            v.extend_from_slice(&IMPULSE_EXPERIMENTS);
             v
         }
     }
 }
 
 /// Runs one experiment by name for `method`, with `--set` style overrides applied to every scene it loads.
-pub fn run_experiment(name: &str, method: &str, sets: &[(String, String)]) -> Vec<Row> {
-    let mut all = method_set(method);
-    all.extend_from_slice(sets);
-    let method = &Overrides(all);
+pub fn run_experiment(name: &str, method: MethodKey, sets: &[(String, String)]) -> Vec<Row> {
+    let method = &Overrides(LoadOptions { method: Some(method), sets: sets.to_vec(), ..Default::default() });
     let r = match name {
         "free_fall" => free_fall(method),
         "tumbling" => tumbling(method),
@@ -112,27 +109,36 @@ pub fn run_experiment(name: &str, method: &str, sets: &[(String, String)]) -> Ve
 }
 
 /// Runs every experiment for `method`.
-pub fn run_all(method: &str, sets: &[(String, String)]) -> Vec<Row> {
+pub fn run_all(method: MethodKey, sets: &[(String, String)]) -> Vec<Row> {
     experiments(method).iter().flat_map(|e| run_experiment(e, method, sets)).collect()
 }
 
-/// The overrides every scene of an experiment is loaded with (the method first).
-struct Overrides(Vec<(String, String)>);
+/// What every scene of an experiment is loaded with: the method and the user's `--set` overrides.
+struct Overrides(LoadOptions);
 
-fn method_set(method: &str) -> Vec<(String, String)> {
-    vec![("world.method".into(), format!("\"{method}\""))]
+impl Overrides {
+    /// The method the experiment runs.
+    fn key(&self) -> MethodKey {
+        self.0.method.unwrap_or(MethodKey::Lcp)
+    }
+
+    /// These overrides and `extra` after them.
+    fn with(&self, extra: &[(String, String)]) -> Overrides {
+        let mut o = self.0.clone();
+        o.sets.extend_from_slice(extra);
+        Overrides(o)
+    }
 }
 
 fn from_text(text: &str, method: &Overrides) -> anyhow::Result<World> {
-    let model = cairn::scene::load_str(text, "<validation scene>", "validation", Path::new("."), &method.0)?;
+    let model = cairn::scene::load_str_with(text, "<validation scene>", "validation", Path::new("."), &method.0)?;
     Ok(World::new(model)?)
 }
 
 fn bundled(name: &str, method: &Overrides, extra: &[(&str, &str)]) -> anyhow::Result<World> {
     let path = cairn::scene::find_scene(name).ok_or_else(|| anyhow::anyhow!("bundled scene `{name}` not found"))?;
-    let mut sets = method.0.clone();
-    sets.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-    Ok(World::new(cairn::scene::load(&path, &sets)?)?)
+    let extra: Vec<(String, String)> = extra.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    Ok(World::new(cairn::scene::load_with(&path, &method.with(&extra).0)?)?)
 }
 
 fn rel(a: f64, b: f64) -> f64 {

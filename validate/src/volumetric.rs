@@ -186,10 +186,14 @@ fn resting(method: &Overrides) -> anyhow::Result<Vec<Row>> {
 pub fn cubedrop_curves(sets: &[(String, String)]) -> anyhow::Result<[Vec<(f64, f64)>; 2]> {
     let mut out = [Vec::new(), Vec::new()];
     for (k, model) in ["\"volume\"", "\"point\""].iter().enumerate() {
-        let mut all = super::method_set("volumetric-penalty");
-        all.extend_from_slice(sets);
+        let mut all = sets.to_vec();
         all.push(("solver.volumetric-penalty.model".into(), model.to_string()));
-        let mut w = bundled("hasegawa_cubedrop", &Overrides(all), &[])?;
+        let o = Overrides(cairn::scene::LoadOptions {
+            method: Some(cairn::model::MethodKey::VolumetricPenalty),
+            sets: all,
+            ..Default::default()
+        });
+        let mut w = bundled("hasegawa_cubedrop", &o, &[])?;
         let i = w.model.body_index("cube").ok_or_else(|| anyhow::anyhow!("no body `cube`"))?;
         for s in 1..=300 {
             w.step()?;
@@ -210,7 +214,7 @@ fn settle_step(curve: &[(f64, f64)], frac: f64) -> Option<usize> {
 }
 
 fn cubedrop(method: &Overrides) -> anyhow::Result<Vec<Row>> {
-    let sets: Vec<(String, String)> = method.0.iter().filter(|(k, _)| k != "world.method").cloned().collect();
+    let sets = method.0.sets.clone();
     let [vol, point] = cubedrop_curves(&sets)?;
     let sv = settle_step(&vol, 1e-3);
     let sp = settle_step(&point, 1e-3);

@@ -9,14 +9,13 @@ use cairn::world::World;
 /// Substeps per frame of the model's method: `volumetric-penalty`'s and `implicit-penalty`'s `substeps` (their
 /// defaults from the frame), 1 for every other method.
 pub(super) fn substeps(model: &cairn::model::Model) -> u32 {
-    use cairn::methods::registry::Params;
     if model.method == cairn::model::MethodKey::ImplicitPenalty {
-        return cairn::methods::implicit::ImplicitParams::from_model(model).map_or(1, |p| p.substeps_for(model.dt));
+        return model.solver.get::<cairn::methods::implicit::ImplicitParams>().substeps_for(model.dt);
     }
     if model.method != cairn::model::MethodKey::VolumetricPenalty {
         return 1;
     }
-    cairn::methods::volumetric::VolumetricParams::from_model(model).map_or(1, |p| p.substeps_for(model.dt))
+    model.solver.get::<cairn::methods::volumetric::VolumetricParams>().substeps_for(model.dt)
 }
 
 /// A unit cube resting on a plane tilted by θ (as scenes/incline.toml), at 100 Hz frames.
@@ -94,12 +93,11 @@ pub(super) fn heavy_on_light(method: &Overrides) -> anyhow::Result<Vec<Row>> {
 [[body]]\nname = \"heavy\"\nmass = 1000.0\nshape = { type = \"box\", size = [1.0, 1.0, 1.0] }\nposition = [0.0, 0.0, 1.5]\n";
     // (deepest over the run, deepest over 1–3 s, largest tilt or sideways drift of a box, final speed)
     let run = |load: bool, substeps: Option<u32>| -> anyhow::Result<(f64, f64, f64, f64)> {
-        let mut sets = method.0.clone();
-        sets.push(("solver.volumetric-penalty.stiffness_from_load".into(), load.to_string()));
+        let mut sets = vec![("solver.volumetric-penalty.stiffness_from_load".to_string(), load.to_string())];
         if let Some(n) = substeps {
             sets.push(("solver.volumetric-penalty.substeps".into(), n.to_string()));
         }
-        let mut w = from_text(text, &Overrides(sets))?;
+        let mut w = from_text(text, &method.with(&sets))?;
         let start: Vec<Vec3> = w.state.bodies.iter().map(|b| b.x).collect();
         let (mut pen, mut late, mut off) = (0.0f64, 0.0f64, 0.0f64);
         for k in 1..=300 {

@@ -1,12 +1,14 @@
 //! The validation experiments of `cairn validate --method lcp`, `impulse` and `volumetric-penalty`: every row
 //! must pass.
 
+use cairn::model::MethodKey;
+
 fn check(experiment: &str) {
     check_method(experiment, "lcp");
 }
 
 fn check_method(experiment: &str, method: &str) {
-    let rows = cairn_validate::run_experiment(experiment, method, &[]);
+    let rows = cairn_validate::run_experiment(experiment, MethodKey::parse(method).unwrap(), &[]);
     assert!(!rows.is_empty());
     for r in &rows {
         assert!(r.pass, "{}: expected {}, measured {} (tolerance {})", r.experiment, r.expected, r.measured, r.tolerance);
@@ -56,14 +58,14 @@ fn deterministic() {
 
 #[test]
 fn unknown_experiment_is_a_failing_row() {
-    let rows = cairn_validate::run_experiment("nonsense", "lcp", &[]);
+    let rows = cairn_validate::run_experiment("nonsense", MethodKey::Lcp, &[]);
     assert_eq!(rows.len(), 1);
     assert!(!rows[0].pass);
 }
 
 #[test]
 fn implicit_penalty_runs_the_shared_free_fall_rows() {
-    let rows = cairn_validate::run_experiment("free_fall", "implicit-penalty", &[]);
+    let rows = cairn_validate::run_experiment("free_fall", MethodKey::ImplicitPenalty, &[]);
     assert_eq!(rows.len(), 4);
     assert!(rows.iter().all(|r| r.pass), "{rows:?}");
 }
@@ -151,7 +153,7 @@ fn impulse_torus_threads_onto_a_peg() {
 /// Every row of `cairn validate --method volumetric-penalty`, one test per experiment.
 #[test]
 fn volumetric_every_row() {
-    for e in cairn_validate::experiments("volumetric-penalty") {
+    for e in cairn_validate::experiments(MethodKey::VolumetricPenalty) {
         check_method(e, "volumetric-penalty");
     }
 }
@@ -166,17 +168,17 @@ fn volumetric_cube_drop_plot_data_has_both_curves() {
 /// their whole durations: minutes on two cores), which `.ci/run` checks through `cairn validate --method abd`.
 #[test]
 fn abd_every_row() {
-    for e in cairn_validate::experiments("abd").into_iter().filter(|e| *e != "abd_stands") {
+    for e in cairn_validate::experiments(MethodKey::Abd).into_iter().filter(|e| *e != "abd_stands") {
         check_method(e, "abd");
     }
 }
 
-/// Every joint experiment for every method that runs joints (validate/src/joints.rs).
+/// Every joint experiment for every method (validate/src/joints.rs).
 #[test]
-fn joint_experiments_pass_for_every_method_that_runs_joints() {
-    for method in cairn_validate::joints::METHODS {
+fn joint_experiments_pass_for_every_method() {
+    for method in MethodKey::ALL {
         for e in cairn_validate::joints::EXPERIMENTS {
-            check_method(e, method);
+            check_method(e, method.as_str());
         }
     }
 }

@@ -25,7 +25,7 @@ use super::system::{Block, System};
 use crate::dynamics::joint::wrap_angle;
 use crate::math::jet::Jet;
 use crate::math::Vec3;
-use crate::methods::JointReading;
+use crate::method::JointReading;
 use crate::model::{BodyKind, JointType, Model, Motor};
 use crate::state::State;
 

@@ -55,8 +55,6 @@ pub mod system;
 #[cfg(test)]
 mod tests;
 
-use super::stages::{stage_enum, Stage};
-use super::{check_finite, Method, StepStats};
 use crate::collision::tri_tri as check;
 use crate::collision::{ccd, culling, distance};
 use crate::error::InputError;
@@ -64,7 +62,9 @@ use crate::error::SimError;
 use crate::geometry::surface;
 use crate::math::eigen;
 use crate::math::Vec3;
-use crate::methods::registry::{param, Params};
+use crate::method::params::{check as param, Params};
+use crate::method::stages::{stage_enum, Stage};
+use crate::method::{check_finite, Method, StepStats};
 use crate::model::MethodKey;
 use crate::model::{BodyKind, Model};
 use crate::state::State;
@@ -183,11 +183,6 @@ pub enum Integrator {
     Bdf2,
 }
 
-/// `abd` runs every joint kind with limits and motors, and haptic proxies: nothing in a loaded scene is refused.
-pub fn supports(_model: &Model) -> Result<(), String> {
-    Ok(())
-}
-
 /// `[solver.abd] hessian`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
 #[serde(try_from = "String")]
@@ -222,7 +217,7 @@ impl TryFrom<String> for Hessian {
 
 /// The registry's constructor.
 pub fn create(model: &Model) -> Result<Box<dyn Method + Send>, InputError> {
-    let params = AbdParams::from_model(model).map_err(|e| InputError::at(&model.name, e))?;
+    let params = model.solver.get::<AbdParams>();
     Ok(Box::new(Abd::new(params, model)))
 }
 
@@ -467,7 +462,7 @@ impl Abd {
     /// The step's carried data from the state: the coordinates and velocities (when they differ from the
     /// workspace's copy, because the run was restored or a body was moved, the pairs culled at q are stale),
     /// κ, and the factorisation's pattern for a fresh workspace.
-    fn carry_in(&mut self, state: &State) {
+    fn carry_in(&mut self, state: &State, c: Carry) {
         let q: Vec<f64> = state.affine.iter().flatten().copied().collect();
         if q != self.q {
             self.pairs_at_q = false;
@@ -476,16 +471,14 @@ impl Abd {
         self.qd.clear();
         self.qd.extend(state.affine_velocity.iter().flatten());
         self.history = None;
-        if let Some(c) = &state.abd {
-            if self.params.integrator == Integrator::Bdf2 {
-                self.history = c.history.clone().filter(|h| h.q == self.q && h.qd == self.qd);
-            }
-            self.kappa = c.kappa;
-            self.kappa_max = c.kappa_max;
-            if !self.system.has_pattern() && !c.pattern.is_empty() {
-                let n = self.dyn_index.iter().flatten().count();
-                self.system.set_pattern(&c.pattern, n);
-            }
+        if self.params.integrator == Integrator::Bdf2 {
+            self.history = c.history.filter(|h| h.q == self.q && h.qd == self.qd);
+        }
+        self.kappa = c.kappa;
+        self.kappa_max = c.kappa_max;
+        if !self.system.has_pattern() && !c.pattern.is_empty() {
+            let n = self.dyn_index.iter().flatten().count();
+            self.system.set_pattern(&c.pattern, n);
         }
     }
 
@@ -500,7 +493,7 @@ impl Abd {
             q: self.q.clone(),
             qd: self.qd.clone(),
         });
-        state.abd = Some(Carry { kappa: self.kappa, kappa_max: self.kappa_max, pattern: self.system.pattern().to_vec(), history });
+        state.carry.put(Carry { kappa: self.kappa, kappa_max: self.kappa_max, pattern: self.system.pattern().to_vec(), history });
     }
 }
 
@@ -517,11 +510,23 @@ impl Method for Abd {
         AbdStage::NAMES
     }
 
-    fn step(&mut self, model: &Model, state: &mut State, dt: f64) -> Result<StepStats, SimError> {
-        if state.abd.is_none() {
-            self.start(model, state, dt)?;
-        } else {
-            self.carry_in(state);
+    /// `abd` steps its affine coordinates: a rigid pose or velocity set from outside becomes an exact rotation
+    /// in them.
+    fn body_moved(&self, _model: &Model, state: &mut State, i: usize) {
+        let s = state.bodies[i];
+        if let Some(a) = state.affine.get_mut(i) {
+            *a = affine::q_from_rigid(s.x, s.q);
+        }
+        if let Some(a) = state.affine_velocity.get_mut(i) {
+            *a = affine::qdot_from_rigid(s.q, s.v, s.w);
+        }
+    }
+
+    fn step(&mut self, model: &Model, state: &mut State) -> Result<StepStats, SimError> {
+        let dt = model.dt;
+        match state.carry.take::<Carry>(state.step)? {
+            None => self.start(model, state, dt)?,
+            Some(c) => self.carry_in(state, c),
         }
         let stats = self.advance(model, state, dt);
         self.carry_out(state);

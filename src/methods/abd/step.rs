@@ -3,7 +3,7 @@
 use super::*;
 use crate::dynamics::integrate::external_wrench;
 use crate::math::{quat_exp, Mat3};
-use crate::methods::stages::StageTimer;
+use crate::method::stages::StageTimer;
 use assemble::GroupTerms;
 use rayon::prelude::*;
 
@@ -535,7 +535,7 @@ impl Abd {
                 let sum = |ks: std::ops::Range<usize>| Vec3::from_array(std::array::from_fn(|r| ks.clone().map(|k| c[k] * xs[k][r]).sum()));
                 let (rel, first) = (sum(0..4), sum(0..if p.edge_edge { 2 } else { 1 }));
                 if rel.length() > 0.0 {
-                    st.contact_points.push(crate::methods::ContactPoint { point: first - 0.5 * rel, normal: rel.normalize() });
+                    st.contact_points.push(crate::method::ContactPoint { point: first - 0.5 * rel, normal: rel.normalize() });
                 }
                 st.normal_impulse += h * barrier::force_magnitude(shape, &xs, d, dh2, self.kappa);
             }

@@ -1,7 +1,7 @@
 //! Tests of the abd step's assembly: its energy is the line search's, and lagged Hessian blocks.
 
 use super::*;
-use crate::methods::Method;
+use crate::method::Method;
 
 /// The assembly returns the same potential and smallest distance as `energy`, to the bit, at a point with
 /// barrier, friction and joint terms in play: the line search takes an accepted first trial's energy from
@@ -17,9 +17,9 @@ fn setup() -> (Abd, Vec<f64>, Vec<f64>) {
 [[joint]]\ntype = \"ball\"\nbody1 = \"c\"\nanchor = [0.5, 0.0, 0.75]\n";
     let model = crate::scene::load_str(text, "t", "t", std::path::Path::new("."), &[]).unwrap();
     let mut state = State::from_model(&model);
-    let mut abd = Abd::new(AbdParams::from_model(&model).unwrap(), &model);
+    let mut abd = Abd::new(model.solver.get::<AbdParams>(), &model);
     for _ in 0..15 {
-        abd.step(&model, &mut state, model.dt).unwrap();
+        abd.step(&model, &mut state).unwrap();
     }
     let q = abd.q.clone();
     // a target off q, so that every term has a gradient

@@ -1,8 +1,7 @@
 //! Tests of the abd method beside the validation rows (tests/validation.rs runs those).
 
 use super::{Abd, AbdParams, Hessian};
-use crate::methods::registry::Params;
-use crate::methods::Method;
+use crate::method::Method;
 use crate::state::State;
 use crate::world::World;
 
@@ -190,10 +189,10 @@ fn an_indefinite_exact_matrix_falls_back_to_the_projection() {
     for (hessian, falls_back) in [("exact", true), ("projected", false)] {
         let model = crate::scene::load(&path, &[("solver.abd.hessian".into(), hessian.into())]).unwrap();
         let mut state = State::from_model(&model);
-        let params = AbdParams::from_model(&model).unwrap();
+        let params = model.solver.get::<AbdParams>();
         assert_eq!(params.hessian == Hessian::Exact, falls_back);
         let mut abd = Abd::new(params, &model);
-        let st = abd.step(&model, &mut state, model.dt).unwrap();
+        let st = abd.step(&model, &mut state).unwrap();
         assert!(st.iterations < 100, "{hessian}: {} iterations", st.iterations);
         assert_eq!(abd.projected_steps > 0, falls_back, "{hessian}: {} steps fell back", abd.projected_steps);
     }

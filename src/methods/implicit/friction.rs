@@ -28,7 +28,7 @@
 //! μs > tan θ > μk, it stood still instead of sliding on at g(sin θ − μk cos θ)).
 //! There is no friction damper: the contact damper acts on the tangential velocity when `tangential_damping` is on.
 //! Sticking springs are implicit (in the system) or explicit (right-hand side, the paper); kinetic friction is
-//! explicit; anchors live in `State::implicit_anchors` between steps.
+//! explicit; anchors live in `State::carry` between steps.
 
 use super::contact::{Hit, Placement};
 use crate::math::Vec3;

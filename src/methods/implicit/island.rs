@@ -6,10 +6,10 @@ use crate::dynamics::integrate::{external_wrench, integrate_pose};
 use crate::dynamics::proxy::Reading;
 use crate::error::SimError;
 use crate::math::Vec3;
+use crate::method::{JointReading, StepStats};
 use crate::methods::implicit::drives::{self, Drive};
 use crate::methods::implicit::joints::{solve_constrained, IslandJoints};
 use crate::methods::implicit::step::Kin;
-use crate::methods::{JointReading, StepStats};
 use crate::model::{BodyKind, Model};
 use crate::state::{BodyState, State};
 

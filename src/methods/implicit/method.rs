@@ -9,13 +9,13 @@ use super::step::{add_pair, add_wrench, finish_rhs, Kin, Side};
 use super::system::{IslandSystem, Solver};
 use super::{FrictionMode, ImplicitParams, Integrator};
 use crate::collision::broad::BroadPhase;
+use crate::dynamics::contact_spring::{damping_ratio_for, reduced_mass};
 use crate::dynamics::integrate::{external_wrench, integrate_pose};
 use crate::error::{InputError, SimError};
 use crate::geometry::fields::{FieldMemory, FieldSettings, Fields};
 use crate::math::Vec3;
-use crate::methods::stages::{stage_enum, Stage, StageTimer};
-use crate::methods::volumetric::{damping_ratio_for, reduced_mass};
-use crate::methods::{check_finite, Method, StepStats};
+use crate::method::stages::{stage_enum, Stage, StageTimer};
+use crate::method::{check_finite, ContactPoint, Method, StepStats};
 use crate::model::{BodyKind, Model};
 use crate::state::State;
 use parry3d_f64::bounding_volume::Aabb;
@@ -359,6 +359,13 @@ impl ImplicitPenalty {
         let mut t = StageTimer::start();
         t.time(ImplicitStage::Collision, || self.detect(model, state));
         let mut pairs = t.time(ImplicitStage::Contact, || self.contacts(model, state));
+        // each penetrating shell point, where it lies, with the field's outward normal there
+        for p in &pairs {
+            for (field, hits) in [(p.a, &p.hits[0]), (p.b, &p.hits[1])] {
+                let x = state.bodies[field].x;
+                stats.contact_points.extend(hits.iter().map(|h| ContactPoint { point: x + h.c.a, normal: h.c.g.normalize_or_zero() }));
+            }
+        }
         for p in &pairs {
             for (k, w) in p.jac.wrench.iter().enumerate() {
                 if !crate::math::finite3(*w) {
@@ -409,11 +416,12 @@ impl Method for ImplicitPenalty {
         ImplicitStage::NAMES
     }
 
-    /// The friction anchors live in `State::implicit_anchors` between steps; the step borrows them. The scene's
+    /// The friction anchors live in `State::carry` between steps; the step borrows them. The scene's
     /// step is `substeps` steps of h = dt/substeps, each at its own time (loads); the statistics are the largest
     /// counts and depths, the summed impulses and stage times.
-    fn step(&mut self, model: &Model, state: &mut State, dt: f64) -> Result<StepStats, SimError> {
-        self.anchors = std::mem::take(&mut state.implicit_anchors);
+    fn step(&mut self, model: &Model, state: &mut State) -> Result<StepStats, SimError> {
+        let dt = model.dt;
+        self.anchors = state.carry.take_or_default(state.step)?;
         let n = self.params.substeps_for(dt);
         self.h = dt / n as f64;
         let t0 = state.time;
@@ -430,7 +438,7 @@ impl Method for ImplicitPenalty {
             }
         }
         state.time = t0;
-        state.implicit_anchors = std::mem::take(&mut self.anchors);
+        state.carry.put(std::mem::take(&mut self.anchors));
         r.map(|_| total)
     }
 }
@@ -457,6 +465,7 @@ fn merge_substep(total: &mut StepStats, s: StepStats, w: f64) {
         }
     }
     total.contacts = total.contacts.max(s.contacts);
+    total.contact_points = s.contact_points;
     total.islands = total.islands.max(s.islands);
     total.max_penetration = total.max_penetration.max(s.max_penetration);
     total.normal_impulse += s.normal_impulse;

@@ -23,7 +23,7 @@
 //! - the force and torque gradients (eqs. 24–40) and the damping ones (eqs. 42–51) → `gradients::Jacobian`
 //!   (`pos` in x and θ, `vel` in v and ω).
 //! - N0 (eq. 77) → `ImplicitParams::n0`.
-//! - the anchors of [14] (§4) → friction.rs, carried in `State::implicit_anchors`.
+//! - the anchors of [14] (§4) → friction.rs, carried in `State::carry`.
 //! - joints, C̈ + αĊ + βC = 0, the Schur complement and SVD (§5, eqs. 52–64) → joints.rs, island.rs; the PD servo
 //!   (eq. 65) and proxies → drives.rs.
 
@@ -39,20 +39,14 @@ pub mod system;
 pub mod verify;
 
 use crate::error::InputError;
-use crate::methods::registry::{param, Params};
-use crate::methods::Method;
+use crate::method::params::{check as param, Params};
+use crate::method::Method;
 use crate::model::{MethodKey, Model};
 pub use method::{ImplicitPenalty, ImplicitStage};
 
-/// `implicit-penalty` runs every joint (ball, hinge, prismatic, fixed) with limits and PD motors (joints.rs,
-/// drives.rs) and haptic proxies (drives.rs).
-pub fn supports(_model: &Model) -> Result<(), String> {
-    Ok(())
-}
-
 /// The registry's constructor: builds the fields and shells of every body.
 pub fn create(model: &Model) -> Result<Box<dyn Method + Send>, InputError> {
-    let params = ImplicitParams::from_model(model).map_err(|e| InputError::at(&model.name, e))?;
+    let params = model.solver.get::<ImplicitParams>();
     Ok(Box::new(ImplicitPenalty::new(params, model)?))
 }
 

@@ -22,15 +22,14 @@
 //!   limit) are set to zero at the new poses, by the same Gauss–Seidel passes on the velocities.
 //!
 //! What each joint applied to body 1 (the sum of its impulses over the step, divided by h) is the step's
-//! [`crate::methods::StepStats::joints`].
+//! [`crate::method::StepStats::joints`].
 
 use super::Impulse;
 use crate::dynamics::integrate::{integrate_pose, inv_inertia_world};
 use crate::dynamics::joint::{initial_targets, wrap_angle, JointPose, MotorTarget, Row};
+use crate::dynamics::joint_block::{JRow, JointBlock};
 use crate::math::{Mat3, Quat, Vec3};
-use crate::methods::lcp::block::JointBlock;
-use crate::methods::lcp::joints::JRow;
-use crate::methods::JointReading;
+use crate::method::JointReading;
 use crate::model::{BodyKind, JointType, Model};
 use crate::state::{BodyState, State};
 

@@ -73,9 +73,9 @@ use crate::collision::narrow::Collision;
 use crate::dynamics::proxy::ImpulseCoupling;
 use crate::error::{InputError, SimError};
 use crate::math::{Mat3, Vec3};
-use crate::methods::registry::{param, Params};
-use crate::methods::stages::{stage_enum, Stage, StageTimer};
-use crate::methods::{check_finite, Method, StepStats};
+use crate::method::params::{check as param, Params};
+use crate::method::stages::{stage_enum, Stage, StageTimer};
+use crate::method::{check_finite, Method, StepStats};
 use crate::model::{MethodKey, Model};
 use crate::state::State;
 use law::Coefficients;
@@ -191,15 +191,9 @@ impl<'de> serde::Deserialize<'de> for FrictionModel {
     }
 }
 
-/// `impulse` runs haptic proxies (their coupling as an external impulse in the velocity update) and every joint
-/// type with limits and PD motors (joints.rs).
-pub fn supports(_model: &Model) -> Result<(), String> {
-    Ok(())
-}
-
 /// The registry's constructor.
 pub fn create(model: &Model) -> Result<Box<dyn Method + Send>, InputError> {
-    let params = ImpulseParams::from_model(model).map_err(|e| InputError::at(&model.name, e))?;
+    let params = model.solver.get::<ImpulseParams>();
     Ok(Box::new(Impulse::new(params)))
 }
 
@@ -387,9 +381,9 @@ impl Method for Impulse {
 
     /// The persistent contact manifolds live in `State::contacts` between steps; the step borrows them for its
     /// duration.
-    fn step(&mut self, model: &Model, state: &mut State, h: f64) -> Result<StepStats, SimError> {
+    fn step(&mut self, model: &Model, state: &mut State) -> Result<StepStats, SimError> {
         self.collision.borrow_pairs(state);
-        let r = self.stages(model, state, h);
+        let r = self.stages(model, state, model.dt);
         self.collision.return_pairs(state);
         r
     }

@@ -8,7 +8,7 @@ use crate::dynamics::integrate::{apply_load, external_wrench, integrate_pose, in
 use crate::dynamics::proxy::ImpulseCoupling;
 use crate::error::SimError;
 use crate::math::Vec3;
-use crate::methods::{check_finite, StepStats};
+use crate::method::{check_finite, StepStats};
 use crate::model::{BodyKind, Model};
 use crate::state::State;
 
@@ -66,7 +66,7 @@ impl Impulse {
                 let x = pred.bodies[g.a as usize].x;
                 points[g.first as usize..(g.first + g.len) as usize]
                     .iter()
-                    .map(move |p| crate::methods::ContactPoint { point: x + p.ra, normal: p.n })
+                    .map(move |p| crate::method::ContactPoint { point: x + p.ra, normal: p.n })
             })
             .collect();
     }

@@ -22,7 +22,8 @@
 
 use super::lanes::{mat_vec, Lane, A4, V4};
 use super::pgs::{larger, sweep as scalar_sweep};
-use super::{Rows, SBody, Vel};
+use super::{Rows, SBody};
+use crate::dynamics::joint_block::Vel;
 
 /// Lanes per batch.
 const L: usize = 4;

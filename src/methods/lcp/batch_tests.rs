@@ -6,7 +6,6 @@ use super::batch::{lanes_available, Batches};
 use super::pgs::sweep;
 use super::pgs::{layer_row, make_rows};
 use super::*;
-use crate::methods::registry::Params;
 use std::path::Path;
 
 /// The dynamics-pass rows and velocities of `scene` (a bundled scene) after `steps` steps under `lcp`, with the
@@ -15,9 +14,9 @@ fn rows_of(scene: &str, steps: usize, frozen_below: u32) -> (Lcp, Vec<Rows>, Vec
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes").join(format!("{scene}.toml"));
     let model = crate::scene::load(&path, &[]).unwrap();
     let mut state = State::from_model(&model);
-    let mut lcp = Lcp::new(LcpParams::from_model(&model).unwrap());
+    let mut lcp = Lcp::new(model.solver.get::<LcpParams>());
     for _ in 0..steps {
-        lcp.step(&model, &mut state, model.dt).unwrap();
+        lcp.step(&model, &mut state).unwrap();
         state.time += model.dt;
         state.step += 1;
     }
@@ -172,12 +171,11 @@ fn steps_are_the_same_bits_batched_or_not() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes").join(format!("{scene}.toml"));
         let model = crate::scene::load(&path, &[]).unwrap();
         let (mut s1, mut s2) = (State::from_model(&model), State::from_model(&model));
-        let (mut batched, mut scalar) =
-            (Lcp::new(LcpParams::from_model(&model).unwrap()), Lcp::new(LcpParams::from_model(&model).unwrap()));
+        let (mut batched, mut scalar) = (Lcp::new(model.solver.get::<LcpParams>()), Lcp::new(model.solver.get::<LcpParams>()));
         scalar.work.batches.off = true;
         for k in 0..steps {
             for (lcp, s) in [(&mut batched, &mut s1), (&mut scalar, &mut s2)] {
-                lcp.step(&model, s, model.dt).unwrap();
+                lcp.step(&model, s).unwrap();
                 s.time += model.dt;
                 s.step += 1;
             }
@@ -201,9 +199,9 @@ fn layer_rows_are_the_rows_built_afresh() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes").join("pyramid20.toml");
     let model = crate::scene::load(&path, &[]).unwrap();
     let mut state = State::from_model(&model);
-    let mut lcp = Lcp::new(LcpParams::from_model(&model).unwrap());
+    let mut lcp = Lcp::new(model.solver.get::<LcpParams>());
     for _ in 0..20 {
-        lcp.step(&model, &mut state, model.dt).unwrap();
+        lcp.step(&model, &mut state).unwrap();
         state.time += model.dt;
         state.step += 1;
     }

@@ -40,7 +40,7 @@ impl Lcp {
         let n = model.bodies.len();
         self.stiff.clear();
         self.stiff.resize(n, Mat3::ZERO);
-        if !self.params.geometric_stiffness || model.joints.is_empty() || state.lcp_joints.len() != model.joints.len() {
+        if !self.params.geometric_stiffness || model.joints.is_empty() || self.joint_warm.len() != model.joints.len() {
             return;
         }
         let mut rows = std::mem::take(&mut self.row_buf);
@@ -48,7 +48,7 @@ impl Lcp {
             let pose = JointPose::of(model, j, &state.bodies);
             rows.clear();
             pose.bilateral_rows(j.kind, &mut rows);
-            let warm = &state.lcp_joints[k].impulse;
+            let warm = &self.joint_warm[k].impulse;
             // the linear impulse the joint's rows applied to each side over the previous step
             let mut p = [Vec3::ZERO; 2];
             for (slot, r) in rows.iter().enumerate() {

@@ -4,7 +4,7 @@
 
 use crate::dynamics::joint::{coordinates, JointPose};
 use crate::math::{Quat, Vec3};
-use crate::methods::StepStats;
+use crate::method::StepStats;
 use crate::World;
 
 const ROD: &str = "shape = { type = \"box\", size = [0.05, 0.05, 1.0] }";

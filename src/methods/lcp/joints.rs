@@ -19,11 +19,12 @@
 //!   impulse bounded by ±max_force·h over the step. With shock propagation the step's impulse is split between
 //!   the two passes, so the second pass's row counts the first pass's impulse in γλ and in the bound.
 
-use super::{Lcp, SBody, Vel};
+use super::{Lcp, SBody};
 use crate::dynamics::integrate::integrate_pose;
 use crate::dynamics::joint::{path_target, wrap_angle, JointPose, Row};
+use crate::dynamics::joint_block::JRow;
 use crate::math::{Mat3, Vec3};
-use crate::methods::JointReading;
+use crate::method::JointReading;
 use crate::model::{JointType, Model};
 use crate::state::State;
 
@@ -38,42 +39,6 @@ const MOTOR: usize = 8;
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct JointWarm {
     pub impulse: [[f64; JOINT_SLOTS]; 2],
-}
-
-/// One scalar joint row between solver bodies `a` and `b` (`b` is the world slot for a joint to the world):
-/// w = J u + bias + γλ, λ ∈ [lo, hi].
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct JRow {
-    pub a: u32,
-    pub b: u32,
-    pub joint: u32,
-    pub slot: u32,
-    pub lin: [Vec3; 2],
-    pub ang: [Vec3; 2],
-    /// M⁻¹Jᵀ: linear and angular parts per side (zero for a fixed or frozen side).
-    pub ml: [Vec3; 2],
-    pub mi: [Vec3; 2],
-    pub inv_diag: f64,
-    pub gamma: f64,
-    pub bias: f64,
-    pub lo: f64,
-    pub hi: f64,
-    pub lambda: f64,
-}
-
-impl JRow {
-    #[inline]
-    pub fn jv(&self, ba: &Vel, bb: &Vel) -> f64 {
-        self.lin[0].dot(ba.v) + self.ang[0].dot(ba.w) + self.lin[1].dot(bb.v) + self.ang[1].dot(bb.w)
-    }
-
-    #[inline]
-    pub fn apply(&self, d: f64, ba: &mut Vel, bb: &mut Vel) {
-        ba.v += self.ml[0] * d;
-        ba.w += self.mi[0] * d;
-        bb.v += self.ml[1] * d;
-        bb.w += self.mi[1] * d;
-    }
 }
 
 /// What one row needs besides its Jacobian.
@@ -145,7 +110,7 @@ impl Lcp {
             };
             ahead.clear();
             JointPose::at(model, j, predicted(j.body1), j.body2.map(predicted)).bilateral_rows(j.kind, &mut ahead);
-            let warm = if self.params.warm_start { state.lcp_joints.get(k).map(|w| w.impulse[pass]) } else { None };
+            let warm = if self.params.warm_start { self.joint_warm.get(k).map(|w| w.impulse[pass]) } else { None };
             let start = out.len();
             buf.clear();
             pose.bilateral_rows(j.kind, &mut buf);

@@ -7,9 +7,9 @@
 
 use super::batch::Batches;
 use super::pgs::{sweep, warm};
-use super::{Lcp, LcpParams, Rows, Vel};
-use crate::methods::registry::Params;
-use crate::methods::StepStats;
+use super::{Lcp, LcpParams, Rows};
+use crate::dynamics::joint_block::Vel;
+use crate::method::StepStats;
 use crate::model::Model;
 use crate::state::State;
 
@@ -26,7 +26,7 @@ impl SweepKernel {
     /// The next step's dynamics-pass rows from `state` with the scene's `lcp` parameters (warm-started as in a
     /// step); `state` is left as it was, its pair cache refreshed.
     pub fn new(model: &Model, state: &mut State) -> Result<SweepKernel, String> {
-        let params = LcpParams::from_model(model)?;
+        let params = model.solver.get::<LcpParams>();
         let mut lcp = Lcp::new(params);
         let h = model.dt;
         let mut stats = StepStats::default();

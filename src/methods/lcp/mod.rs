@@ -30,7 +30,6 @@
 mod batch;
 #[cfg(test)]
 mod batch_tests;
-pub(crate) mod block;
 mod geometric;
 #[cfg(test)]
 mod joint_tests;
@@ -45,13 +44,14 @@ mod tests;
 
 use crate::collision::narrow::{Collision, ContactData};
 use crate::dynamics::graph::{GraphWork, StackAnalysis};
+use crate::dynamics::joint_block::{JRow, Vel};
 use crate::dynamics::proxy::ImpulseCoupling;
 use crate::error::InputError;
 use crate::error::SimError;
 use crate::math::{Mat3, Vec3};
-use crate::methods::registry::{param, Params};
-use crate::methods::stages::{stage_enum, Stage, StageTimer};
-use crate::methods::{Method, StepStats};
+use crate::method::params::{check as param, Params};
+use crate::method::stages::{stage_enum, Stage, StageTimer};
+use crate::method::{Method, StepStats};
 use crate::model::MethodKey;
 use crate::model::Model;
 use crate::state::State;
@@ -145,15 +145,9 @@ impl Params for LcpParams {
     }
 }
 
-/// `lcp` runs haptic proxies (their coupling as an external impulse) and every joint type of the scene format
-/// with limits and PD motors (methods/lcp/joints.rs).
-pub fn supports(_model: &Model) -> Result<(), String> {
-    Ok(())
-}
-
 /// The registry's constructor.
 pub fn create(model: &Model) -> Result<Box<dyn Method + Send>, InputError> {
-    let params = LcpParams::from_model(model).map_err(|e| InputError::at(&model.name, e))?;
+    let params = model.solver.get::<LcpParams>();
     Ok(Box::new(Lcp::new(params)))
 }
 
@@ -181,22 +175,6 @@ impl SBody {
         unsafe { std::slice::from_raw_parts(b.as_ptr().cast::<[f64; 10]>(), b.len()) }
     }
 }
-
-/// Velocity of a solver body (or, in the correction solve, its displacement); kept apart from the masses so
-/// that the sweeps touch as little memory as possible.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-#[repr(C)]
-pub(crate) struct Vel {
-    v: Vec3,
-    w: Vec3,
-}
-
-// `Vel` is six f64 in the order v.x, v.y, v.z, w.x, w.y, w.z (what `Vel::flat` relies on)
-const _: () = {
-    use std::mem::{align_of, offset_of, size_of};
-    assert!(size_of::<Vel>() == 48 && align_of::<Vel>() == 8 && offset_of!(Vel, w) == 24);
-    assert!(size_of::<Vec3>() == 24 && offset_of!(Vec3, x) == 0 && offset_of!(Vec3, y) == 8 && offset_of!(Vec3, z) == 16);
-};
 
 impl Vel {
     /// The velocities as rows of six f64 (v, then w), for the batched sweep's transposes.
@@ -287,7 +265,7 @@ pub struct Lcp {
     order: Vec<u32>,
     impulses: Vec<ContactData>,
     /// Joint rows of the current pass or layer, and the shared kinematics' row buffer.
-    jrows: Vec<joints::JRow>,
+    jrows: Vec<JRow>,
     /// The solves' workspace: the factored block of the joints' bilateral rows, the contact batches.
     work: pgs::SolveWork,
     row_buf: Vec<crate::dynamics::joint::Row>,
@@ -301,7 +279,9 @@ pub struct Lcp {
     /// applied to body 1 (impulse and angular impulse about its centre of mass) with the lever arm from its
     /// anchor to its centre of mass.
     joint_imp: Vec<JointWarm>,
-    joint_readings: Vec<crate::methods::JointReading>,
+    /// The previous step's joint impulses, the warm start (what `lcp` carries between steps, in `State::carry`).
+    joint_warm: Vec<JointWarm>,
+    joint_readings: Vec<crate::method::JointReading>,
     joint_arm: Vec<Vec3>,
     /// h²K̃ per body: the geometric stiffness of the joint forces it carries (geometric.rs).
     stiff: Vec<Mat3>,
@@ -365,6 +345,7 @@ impl Lcp {
             all_edges: Vec::new(),
             joint_order: Vec::new(),
             joint_imp: Vec::new(),
+            joint_warm: Vec::new(),
             joint_readings: Vec::new(),
             joint_arm: Vec::new(),
             stiff: Vec::new(),
@@ -390,12 +371,14 @@ impl Method for Lcp {
         LcpStage::NAMES
     }
 
-    /// The persistent contact manifolds (warm-start impulses) live in `State::contacts` between steps; the
-    /// step borrows them for its duration.
-    fn step(&mut self, model: &Model, state: &mut State, h: f64) -> Result<StepStats, SimError> {
+    /// The persistent contact manifolds (warm-start impulses) live in `State::contacts` between steps, the
+    /// joints' warm starts in `State::carry`; the step borrows them for its duration.
+    fn step(&mut self, model: &Model, state: &mut State) -> Result<StepStats, SimError> {
+        self.joint_warm = state.carry.take_or_default(state.step)?;
         self.collision.borrow_pairs(state);
-        let r = self.stages(model, state, h);
+        let r = self.stages(model, state, model.dt);
         self.collision.return_pairs(state);
+        state.carry.put(std::mem::take(&mut self.joint_warm));
         r
     }
 }

@@ -1,10 +1,9 @@
 //! The projected Gauss-Seidel solver of `lcp`: the rows of a contact point, the sweeps and the merit θ.
 
 use super::batch::Batches;
-use super::block::JointBlock;
-use super::joints::JRow;
-use super::{Rows, SBody, Vel};
+use super::{Rows, SBody};
 use crate::collision::narrow::Contact;
+use crate::dynamics::joint_block::{JRow, JointBlock, Vel};
 use crate::math::Vec3;
 use crate::state::State;
 

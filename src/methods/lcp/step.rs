@@ -2,12 +2,13 @@
 //! correction and row building they share.
 
 use super::pgs::{layer_row, lever_arms, make_rows, merit, solve, warm, warm_joints, SideTerms};
-use super::{Lcp, Rows, SBody, Vel};
+use super::{Lcp, Rows, SBody};
 use crate::collision::narrow::ContactData;
 use crate::dynamics::integrate::{apply_load, external_wrench, integrate_pose, inv_inertia_world};
+use crate::dynamics::joint_block::Vel;
 use crate::error::SimError;
 use crate::math::{quat_exp, tangent_basis, Mat3, Vec3};
-use crate::methods::{check_finite, ContactPoint, StepStats};
+use crate::method::{check_finite, ContactPoint, StepStats};
 use crate::model::{BodyKind, Model};
 use crate::state::State;
 
@@ -276,8 +277,8 @@ impl Lcp {
             self.correct(model, state, &[], &jorder);
             self.joint_order = jorder;
         }
-        state.lcp_joints.clear();
-        state.lcp_joints.extend_from_slice(&self.joint_imp);
+        self.joint_warm.clear();
+        self.joint_warm.extend_from_slice(&self.joint_imp);
         for ci in 0..self.collision.contacts.len() {
             let data = self.impulses[ci];
             self.collision.store(ci, data);

@@ -64,7 +64,7 @@ fn a_non_finite_value_stops_the_run_naming_body_step_and_stage() {
     let mut lcp = Lcp::new(LcpParams::default());
     let mut state = State::from_model(&model);
     state.bodies[1].v.x = f64::NAN;
-    let e = lcp.step(&model, &mut state, 0.01).unwrap_err().to_string();
+    let e = lcp.step(&model, &mut state).unwrap_err().to_string();
     assert!(e.contains("body `b`") && e.contains("step 0") && e.contains("stage"), "{e}");
 }
 
@@ -79,7 +79,7 @@ fn pgs_merit_decreases_on_a_frictionless_stack() {
         let params = LcpParams { iterations: it, normal_sweeps: 0, warm_start: false, shock_propagation: false, ..LcpParams::default() };
         let mut lcp = Lcp::new(params);
         let mut s = State::from_model(&m);
-        thetas.push(lcp.step(&m, &mut s, 0.01).unwrap().residual);
+        thetas.push(lcp.step(&m, &mut s).unwrap().residual);
     }
     assert!(thetas.windows(2).all(|w| w[1] <= w[0]), "θ not decreasing: {thetas:?}");
     assert!(thetas[3] < 1e-3 * thetas[0], "θ barely decreases: {thetas:?}");
@@ -102,7 +102,7 @@ fn balls_above_a_landed_layer_keep_falling() {
     let mut lcp = Lcp::new(LcpParams::default());
     let mut s = State::from_model(&m);
     for _ in 0..30 {
-        lcp.step(&m, &mut s, m.dt).unwrap();
+        lcp.step(&m, &mut s).unwrap();
         s.time += m.dt;
         s.step += 1;
     }
@@ -125,7 +125,7 @@ fn a_walled_ball_pile_gains_no_energy() {
     let e0 = energy(&s);
     let mut worst = f64::NEG_INFINITY;
     for _ in 0..200 {
-        lcp.step(&m, &mut s, m.dt).unwrap();
+        lcp.step(&m, &mut s).unwrap();
         s.time += m.dt;
         s.step += 1;
         worst = worst.max(energy(&s) - e0);
@@ -144,7 +144,7 @@ fn a_settled_ball_pile_has_no_bursts() {
     let mut s = State::from_model(&m);
     let mut worst = 0.0f64;
     for k in 0..800 {
-        lcp.step(&m, &mut s, m.dt).unwrap();
+        lcp.step(&m, &mut s).unwrap();
         s.time += m.dt;
         s.step += 1;
         if k >= 400 {

@@ -1,8 +1,9 @@
 //! The gains of a contact: the spring of eq. (8) and its load-following law, the dampers and the friction
 //! gains (stiffness.rs gives the rules; this is where `Volumetric` applies them to a piece pair).
 
-use super::{damping_ratio_for, reduced_mass, stiffness, Volumetric};
+use super::{stiffness, Volumetric};
 use crate::dynamics::collision_matrix::collision_matrix_at as collision_matrix;
+use crate::dynamics::contact_spring::{damping_ratio_for, reduced_mass};
 use crate::math::Vec3;
 use crate::methods::volumetric::friction::Gains;
 use crate::model::Model;

@@ -141,8 +141,8 @@ impl Joints {
     }
 
     /// The frame's readings, one per joint: the impulses summed over the frame, over its `dt`.
-    pub fn readings(&self, dt: f64) -> Vec<crate::methods::JointReading> {
-        self.impulse.iter().map(|(f, t)| crate::methods::JointReading { force: *f / dt, torque: *t / dt }).collect()
+    pub fn readings(&self, dt: f64) -> Vec<crate::method::JointReading> {
+        self.impulse.iter().map(|(f, t)| crate::method::JointReading { force: *f / dt, torque: *t / dt }).collect()
     }
 
     /// The joint forces of one substep of `h`: the velocities of the jointed bodies in `state` (already kicked by

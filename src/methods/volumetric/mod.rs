@@ -54,46 +54,17 @@ use crate::dynamics::proxy::{coupling, Reading};
 use crate::error::{InputError, SimError};
 use crate::geometry::polytope::{Plane, Polytope};
 use crate::math::Vec3;
-use crate::methods::registry::Params;
-use crate::methods::stages::{stage_enum, Stage, StageTimer};
-use crate::methods::{check_finite, Method, StepStats};
+use crate::method::stages::{stage_enum, Stage, StageTimer};
+use crate::method::{check_finite, Method, StepStats};
 use crate::model::{BodyKind, Model};
 use crate::state::State;
 use friction::Anchor;
 use parry3d_f64::bounding_volume::{Aabb, BoundingVolume};
 
-/// `volumetric-penalty` runs haptic proxies and every joint (ball, hinge, prismatic, fixed), with limits and
-/// motors (joints.rs).
-pub fn supports(_model: &Model) -> Result<(), String> {
-    Ok(())
-}
-
 /// The registry's constructor.
 pub fn create(model: &Model) -> Result<Box<dyn Method + Send>, InputError> {
-    let params = VolumetricParams::from_model(model).map_err(|e| InputError::at(&model.name, e))?;
+    let params = model.solver.get::<VolumetricParams>();
     Ok(Box::new(Volumetric::new(params, model)?))
-}
-
-/// Reduced mass of a pair; the finite mass when the other body does not move.
-pub fn reduced_mass(model: &Model, a: usize, b: usize) -> f64 {
-    let m = |i: usize| if model.bodies[i].kind == BodyKind::Dynamic { model.bodies[i].mass } else { f64::INFINITY };
-    let (ma, mb) = (m(a), m(b));
-    if ma.is_infinite() {
-        mb
-    } else if mb.is_infinite() {
-        ma
-    } else {
-        ma * mb / (ma + mb)
-    }
-}
-
-/// The damping ratio that gives restitution `e` to a linear spring–damper contact.
-pub fn damping_ratio_for(e: f64) -> f64 {
-    if e <= 0.0 {
-        return 1.0;
-    }
-    let l = e.ln();
-    -l / (std::f64::consts::PI * std::f64::consts::PI + l * l).sqrt()
 }
 
 /// Eq. (1)'s normal gives way to EPA's where the intersection is more than this many times thicker along it
@@ -141,7 +112,7 @@ pub struct Volumetric {
     anchors: Vec<((u32, u32, u32, u32), Anchor)>,
     next_anchors: Vec<((u32, u32, u32, u32), Anchor)>,
     /// The step's contact points (centres of pressure) and normals, for `StepStats::contact_points`.
-    contact_points: Vec<crate::methods::ContactPoint>,
+    contact_points: Vec<crate::method::ContactPoint>,
     world_a: (Vec<Plane>, Vec<Vec3>),
     world_b: (Vec<Plane>, Vec<Vec3>),
     ws: Workspace,
@@ -397,7 +368,7 @@ impl Volumetric {
             self.force[a] -= f;
             self.torque[a] -= (patch.point - sa.x).cross(f) + tau_n;
             active += 1;
-            self.contact_points.push(crate::methods::ContactPoint { point: patch.point, normal: patch.normal });
+            self.contact_points.push(crate::method::ContactPoint { point: patch.point, normal: patch.normal });
             sum_n += patch.force;
             sum_t += ft.length();
         }
@@ -526,11 +497,12 @@ impl Method for Volumetric {
         VolumetricStage::NAMES
     }
 
-    /// The friction anchors live in `State::anchors` between steps; the step borrows them for its duration.
-    fn step(&mut self, model: &Model, state: &mut State, dt: f64) -> Result<StepStats, SimError> {
-        self.anchors = std::mem::take(&mut state.anchors);
-        let r = self.stages(model, state, dt);
-        state.anchors = std::mem::take(&mut self.anchors);
+    /// The friction anchors (by piece pair, sorted) live in `State::carry` between steps; the step borrows them
+    /// for its duration.
+    fn step(&mut self, model: &Model, state: &mut State) -> Result<StepStats, SimError> {
+        self.anchors = state.carry.take_or_default(state.step)?;
+        let r = self.stages(model, state, model.dt);
+        state.carry.put(std::mem::take(&mut self.anchors));
         r
     }
 }

@@ -1,6 +1,6 @@
 //! `[solver.volumetric-penalty]`: the method's parameters.
 
-use crate::methods::registry::{param, Params};
+use crate::method::params::{check as param, Params};
 use crate::model::MethodKey;
 
 /// Where the penalty acts.

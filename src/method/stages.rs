@@ -3,7 +3,7 @@
 //! and the slot of [`StepStats::stage_seconds`] a stage's wall time goes to. A [`StageTimer`] charges wall
 //! time to a stage of that enum, never to a bare index, so that reordering the names cannot mislabel timings.
 
-use crate::methods::{StepStats, MAX_STAGES};
+use super::{StepStats, MAX_STAGES};
 use std::marker::PhantomData;
 use std::time::Instant;
 
@@ -20,8 +20,8 @@ pub trait Stage: Copy {
 }
 
 /// Declares a method's stage enum: each variant with its name, in timing order. The enum gets
-/// [`Stage`](crate::methods::stages::Stage), whose `NAMES` list the names in declaration order and whose
-/// `index` is the variant's position; at most [`MAX_STAGES`](crate::methods::MAX_STAGES) stages.
+/// [`Stage`](crate::method::stages::Stage), whose `NAMES` list the names in declaration order and whose
+/// `index` is the variant's position; at most [`MAX_STAGES`](crate::method::MAX_STAGES) stages.
 macro_rules! stage_enum {
     ($(#[$meta:meta])* $vis:vis enum $name:ident { $($(#[$vmeta:meta])* $variant:ident = $label:literal),+ $(,)? }) => {
         $(#[$meta])*
@@ -30,14 +30,14 @@ macro_rules! stage_enum {
             $($(#[$vmeta])* $variant),+
         }
 
-        impl $crate::methods::stages::Stage for $name {
+        impl $crate::method::stages::Stage for $name {
             const NAMES: &'static [&'static str] = &[$($label),+];
             fn index(self) -> usize {
                 self as usize
             }
         }
 
-        const _: () = assert!(<$name as $crate::methods::stages::Stage>::NAMES.len() <= $crate::methods::MAX_STAGES);
+        const _: () = assert!(<$name as $crate::method::stages::Stage>::NAMES.len() <= $crate::method::MAX_STAGES);
     };
 }
 pub(crate) use stage_enum;

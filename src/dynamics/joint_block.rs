@@ -18,9 +18,60 @@
 //! Symbols: L_kk (a node's lower Cholesky factor, `diag`), L_jk = A_jk L_kk⁻ᵀ for a later neighbour j (`off`,
 //! rows of j × columns of k), `later` (each node's neighbours eliminated after it, fill included).
 
-use super::joints::JRow;
-use super::Vel;
+use crate::math::Vec3;
 use std::collections::BTreeSet;
+
+/// Velocity of a solver body (or, in the correction solve, its displacement); kept apart from the masses so
+/// that the sweeps touch as little memory as possible.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[repr(C)]
+pub(crate) struct Vel {
+    pub v: Vec3,
+    pub w: Vec3,
+}
+
+// `Vel` is six f64 in the order v.x, v.y, v.z, w.x, w.y, w.z (what `Vel::flat` relies on)
+const _: () = {
+    use std::mem::{align_of, offset_of, size_of};
+    assert!(size_of::<Vel>() == 48 && align_of::<Vel>() == 8 && offset_of!(Vel, w) == 24);
+    assert!(size_of::<Vec3>() == 24 && offset_of!(Vec3, x) == 0 && offset_of!(Vec3, y) == 8 && offset_of!(Vec3, z) == 16);
+};
+
+/// One scalar joint row between solver bodies `a` and `b` (`b` is the world slot for a joint to the world):
+/// w = J u + bias + γλ, λ ∈ [lo, hi].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct JRow {
+    pub a: u32,
+    pub b: u32,
+    pub joint: u32,
+    pub slot: u32,
+    pub lin: [Vec3; 2],
+    pub ang: [Vec3; 2],
+    /// M⁻¹Jᵀ: linear and angular parts per side (zero for a fixed or frozen side).
+    pub ml: [Vec3; 2],
+    pub mi: [Vec3; 2],
+    pub inv_diag: f64,
+    pub gamma: f64,
+    pub bias: f64,
+    pub lo: f64,
+    pub hi: f64,
+    pub lambda: f64,
+}
+
+impl JRow {
+    #[inline]
+    pub fn jv(&self, ba: &Vel, bb: &Vel) -> f64 {
+        self.lin[0].dot(ba.v) + self.ang[0].dot(ba.w) + self.lin[1].dot(bb.v) + self.ang[1].dot(bb.w)
+    }
+
+    #[inline]
+    pub fn apply(&self, d: f64, ba: &mut Vel, bb: &mut Vel) {
+        ba.v += self.ml[0] * d;
+        ba.w += self.mi[0] * d;
+        bb.v += self.ml[1] * d;
+        bb.w += self.mi[1] * d;
+    }
+}
 
 /// Most bilateral rows of one joint (fixed joint: 6).
 const NODE: usize = 6;
@@ -381,5 +432,5 @@ impl JointBlock {
 }
 
 #[cfg(test)]
-#[path = "block_tests.rs"]
+#[path = "joint_block_tests.rs"]
 mod tests;
