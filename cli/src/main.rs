@@ -154,6 +154,12 @@ enum Command {
     },
     /// List the bundled scenes.
     Scenes,
+    /// Print a method's `[solver.<METHOD>]` parameters as a markdown table (key, default, meaning), generated
+    /// from the source; docs/methods/<METHOD>.md holds it between its params markers.
+    Params {
+        /// lcp | impulse | volumetric-penalty | implicit-penalty | abd.
+        method: String,
+    },
 }
 
 fn main() {
@@ -329,6 +335,7 @@ fn real_main() -> Result<()> {
             }
             Ok(())
         }
+        Command::Params { method } => params(&method),
         Command::Scenes => {
             for p in cairn::scene::list_scenes() {
                 let text = std::fs::read_to_string(&p).unwrap_or_default();
@@ -339,6 +346,13 @@ fn real_main() -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// `cairn params METHOD`: the parameter table of docs/methods/METHOD.md.
+fn params(method: &str) -> Result<()> {
+    let key = cairn::model::MethodKey::parse(method).map_err(anyhow::Error::msg)?;
+    print!("{}", cairn::methods::param_docs::method_table(key));
+    Ok(())
 }
 
 /// `cairn bench --scaling`: one line per generated scene as it finishes, then the fitted exponents.
