@@ -182,6 +182,12 @@ enum Command {
     },
     /// List the bundled scenes.
     Scenes,
+    /// Print a method's `[solver.<METHOD>]` parameters as a markdown table (key, default, meaning), generated
+    /// from the source; docs/methods/<METHOD>.md holds it between its params markers.
+    Params {
+        #[arg(value_enum)]
+        method: MethodArg,
+    },
 }
 
 fn main() {
@@ -235,6 +241,7 @@ fn real_main() -> Result<()> {
             };
             cmd_compare(&req)
         }
+        Command::Params { method } => cmd_params(method.0),
         Command::Scenes => cmd_scenes(),
     }
 }
@@ -404,6 +411,12 @@ fn cmd_scenes() -> Result<()> {
         let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("?");
         println!("{stem:<12} {desc}");
     }
+    Ok(())
+}
+
+/// `cairn params METHOD`: the parameter table of docs/methods/METHOD.md.
+fn cmd_params(key: MethodKey) -> Result<()> {
+    print!("{}", cairn::methods::param_docs::method_table(key));
     Ok(())
 }
 

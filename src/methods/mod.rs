@@ -5,6 +5,7 @@ pub mod abd;
 pub mod implicit;
 pub mod impulse;
 pub mod lcp;
+pub mod param_docs;
 pub mod registry;
 pub mod volumetric;
 

@@ -76,7 +76,7 @@ use system::{Block, System};
 
 /// Parameters of `[solver.abd]`. Lengths default to fractions of l_c, the smallest dynamic body's size
 /// ([`body_size`]).
-#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct AbdParams {
     /// Barrier activation distance d̂, m. Default 1e-3·l_c ([`DHAT_FRACTION`]; IPC's fraction, of the bodies'
@@ -199,6 +199,25 @@ fn choice<T: Copy>(key: &str, v: &str, choices: &[(&str, T)]) -> Result<T, Strin
         let names: Vec<String> = choices.iter().map(|(name, _)| format!("`{name}`")).collect();
         format!("solver.abd.{key} must be {}, got `{v}`", names.join(" or "))
     })
+}
+
+/// The keywords the scene accepts (for the defaults `cairn params` prints).
+impl serde::Serialize for Integrator {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            Integrator::Euler => "euler",
+            Integrator::Bdf2 => "bdf2",
+        })
+    }
+}
+
+impl serde::Serialize for Hessian {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            Hessian::Exact => "exact",
+            Hessian::Projected => "projected",
+        })
+    }
 }
 
 impl TryFrom<String> for Integrator {

@@ -70,7 +70,7 @@ pub fn create(model: &Model) -> Result<Box<dyn Method + Send>, InputError> {
 /// (arch: 70 mm deep and 1e8 J in 0.5 s; house_of_cards 100 mm); n_ref = 16 holds them (arch 2.2 mm, house of
 /// cards 5.9 mm, stack10 0.77 mm, cubedrop 1.7 mm), so the default is 16.
 /// (3) see `tangential_damping`.
-#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ImplicitParams {
     /// Contact spring per penetrating point k, N/m. Default: the pair's reduced mass m over h²·min(N, n_ref), N
@@ -185,6 +185,16 @@ pub enum Integrator {
     SymplecticEuler,
 }
 
+/// The keyword the scene accepts (for the defaults `cairn params` prints).
+impl serde::Serialize for Integrator {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            Integrator::Implicit => "implicit",
+            Integrator::SymplecticEuler => "symplectic-euler",
+        })
+    }
+}
+
 impl<'de> serde::Deserialize<'de> for Integrator {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         param::keyword(
@@ -201,6 +211,16 @@ impl<'de> serde::Deserialize<'de> for Integrator {
 pub enum FrictionMode {
     Explicit,
     Implicit,
+}
+
+/// The keyword the scene accepts (for the defaults `cairn params` prints).
+impl serde::Serialize for FrictionMode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            FrictionMode::Explicit => "explicit",
+            FrictionMode::Implicit => "implicit",
+        })
+    }
 }
 
 impl<'de> serde::Deserialize<'de> for FrictionMode {

@@ -100,7 +100,7 @@ impl FrictionModel {
 }
 
 /// Parameters of `[solver.impulse]`.
-#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ImpulseParams {
     /// Sweeps of the collision phase. Default 20 (PhysBAM's `collision_pair_iterations`).
@@ -182,6 +182,13 @@ impl Params for ImpulseParams {
             }
         }
         Ok(())
+    }
+}
+
+/// The keyword the scene accepts (for the defaults `cairn params` prints).
+impl serde::Serialize for FrictionModel {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
     }
 }
 

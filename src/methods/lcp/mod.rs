@@ -60,7 +60,7 @@ use pgs::lever_arms;
 pub use joints::{JointWarm, JOINT_SLOTS};
 
 /// Parameters of `[solver.lcp]`.
-#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LcpParams {
     /// PGS sweeps of the dynamics pass over all contacts. Default 10 (the source's DynamicsProjectionStepper).

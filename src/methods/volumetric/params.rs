@@ -13,7 +13,7 @@ pub enum PenaltyModel {
 }
 
 /// Parameters of `[solver.volumetric-penalty]`.
-#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct VolumetricParams {
     /// Normal spring, N/m on the mean depth. Default: k = π²m/(8h)² from the pair's reduced mass (eq. 8).
@@ -87,6 +87,16 @@ impl Params for VolumetricParams {
             param::within(Self::KEY, "substeps", n, 1, 1_000_000)?;
         }
         param::within(Self::KEY, "tessellation", self.tessellation, 4, 256)
+    }
+}
+
+/// The keyword the scene accepts (for the defaults `cairn params` prints).
+impl serde::Serialize for PenaltyModel {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            PenaltyModel::Volume => "volume",
+            PenaltyModel::Point => "point",
+        })
     }
 }
 
