@@ -1,5 +1,6 @@
-//! The pulsk report's two tables for `impulse` (shared/seeds/001), reproduced by `cairn bench --method impulse`
-//! without `--scene`, with the report's numbers beside cairn's.
+//! The two tables of the pulsk project report (impulse-based stacking after Guendelman, Bridson & Fedkiw 2003;
+//! docs/methods/impulse.md, "Source") for `impulse`, reproduced by `cairn bench --method impulse` without
+//! `--scene`, with the report's numbers beside cairn's.
 //!
 //! Table 1: unresolved contacts/collisions per step and µs per contact resolution, Mirtich's law against Moore's,
 //! stacks of 26, 30 and 60 objects at dt 0.01. Table 2: unresolved contact pairs per step on the 60 stack after 30

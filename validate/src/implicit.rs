@@ -1,5 +1,5 @@
-//! Validation experiments of the `implicit-penalty` method (Xu, Zhao, Barbič 2014; shared/reference/methods.md
-//! §A "Validation experiments").
+//! Validation experiments of the `implicit-penalty` method (Xu, Zhao, Barbič 2014, "Implicit Multibody
+//! Penalty-Based Distributed Contact", §6; docs/methods/implicit-penalty.md).
 
 use super::{fit_acceleration, from_text, rel, row, Overrides, Row};
 use cairn::math::{quat_exp, Quat, Vec3};

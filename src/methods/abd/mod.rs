@@ -1,8 +1,8 @@
 //! `abd`: affine body dynamics with IPC barrier contact.
 //!
 //! Source: Lan, Kaufman, Li, Jiang, Yang, "Affine Body Dynamics: Fast, Stable & Intersection-free Simulation
-//! of Stiff Materials" (../shared/seeds/003_c088fd8c5d30b3af.txt), with the IPC pieces it builds on as
-//! methods.md §E describes them.
+//! of Stiff Materials", ACM TOG (SIGGRAPH) 2022, with the IPC pieces it builds on (Li et al. 2020, ipc-toolkit);
+//! see docs/methods/abd.md.
 //!
 //! Symbols of the paper → names here:
 //! - q = (p, A) ∈ ℝ¹² per body (§3) → `q[12b..12b+12]`, laid out as the row-major 3×4 [A | p] (affine.rs);

@@ -2,7 +2,7 @@
 //! system per island.
 //!
 //! Source: Xu, Zhao, Barbič, "Implicit Multibody Penalty-Based Distributed Contact", IEEE TVCG 20(9), 2014
-//! (../shared/seeds/000_1e5a4b39cf89a01a.txt), as ../shared/reference/methods.md §A re-reads it.
+//! (eqs. 9–40); see docs/methods/implicit-penalty.md.
 //!
 //! One step, each a timed stage (method.rs):
 //! 1. **collision**: bounding boxes of the bodies, sweep and prune (collision/broad.rs).

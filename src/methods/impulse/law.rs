@@ -10,7 +10,7 @@
 //!   along the direction the dynamics chooses. Compression ends at u_z = 0 with impulse p_c; Poisson's
 //!   hypothesis ends restitution at p_z = (1 + ε)·p_c.
 //! - [`moore`]: the model the Guendelman–Bridson–Fedkiw paper takes from Moore and Wilhelms, as PhysBAM writes it
-//!   (shared/reference/methods.md §C): a sticking trial j* = K⁻¹(−ε u_n n − u), accepted inside the cone and
+//!   (docs/methods/impulse.md, "Source"): a sticking trial j* = K⁻¹(−ε u_n n − u), accepted inside the cone and
 //!   when it does not add energy; else sliding along the *initial* tangential direction,
 //!   j = −(1 + ε) u_n (n − μ t̂)/(nᵀK(n − μ t̂)); finally the energy clamp.
 

@@ -1,7 +1,8 @@
 //! `impulse`: impulse-based stacking with a fixed time step, deepest-penetration points and Mirtich friction.
 //!
-//! Source: the pulsk project report (shared/seeds/001), which builds on Guendelman, Bridson and Fedkiw,
-//! "Nonconvex rigid bodies with stacking" (2003); formulas and PhysBAM defaults in shared/reference/methods.md §C.
+//! Source: the pulsk project report on impulse-based stacking, which builds on Guendelman, Bridson and Fedkiw,
+//! "Nonconvex rigid bodies with stacking" (SIGGRAPH 2003); formulas and PhysBAM defaults in
+//! docs/methods/impulse.md.
 //!
 //! One step, in the source's order (each a timed stage):
 //! 1. **collision**: positions are predicted with the old velocities (x̃ = x + h·v, the rotation advanced the same

@@ -2,7 +2,7 @@
 //! and shock propagation over stack layers.
 //!
 //! Source: K. Erleben, "Stable, Robust, and Versatile Multibody Dynamics Animation" (PhD work, 2004/2005;
-//! shared/seeds/004), restated in shared/reference/methods.md §D.
+//! slides, University of Copenhagen); see docs/methods/lcp.md.
 //!
 //! Symbols of the source → names here:
 //! - u = (v, ω), s = (x, q): `BodyState::{v, w}` and `{x, q}`; M⁻¹: `SBody::{inv_m, inv_i}`.

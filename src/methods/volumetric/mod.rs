@@ -1,7 +1,7 @@
 //! `volumetric-penalty`: penalty integrated over the intersection volume, at haptic rates.
 //!
 //! Source: Hasegawa, Fujii, Koike, Sato, "Real-time Rigid Body Simulation Based on Volumetric Penalty Method"
-//! (shared/seeds/002; SpringheadOne's code as shared/reference/methods.md §B reads it).
+//! (2003), and SpringheadOne's code (PHContactEngine.cpp); see docs/methods/volumetric-penalty.md.
 //!
 //! One step, each a timed stage:
 //! 1. **collision**: bounding boxes (sweep and prune over bodies, then over their convex pieces); GJK/EPA on each
