@@ -1,4 +1,4 @@
-//! Point shells for the `implicit-penalty` method (methods.md §A): points on a body's surface with the body's
+//! Point shells for the `implicit-penalty` method (Xu, Zhao, Barbič 2014): points on a body's surface with the body's
 //! INWARD unit normals, in its reference frame, tested against other bodies' distance fields.
 //!
 //! Points are spread evenly to a target spacing, deterministically (lattices and spirals, no randomness):

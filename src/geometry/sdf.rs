@@ -1,5 +1,5 @@
 //! Signed distance fields of the shapes, in the body's reference frame (φ < 0 inside), for the
-//! `implicit-penalty` method (methods.md §A: every body carries a point shell and a distance field).
+//! `implicit-penalty` method (Xu, Zhao, Barbič 2014: every body carries a point shell and a distance field).
 //!
 //! Two kinds behind one [`Sdf::eval`]:
 //! - **grid** ([`Sdf::build`]): φ sampled on a regular grid of cubic cells and interpolated trilinearly; the
