@@ -31,7 +31,7 @@ fn every_method_document_holds_its_generated_parameter_table() {
 
 #[test]
 fn the_defaults_the_tables_print_are_accepted_by_the_scene() {
-    use cairn::methods::registry::Params;
+    use cairn::method::params::Params;
     fn round_trip<P: Params + serde::Serialize + PartialEq + std::fmt::Debug>() {
         let table = toml::Table::try_from(P::default()).expect("defaults serialise");
         assert_eq!(P::from_table(&table).expect("serialised defaults read back"), P::default());

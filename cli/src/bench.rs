@@ -8,7 +8,8 @@ use cairn::world::World;
 use std::path::Path;
 use std::time::Instant;
 
-/// The standard scenes of shared/baselines/peers.md, benchmarked by default.
+/// The standard scenes of the peer-engine comparison (Rapier, Bullet, MuJoCo; docs/benchmarks.md), benchmarked
+/// by default.
 pub const STANDARD_SCENES: [&str; 5] = ["stack10", "pyramid20", "balls1000", "incline", "cubedrop"];
 
 /// The jointed scenes of issue 15's benchmarks (a 100-link chain, a ragdoll on stairs): `--scene joints`.

@@ -1,22 +1,10 @@
-//! The pulsk report's two tables for `impulse` (shared/seeds/001), reproduced by `cairn bench --method impulse`
-//! without `--scene`, with the report's numbers beside cairn's.
+//! The two tables of the pulsk project report (impulse-based stacking after Guendelman, Bridson & Fedkiw 2003;
+//! docs/methods/impulse.md, "Source") for `impulse`, reproduced by `cairn bench --method impulse` without
+//! `--scene`, with the report's numbers beside cairn's.
 //!
-//! Table 1: unresolved contacts/collisions per step and µs per contact resolution, Mirtich's law against Moore's,
-//! stacks of 26, 30 and 60 objects at dt 0.01. Table 2: unresolved contact pairs per step on the 60 stack after 30
-//! collision/contact iterations, with and without the report's ordering. The report's 60-object rows of table 1
-//! (17, 78) equal table 2's "with ordering" column, so both tables ran 30 iterations per phase; its contact phase
-//! is ε = 0 in every sweep (no ramp). Both are what [`SOURCE_SETTINGS`] sets.
-//!
-//! Each cell runs the dynamic stack (`stackdropN`: the rows dropped, tilted and sliding into the brick pyramid,
-//! so that impacts slide and the two laws differ) and, for contrast, the resting stack (`stackN`, where nearly
-//! every impulse is a face impulse that sticks and both laws give the same impulse). The resting stacks list their
-//! rows bottom first, so body order is already the ordering's bottom-up order; the dynamic ones list them top
-//! first.
-//!
-//! A dropped stack is chaotic: a change in the last bits of a lever arm moved one cell from 30 to 45 unresolved
-//! per step. So each cell also runs an ensemble ([`ENSEMBLE`] runs: the scene as it is, then with every dynamic
-//! body's start moved by at most [`NUDGE`] in a seeded direction) and gives its mean and standard deviation
-//! beside the one run.
+//! Each cell runs the dynamic stack (`stackdropN`) and, for contrast, the resting stack (`stackN`), at the
+//! report's settings ([`SOURCE_SETTINGS`]: 30 iterations per phase, ε = 0 in every contact sweep), and an ensemble
+//! of [`ENSEMBLE`] nudged runs, since a dropped stack is chaotic. See docs/methods/impulse.md, "The report's tables".
 
 use crate::bench::bench_model;
 use cairn::model::{BodyKind, Model};

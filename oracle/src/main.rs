@@ -1,5 +1,6 @@
 //! A benchmark oracle, not part of cairn: times a scene of boxes and spheres under cairn and under Rapier
-//! (rapier3d-f64 0.36, as in shared/baselines/peers.md: default features, sleeping off, default solver settings)
+//! (rapier3d-f64 0.36, as in the peer comparison of docs/benchmarks.md: default features, sleeping off, default
+//! solver settings)
 //! in one process, alternating rounds, and prints the paired ratio with each engine's drift. The issue on speed
 //! asks for the ratio to Rapier measured in the same run; this is that measurement. It is not a dependency of the
 //! engine and not a default workspace member, so `cargo test --release` never builds Rapier.

@@ -1,14 +1,9 @@
 //! The intersection of two convex polytopes by duality (Muller and Preparata, as Hasegawa et al. §4.2 use it).
 //!
-//! With the origin moved to a point c inside both polytopes, every face plane n·x = d (d > 0) becomes the dual
-//! point n/d. The convex hull of all dual points is the dual of the intersection: each hull vertex is a face of
-//! the intersection (the plane it came from, so the face is tagged with its polytope), and each hull facet
-//! m·y = e is an intersection vertex m/e. Planes whose dual points fall inside the hull are redundant.
-//!
-//! GJK/EPA (in the method) decides that two pieces overlap. The interior point of the construction is the
-//! centroid of the candidate vertices (vertices of each piece inside the other, edge–face crossings), and the
-//! construction runs in coordinates whitened by their covariance, so that thin contacts stay well conditioned
-//! (see [`intersect`]). Degenerate cases (touching faces, a sliver, the hull failing) give `false`, never NaN.
+//! Each face plane n·x = d about a common interior point becomes the dual point n/d; the dual of their convex
+//! hull is the intersection, each face tagged with its polytope. Coordinates are whitened so that thin contacts
+//! stay well conditioned; degenerate cases give `false`, never NaN.
+//! See docs/methods/volumetric-penalty.md, "Intersection by duality".
 
 use crate::geometry::polytope::Plane;
 use crate::math::Vec3;

@@ -4,12 +4,9 @@
 //! `[world] check_resolution`) with the shared triangle–triangle test (`tri_tri.rs`) and primitive distances
 //! (`distance.rs`).
 //!
-//! Body pairs with no dynamic or kinematic body are left out (two static bodies never move, so their overlap,
-//! if the scene has one, would be reported every step). The smallest distance is searched within the reach
-//! `REACH`·l, l the diagonal of the moving bodies' initial bounding box (1% of l, ten times `abd`'s default d̂):
-//! farther pairs are not close to contact, and a reach bounds the candidate pairs the culling produces; `None`
-//! when no pair is that close, and 0 when some triangles intersect. The surfaces are tessellated once, when the
-//! world is built.
+//! Body pairs with no dynamic or kinematic body are left out (they would be reported every step). The smallest
+//! distance is searched within `REACH`·l, l the diagonal of the moving bodies' initial bounding box (ten times
+//! `abd`'s default d̂); `None` when no pair is that close, 0 when triangles intersect.
 
 use super::culling::{self, Group, Pair};
 use super::distance::{classify, PairShape};

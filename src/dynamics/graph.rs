@@ -1,19 +1,9 @@
 //! The contact graph: islands (connected components through dynamic bodies) and the stack analysis of the
 //! `lcp` source (Erleben): stack heights by breadth-first search from the fixed bodies, and stack layers.
 //!
-//! Height 0 are the fixed bodies (static, kinematic); a body's height is the number of bodies on the
-//! shortest contact path to a fixed body; bodies with no such path get the largest height. An edge (contact
-//! between two bodies) gets layer max(h_a, h_b) − 1, which is min(h_a, h_b) for the neighbouring heights of
-//! the source's breadth-first search, and h − 1 when both heights are equal. Layer ℓ holds the contacts
-//! between heights ℓ/ℓ+1 and ℓ+1/ℓ+1, and is solved with the bodies of height ℓ held fixed.
-//!
-//! A contact with a fixed body may be marked as carrying no height (`seeds`): `lcp` marks those whose fixed
-//! body does not hold the other up against gravity (a wall). By graph distance a ball high in a walled pile
-//! that touches the wall would be next to the ground: solved and frozen in the first layer with its falling
-//! velocity, it drove the balls below it like a piston (balls1000 gained 2e8 J). Such a contact gets the layer
-//! of its dynamic body, max(h_a, h_b) − 1, and is solved there with the wall fixed.
-//!
-//! Joints (`stack_analysis_jointed`) join the bodies of an articulation into one node of the stack.
+//! Height 0 are the fixed bodies; an edge gets layer max(h_a, h_b) − 1, solved with the bodies of height ℓ
+//! held fixed. Contacts with walls carry no height (`seeds`), so a pile touching a wall is not frozen early;
+//! joints join an articulation's bodies into one node. See docs/methods/lcp.md, "Stack layers".
 
 use std::collections::VecDeque;
 

@@ -1,22 +1,8 @@
-//! The bilateral joint rows of a solve taken together as one block of the Gauss-Seidel iteration: each sweep
-//! solves A_BB Δλ = −(J_B u + bias_B) exactly for them (A_BB = J_B M⁻¹ J_Bᵀ, factored once per solve), given the
-//! current velocities, which carry the contact, limit and motor rows' impulses. Scalar Gauss-Seidel converges
-//! along a chain of N joints in O(N²) sweeps; the block is exact in one, so a chain holds as tightly as a single
-//! joint.
-//!
-//! The factor is sparse, after the joint graph (fact source: D. Baraff, "Linear-time dynamics using Lagrange
-//! multipliers", SIGGRAPH 1996: the constraint system of a tree of joints factors without fill when eliminated
-//! leaves first). Here the unknowns stay the multipliers (λ-space, A = J M⁻¹ Jᵀ, where Baraff factors the full
-//! [M Jᵀ; J 0]): a *node* is one joint's bilateral rows (3 to 6), and two nodes are coupled when their joints
-//! share a free body (not fixed, not frozen by shock propagation). For a tree of bodies this graph is chordal
-//! (each body's joints form a clique, cliques meet in single joints), and eliminating the node of least degree
-//! first peels it from the leaves with no fill: O(N) work per factorisation and per solve for a chain. A closed
-//! loop (a four-bar) makes fill blocks, found by the same symbolic elimination, and its redundant rows are dropped
-//! as before: block LDLᵀ with scalar pivots inside each node, a pivot below 1e-6 of its row's own A_jj marks a
-//! row dependent on rows eliminated before it (or a row between fixed bodies) and the row gets Δλ = 0.
-//!
-//! Symbols: L_kk (a node's lower Cholesky factor, `diag`), L_jk = A_jk L_kk⁻ᵀ for a later neighbour j (`off`,
-//! rows of j × columns of k), `later` (each node's neighbours eliminated after it, fill included).
+//! The bilateral joint rows of a solve taken together as one block of the Gauss-Seidel iteration, solved exactly
+//! each sweep (A_BB = J_B M⁻¹ J_Bᵀ factored once per solve), so that a chain of N joints holds in one sweep where
+//! scalar Gauss-Seidel needs O(N²). The factor is sparse after the joint graph (Baraff, "Linear-time dynamics
+//! using Lagrange multipliers", SIGGRAPH 1996): no fill for a tree; redundant rows of loops get Δλ = 0.
+//! See docs/methods/lcp.md, "The joint block".
 
 use crate::math::Vec3;
 use std::collections::BTreeSet;

@@ -2,15 +2,9 @@
 //! [`PointShell`] per distinct shape, shared (`Arc`) by every body of that shape, built once when the method
 //! starts.
 //!
-//! Sharing: bodies share a field when their shapes are the same — the scene loader already hands one `Geometry`
-//! (one mesh `Arc`) to every body of a `repeat` and to bodies with identical shape tables; here meshes and
-//! generated shapes are keyed by their mesh's address, primitives and convex hulls by their exact parameters
-//! (bit patterns), together with the settings asked for. Keys only group bodies; fields are built and listed in
-//! order of first use, so nothing depends on addresses' order.
-//!
-//! Kinds: by default ([`FieldSettings::default_for`]) dynamic bodies get grid fields (the paper's representation,
-//! resolution and band from [`SdfParams::for_shape`]); static and kinematic spheres, boxes, capsules and cylinders
-//! get the exact analytic field, so a large ground box needs no grid. A static mesh gets a grid like any other.
+//! Bodies share a field when their shapes are the same (keyed by mesh address or exact parameters; built in
+//! order of first use, so nothing depends on addresses' order). Dynamic bodies get grid fields, static and
+//! kinematic primitives the exact analytic field. See docs/methods/implicit-penalty.md, "Distance fields".
 
 use super::point_shell::{default_spacing, PointShell};
 use super::sdf::{Sdf, SdfParams};

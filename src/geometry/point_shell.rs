@@ -1,19 +1,9 @@
-//! Point shells for the `implicit-penalty` method (methods.md §A): points on a body's surface with the body's
+//! Point shells for the `implicit-penalty` method (Xu, Zhao, Barbič 2014): points on a body's surface with the body's
 //! INWARD unit normals, in its reference frame, tested against other bodies' distance fields.
 //!
-//! Points are spread evenly to a target spacing, deterministically (lattices and spirals, no randomness):
-//! - box: on each face the centres of a lattice of ⌈edge/spacing⌉ cells per edge (far more than the 8 corners),
-//!   with the face's normal, and no point on an edge or corner (see `cuboid`);
-//! - sphere: a Fibonacci spiral of ⌈4πr²/spacing²⌉ points;
-//! - capsule: rings on the side and Fibonacci half-spirals on the caps; cylinder: rings on the side, concentric
-//!   rings on the caps, rim circles with the mean of the side and cap normals;
-//! - convex hulls, meshes and generated shapes: every mesh vertex (normal: the angle-weighted mean of its faces'
-//!   normals), points along every edge longer than the spacing (the mean of its two faces' normals), and a
-//!   barycentric lattice strictly inside every face larger than the spacing (the face normal).
-//!
-//! The points are then put in Morton (Z-curve) order of their position, so that each run of [`BLOCK`]
-//! consecutive points is compact, and each block's bounding box is kept: the contact evaluation skips a block
-//! whose box cannot reach into the other body's solid (methods/implicit/contact.rs).
+//! Points are spread evenly to a target spacing, deterministically (lattices and spirals), then put in Morton
+//! order in blocks of [`BLOCK`] with bounding boxes, so that contact evaluation can skip blocks that cannot reach
+//! the other body's solid. See docs/methods/implicit-penalty.md, "Point shells".
 
 use super::ShapeDesc;
 use crate::math::Vec3;
@@ -158,11 +148,8 @@ impl PointShell {
     }
 
     /// On each face of the box, the centres of a lattice of ⌈edge/spacing⌉ cells per edge, with the face's
-    /// normal: no point on an edge or corner. An edge point with the mean of two faces' normals pushes sideways
-    /// whenever it is inside a face it rests on: two aligned boxes in a stack are then pushed apart as soon as
-    /// one shifts (its trailing edge stays over the other, its leading one leaves it), and a box sliding on a
-    /// floor is braked by its leading edge (measured: a block on an incline at 1.05 μs crept at 4.5 cm/s instead
-    /// of accelerating at 1.95 m/s²). The cost: an edge or corner meets a face only once it is half a cell deep.
+    /// normal: no point on an edge or corner, whose mixed normals would push stacked boxes apart and brake a sliding
+    /// box by its leading edge. The cost: an edge or corner meets a face only once it is half a cell deep.
     fn cuboid(&mut self, e: Vec3, spacing: f64) {
         for axis in 0..3 {
             let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);

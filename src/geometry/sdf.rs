@@ -1,20 +1,10 @@
 //! Signed distance fields of the shapes, in the body's reference frame (φ < 0 inside), for the
-//! `implicit-penalty` method (methods.md §A: every body carries a point shell and a distance field).
+//! `implicit-penalty` method (Xu, Zhao, Barbič 2014: every body carries a point shell and a distance field).
 //!
-//! Two kinds behind one [`Sdf::eval`]:
-//! - **grid** ([`Sdf::build`]): φ sampled on a regular grid of cubic cells and interpolated trilinearly; the
-//!   gradient returned is that of the interpolant (exact for it, so finite differences of `eval` match it inside a
-//!   cell). Nodes are sampled exactly: analytic distances for sphere, box, capsule and cylinder; for convex hulls,
-//!   meshes and generated shapes the distance to the closed, outward-oriented triangle mesh, with the sign from
-//!   parry's angle-weighted pseudo-normals (`TriMeshFlags::ORIENTED`), which is exact for closed meshes, convex or
-//!   not. Nodes farther than the narrow band from the surface are clamped to ±band: they get no projection; their
-//!   sign is carried from a neighbour by a flood fill, which is exact because two grid neighbours farther than the
-//!   band (> one cell) from the surface cannot have the surface between them. Every node is independent, so the
-//!   grid is built in parallel (rayon, collected in node order: bit-identical for any thread count).
-//! - **analytic** ([`Sdf::analytic`]): the exact distance of a sphere, box, capsule or cylinder evaluated directly,
-//!   with its exact gradient; no memory. For large static bodies (a ground box) that would need a huge grid.
-//!
-//! Both answer `None` outside their box ([`Sdf::bounds`]): the shape's bounding box grown by the band and one cell.
+//! Two kinds behind one [`Sdf::eval`]: a grid sampled exactly and interpolated trilinearly (its gradient that
+//! of the interpolant; narrow band with the sign flood-filled; built in parallel, bit-identical for any thread
+//! count), and the analytic distance of a primitive (for large static bodies). Both answer `None` outside their
+//! box ([`Sdf::bounds`]). See docs/methods/implicit-penalty.md, "Distance fields".
 
 use super::ShapeDesc;
 use crate::math::Vec3;

@@ -27,8 +27,7 @@ const ROWS_PER_PITCH: usize = 8;
 /// at every segment and run along the quads' diagonals. Then every triangle lies on one flank and the mesh is
 /// the same after a screw motion of one segment (turned 2π/segments, advanced pitch/segments). With 8 rows
 /// and 24 segments the crest and root cut through two quads in three, so the flanks' facets changed along the
-/// helix: a bolt turned in its nut ran into the mismatch, its contact force grew 2.5× as it turned 3° and the
-/// friction that came with it stopped it at 4× the torque its friction coefficient allows (implicit-penalty).
+/// helix and a bolt turned in its nut jammed on the mismatch (docs/benchmarks.md).
 fn rows_per_pitch(segments: usize) -> usize {
     segments * ROWS_PER_PITCH.div_ceil(segments)
 }

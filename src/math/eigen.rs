@@ -2,15 +2,9 @@
 //! per-element projection, A⁺ = A − Σ_{λ<0} λ v vᵀ; and the signed factoring Σ σ_i s_i s_iᵀ of an indefinite one
 //! (`signed_factor`, abd's exact barrier Hessians).
 //!
-//! The decomposition is nalgebra's (stack-allocated; Householder tridiagonalisation and implicit QR), checked:
-//! that routine sometimes pairs eigenvalues with the wrong eigenvectors (dimforge/nalgebra#1109), and it did so
-//! here on barrier Hessians with eigenvalues ±λ. Every negative pair must satisfy ‖A v − λ v‖∞ ≤ 1e-9 max|A|;
-//! if one does not, the eigenvalues are recomputed as the vectors' Rayleigh quotients (the vectors themselves are
-//! usually right, only paired with the wrong values) and checked again; only if that fails too does the cyclic
-//! Jacobi method, slow but unconditionally accurate, decompose A instead.
-//! (A hand-written alternative that finds only the negative pairs — Sturm bisection on the tridiagonal form and
-//! inverse iteration — was measured slower than nalgebra here: the Sturm recurrence is a chain of dependent
-//! divisions.)
+//! The decomposition is nalgebra's, checked (it sometimes pairs eigenvalues with the wrong eigenvectors,
+//! dimforge/nalgebra#1109), with Rayleigh quotients and then cyclic Jacobi as fallbacks.
+//! See docs/methods/abd.md, "PSD projection".
 
 /// Projects a symmetric matrix onto the positive semi-definite cone (eigenvalues clamped at 0).
 pub fn project_psd<const N: usize>(h: &mut [[f64; N]; N]) {

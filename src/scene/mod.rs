@@ -1,4 +1,4 @@
-//! The TOML scene format, version 1 (shared/design/scene-format.md), loaded into a validated [`Model`].
+//! The TOML scene format, version 1 (README.md, "A scene"), loaded into a validated [`Model`].
 //!
 //! Syntax and type errors come from the TOML parser with line and column; every semantic check names the
 //! file, the body or key, what is wrong and what is allowed. Nothing here panics on bad input.

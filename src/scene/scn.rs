@@ -1,5 +1,6 @@
-//! The `.scn` scene format of the pulsk simulator (shared/seeds/001, end of the report), translated into a TOML
-//! scene (format 1) and loaded by the same code, so that every check and `--set` override applies to it too.
+//! The `.scn` scene format of the pulsk simulator (the pulsk project report, section "Scenefile description"),
+//! translated into a TOML scene (format 1) and loaded by the same code, so that every check and `--set`
+//! override applies to it too.
 //!
 //! Grammar: a file is a list of `primitive { parameter = value ... }` groups; `#` and `//` start comments.
 //! Values: a number; a vector `(x, y, z)`; a replication 4-tuple `(xstep, ystep, zstep, n)`; `true`/`false`; a

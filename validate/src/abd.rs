@@ -1,5 +1,5 @@
-//! Validation experiments of the `abd` method (Lan et al., shared/seeds/003, and methods.md §E "Validation
-//! experiments"): derivatives against finite differences, additive CCD, orthogonality, the ramp, the thin
+//! Validation experiments of the `abd` method (Lan et al. 2022, "Affine Body Dynamics"; docs/methods/abd.md):
+//! derivatives against finite differences, additive CCD, orthogonality, the ramp, the thin
 //! plate at 100 m/s, and no intersection in any bundled scene.
 
 use super::{bundled, fit_acceleration, from_text, rel, row, Overrides, Row};

@@ -1,5 +1,5 @@
-//! The `abd` method's scene experiments (Lan et al., shared/seeds/003): the thin plate at 100 m/s, the hinged
-//! pendulum, the gears, the house of cards and no intersection in any bundled scene.
+//! The `abd` method's scene experiments (Lan et al. 2022, "Affine Body Dynamics", §5): the thin plate at
+//! 100 m/s, the hinged pendulum, the gears, the house of cards and no intersection in any bundled scene.
 
 use super::{bundled, from_text, rel, row, Overrides, Row};
 use crate::abd::SCENES;

@@ -1,5 +1,5 @@
-//! Validation experiments of the `implicit-penalty` method (Xu, Zhao, Barbič 2014; shared/reference/methods.md
-//! §A "Validation experiments").
+//! Validation experiments of the `implicit-penalty` method (Xu, Zhao, Barbič 2014, "Implicit Multibody
+//! Penalty-Based Distributed Contact", §6; docs/methods/implicit-penalty.md).
 
 use super::{fit_acceleration, from_text, rel, row, Overrides, Row};
 use cairn::math::{quat_exp, Quat, Vec3};
@@ -174,8 +174,7 @@ fn resting(method: &Overrides) -> anyhow::Result<Vec<Row>> {
 /// A unit cube on a flat floor under tilted gravity (the incline's frame): the normal load from the start,
 /// the tangential one ramped over the first second by loads (a sudden one overshoots on the anchor springs).
 /// Returns the slide along x over 1.5–2.5 s, the fitted acceleration over 1.2–2.5 s. No contact damper: with the
-/// default normal-only damper the slides were measured 4% (tan θ = 1.05 μs) and 13% (launched) slow; the cause
-/// (the rocking block's damped normal motion coupling into the slide) is not settled.
+/// default normal-only damper the slides came out slow (docs/benchmarks.md), for a cause not yet settled.
 fn tilted(method: &Overrides, deg: f64, mu_s: f64, mu_k: f64, v0: f64, ramp: bool) -> anyhow::Result<(f64, f64)> {
     let (g, th) = (9.81, deg.to_radians());
     let gz = if ramp { format!("[0.0, 0.0, {}]", -g * th.cos()) } else { format!("[{}, 0.0, {}]", g * th.sin(), -g * th.cos()) };

@@ -1,5 +1,5 @@
 //! Validation experiments of the `impulse` method's source (the pulsk report and Guendelman et al.; the numbers
-//! of shared/reference/methods.md §C "Validation experiments").
+//! of docs/methods/impulse.md).
 
 use super::{bundled, failed, from_text, rel, row, Overrides, Row};
 use cairn::collision::narrow::Collision;

@@ -1,5 +1,5 @@
-//! Validation experiments of the `volumetric-penalty` method's source (Hasegawa et al., shared/seeds/002, and
-//! shared/reference/methods.md §B "Validation experiments").
+//! Validation experiments of the `volumetric-penalty` method's source (Hasegawa, Fujii, Koike, Sato 2003,
+//! "Real-time Rigid Body Simulation Based on Volumetric Penalty Method", §5; docs/methods/volumetric-penalty.md).
 
 use super::{bundled, fit_acceleration, from_text, rel, row, Overrides, Row};
 use cairn::collision::intersect::{intersect, Intersection, PolyView, Workspace};

@@ -72,7 +72,7 @@ fn implicit_penalty_runs_the_shared_free_fall_rows() {
 
 #[test]
 fn shock_propagation_keeps_a_tall_stack_stiff_and_without_it_the_stack_sags() {
-    // the source (methods.md §D.3): with stack-layer shock propagation penetration stays below 1e-4 m after
+    // the source (Erleben 2004/2005, shock propagation): with stack-layer shock propagation penetration stays below 1e-4 m after
     // projection; without it, the 20-box stack sinks and sways
     let path = cairn::scene::find_scene("boxstack").unwrap();
     let mut result = Vec::new();

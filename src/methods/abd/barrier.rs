@@ -1,4 +1,4 @@
-//! The IPC barrier on squared distances (source eqs. 10–11; methods.md §E "Barrier") and the contact potential
+//! The IPC barrier on squared distances (source eqs. 10–11; IPC, Li et al. 2020) and the contact potential
 //! of one primitive pair, with the edge–edge mollifier.
 //!
 //! b(D) = −(D − D̂)² ln(D/D̂) for 0 < D < D̂ (D = d², D̂ = d̂²), 0 beyond; b, b′ and b″ vanish at D̂ (C²).

@@ -1,16 +1,8 @@
 //! Joint functions in affine coordinates (issue 15 item 4): the joint coordinate (hinge angle, prismatic
-//! displacement) and the rows that keep a prismatic joint's anchor on its axis line, with exact gradients and
-//! Hessians in the twelve affine coordinates of each body, and the bound on a Newton step that keeps a coordinate
-//! from crossing a limit.
-//!
-//! The functions are those of the shared kinematics (`dynamics/joint.rs`, `JointPose`): a hinge's angle
-//! atan2((r₁ × r₂)·a₁, r₁·r₂) and the row t·(p₂ − p₁) for a direction t of body 1 (t = a₁: the prismatic
-//! displacement; t = r₁, a₁ × r₁: its line rows). Each is a function of a few world vectors (a₁, r₁, r₂, t,
-//! p₂ − p₁), and each vector is linear in the affine coordinates, v = Σ_σ (I₃ ⊗ w_σᵀ) q_σ with w = (ū, 0) for a
-//! direction ū and (c̄, 1) for a point c̄ (from the centre of mass, body axes) — so the value, gradient and Hessian
-//! in the vectors (`math::jet`) map to the bodies by the 4-vectors w, as the contact terms do (assemble.rs).
-//! The direction a₁ × r₁ is taken as A₁(ā₁ × r̄₁), equal to it for a rotation and linear in q. At rigid poses
-//! the values equal `JointPose`'s rows and the gradients give their rates (tested).
+//! displacement) and a prismatic joint's line rows, with exact gradients and Hessians in each body's twelve affine
+//! coordinates, and the bound on a Newton step that keeps a coordinate from crossing a limit. They are the shared
+//! kinematics' functions (`dynamics/joint.rs`) of a few world vectors, each linear in q.
+//! See docs/methods/abd.md, "Joint functions in affine coordinates".
 
 use crate::math::jet::{self, Jet, V3};
 

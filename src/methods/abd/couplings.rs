@@ -1,16 +1,7 @@
-//! Haptic proxies under `abd` (issue 16 item 3): the virtual coupling of `dynamics/proxy.rs` (F = k(x_t − x) +
-//! c(v_t − v), τ = k_r θ + c_r(ω_t − ω)) as a potential in the incremental energy, backward Euler like the rest of
-//! the step, so it is implicit and stable for any gains:
-//!
-//! h² [½k|p − x_t⁺|² + ½(c/h)|p − p^t − h v_t|² + ¼k_r‖A − R_t⁺‖²_F + ¼(c_r/h)‖A − A^t − h[ω_t]×A^t‖²_F],
-//!
-//! with x_t⁺, R_t⁺ the target's centre of mass and rotation advanced by h along its velocities. For a rigid A
-//! the rotational terms give the torque k_r sin θ (θ the rotation from A to R_t⁺) and c_r(ω_t − ω) (see
-//! `affine::wrench_of_gradient`); the strain they would add is the orthogonality potential's to resist. All four
-//! are quadratic in the body's coordinates: one weight and one target per coordinate and well.
-//!
-//! Readings: the coupling wrench from the coupling's gradient, and the contact wrench from the barrier's and
-//! friction's gradients on the proxy's body, both at the end of the step (`wrench_of_gradient`).
+//! Haptic proxies under `abd` (issue 16 item 3): the virtual coupling of `dynamics/proxy.rs` as a quadratic
+//! potential in the incremental energy, backward Euler like the rest of the step, so it is implicit and stable
+//! for any gains. The coupling and contact wrenches are read from the gradients at the end of the step.
+//! See docs/methods/abd.md, "Haptic proxies".
 
 use crate::math::{quat_exp, Mat3};
 use crate::model::Model;

@@ -1,12 +1,7 @@
 //! Smoothed friction (source eq. 12, after IPC): per active contact pair, lagged at the start of the step, the
-//! normal force λ, a tangent basis T (3×2) and closest-point weights c (Σ c_k x_k is the relative position of
-//! the closest points). The sliding displacement over the step is u = Tᵀ Σ c_k (x_k − x_k^t), and the
-//! dissipation potential is λ Φ(|u|), where Φ′ = g is the force law: IPC's μ f1(y) with the mollified norm f0
-//! (f1 = f0′) of threshold ε = ε_v·h, f0(y) = −y³/(3ε²) + y²/ε + ε/3 for y < ε, y beyond, when the static and
-//! sliding coefficients agree. When they differ, g is μ_s f1 up to ε and eases from μ_s to μ_k over (ε, 2ε).
-//! (ipc-toolkit's smooth μ instead blends μ_s into μ_k inside (0, ε), under f1; its own documentation notes
-//! that the force then never reaches μ_s λ — with μ_s 0.7 and μ_k 0.4 it peaks near 0.41 λ, so a cube with
-//! μ_s ≥ tan θ slid off a slope it must hold: measured.) Since T and c are frozen, u is linear in the positions.
+//! normal force λ, a tangent basis T and closest-point weights; the dissipation potential is λ Φ(|u|) with IPC's
+//! mollified force law, which eases from μ_s to μ_k over (ε, 2ε), ε = ε_v·h, so that the force reaches μ_s λ.
+//! See docs/methods/abd.md, "Smoothed friction".
 
 use super::local::Local;
 use crate::math::jet::Jet;

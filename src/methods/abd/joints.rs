@@ -1,24 +1,8 @@
 //! Joints for affine bodies (source §5.3: constraints that are nonlinear for rigid bodies are linear in q), with
-//! prismatic joints, limits and PD motors (issue 15 item 4).
-//!
-//! - Pins: a ball joint pins one point of each body together, a hinge two points on its axis, a fixed joint three
-//!   non-collinear points; each pinned point gives C = x_a(c̄_a) − x_b(c̄_b), linear in q. A prismatic joint pins
-//!   its three frame directions (axis, reference, axis × reference, each times the joints' length scale) the same
-//!   way, C = A_a ū_a − A_b ū_b, also linear: the orientations stay equal. They are imposed as stiff penalties
-//!   ½K|C|² with K = γ(m_a + m_b) (libuipc's form; γ = `joint_stiffness`), so the Hessian is constant and exact.
-//! - A prismatic joint's two line rows t·(p₂ − p₁), t = r₁, a₁ × r₁ (the shared kinematics' rows, coords.rs):
-//!   the same penalty ½K C², exact gradient, Hessian K(∇C∇Cᵀ + C∇²C) projected to PSD.
-//! - Limits: IPC's log barrier on the gaps of the joint coordinate x (hinge angle, prismatic displacement),
-//!   h²κ_L [b(x − lo) + b(hi − x)] with b(g) = −(g − r)² ln(g/r) for g < r (the reach r: [`ANGLE_REACH`] rad, or
-//!   the contact d̂ for a displacement), κ_L such that the barrier's curvature at r/2 equals the coordinate's
-//!   inertia over h² (as the contact floor κ). It is infinite at a limit, and each Newton step is bounded so that
-//!   the coordinate cannot cross one on the way ([`Joints::bound`]), so a limit is never crossed. A coordinate
-//!   that starts on a limit (q = 0 at load) has that limit's barrier moved r/10 beyond it, with a note.
-//! - PD motors: backward Euler on the coordinate, h²φ(x) with φ = ½K_e(x − x_e)², K_e = k_p + k_d/h and
-//!   x_e = (k_p x* + (k_d/h)(x^t + h ẋ*))/K_e, so that −φ′ = k_p(x* − x) + k_d(ẋ* − (x − x^t)/h) (`motor_force`'s
-//!   law with the end-of-step rate); beyond |K_e(x − x_e)| = max_force φ continues linearly (Huber), so the force
-//!   is clamped at ±max_force and φ stays convex. Targets x* = the state's target advanced by h along its rate.
-//! Hinge angles are unwrapped about their value at the start of the step, so the potentials are smooth in a step.
+//! prismatic joints, limits and PD motors (issue 15 item 4): pins as stiff penalties ½K|C|² (K = γ(m_a + m_b),
+//! libuipc's form), limits as IPC log barriers on the joint coordinate with Newton steps bounded so that no
+//! limit is crossed, PD motors as a convex (Huber) backward-Euler potential.
+//! See docs/methods/abd.md, "Joints".
 
 use super::coords::{Func, Function, Vector};
 use super::system::{Block, System};

@@ -1,20 +1,8 @@
 //! Closed-form barrier derivatives in a pair's own difference vectors, and their exact PSD projection.
-//!
-//! Every distance case depends only on differences of stencil points: point–point on one (3 variables),
-//! point–edge on two (6), point–triangle and edge–edge on three (9). Writing each pair's energy in those
-//! vectors, y_k = Σ_s T[k][s] x_s (the rows T, k < n ≤ 3), gives its exact gradient and Hessian in 3n variables
-//! with a few outer products instead of a 12-variable second-order dual number (`dual.rs`, which stays as the
-//! reference the tests compare against).
-//!
-//! The projection is the one of the 12 stencil coordinates (IPC's per-element projection), computed in 3n:
-//! with H₁₂ = Tᵀ H T and L the Cholesky factor of T Tᵀ, PSD(H₁₂) = Tᵀ L⁻ᵀ PSD(Lᵀ H L) L⁻¹ T, because T = L O Qᵀ
-//! for an orthonormal basis Q of T's row space and an orthogonal O (the eigen-clamp commutes with orthogonal
-//! congruence). All matrices act per axis (⊗ I₃).
-//!
-//! Symbols: for point–triangle [p, t0, t1, t2], r = p − t0, u = t1 − t0, v = t2 − t0; for edge–edge
-//! [a0, a1, b0, b1], r = b0 − a0, u = a1 − a0, v = b1 − b0; D = (r·(u×v))²/|u×v|² in both. Point–edge (p; a, b):
-//! u = a − p, v = b − p, D = |u×v|²/|v − u|². Point–point: D = |u|². Mollifier: x = |u×v|² of the edge–edge
-//! vectors, energy m(x)·b(D).
+//! Each distance case depends only on differences of stencil points (3, 6 or 9 variables), which gives the exact
+//! gradient and Hessian with a few outer products instead of a 12-variable dual number (`dual.rs`, the tests'
+//! reference); the projection equals IPC's per-element one on the 12 stencil coordinates.
+//! See docs/methods/abd.md, "Exact barrier Hessians".
 
 use super::barrier::{b, b1, b2, classify, may_be_within, PairShape};
 use crate::collision::distance::Kind;
@@ -33,14 +21,9 @@ pub struct Local {
 
 /// A Hessian of rank ≤ m written as H = B C Bᵀ with m ≤ 5 known columns B (in the 3n local variables) and a
 /// symmetric m×m C.
-///
-/// Without the mollifier, D is the minimum over the closest-point parameters c of E(c, y) = |δ|², with
-/// δ = Σ_k w_k(c) y_k (point–plane and line–line: δ = r − αu − βv, w = (1, −α, −β); point–line:
-/// δ = (1 − t)u + tv, w = (1 − t, t); point–point: δ = u, w = 1). By the envelope theorem ∇D = 2 (w_k δ)_k and
-/// ∇²D = E_yy − E_yc E_cc⁻¹ E_cy, where E_yy = 2 (w wᵀ ⊗ I₃) and each row of E_cy is −2 times (w ⊗ a) plus δ
-/// in one extra slot (a = u or v for the plane, v − u for the line). So ∇D and ∇²D, and with them the barrier's
-/// ∇² = b″∇D∇Dᵀ + b′∇²D, lie in the span of w ⊗ e_x, w ⊗ e_y, w ⊗ e_z and one unit δ̂ per extra slot: 5
-/// columns for 9 variables, 4 for 6, 3 for 3. The PSD projection is then an m×m eigenproblem.
+/// Without the mollifier, ∇D and ∇²D (envelope theorem over the closest-point parameters) and with them the
+/// barrier's Hessian lie in the span of at most 5 columns, so the PSD projection is an m×m eigenproblem.
+/// See docs/methods/abd.md, "Low-rank barrier Hessians".
 #[derive(Clone, Copy, Debug)]
 pub struct Range {
     pub m: usize,

@@ -1,46 +1,12 @@
 //! `abd`: affine body dynamics with IPC barrier contact.
 //!
 //! Source: Lan, Kaufman, Li, Jiang, Yang, "Affine Body Dynamics: Fast, Stable & Intersection-free Simulation
-//! of Stiff Materials" (../shared/seeds/003_c088fd8c5d30b3af.txt), with the IPC pieces it builds on as
-//! methods.md §E describes them.
+//! of Stiff Materials", ACM TOG (SIGGRAPH) 2022, with the IPC pieces it builds on (Li et al. 2020, ipc-toolkit);
+//! see docs/methods/abd.md.
 //!
-//! Symbols of the paper → names here:
-//! - q = (p, A) ∈ ℝ¹² per body (§3) → `q[12b..12b+12]`, laid out as the row-major 3×4 [A | p] (affine.rs);
-//!   x = A x̄ + p with x̄ from the centre of mass → `Surfaces::rest` as w = (x̄, 1).
-//! - M (eq. 4) → `Body::mass` (a 4×4 block diag(S, m), the same for the three rows).
-//! - V⊥ = κ v̄ ‖AAᵀ − I‖²_F (eq. 6) → `affine::ortho_*`, κ = `AbdParams::orthogonality`, v̄ = body volume.
-//! - the incremental potential E(q) = ½‖q − q̃‖²_M + h²(V⊥ + κ_c B + D) + joints (eq. 9) → `Abd::energy`,
-//!   q̃ = q^t + h q̇^t + h² M⁻¹ f_ext → `qtilde`.
-//! - B = Σ b(d²) over point–triangle and edge–edge pairs of different bodies (eqs. 10–11) → barrier.rs with
-//!   distance.rs; κ_c → `kappa` (adaptive); d̂ → `dhat`. Per pair, ∇ and ∇² (exact, or PSD-projected as IPC
-//!   does) are closed forms in the pair's own difference vectors (local.rs, projection and the signed factoring
-//!   of the exact one in eigen.rs); dual.rs evaluates the same formulas on dual numbers as the reference the
-//!   tests compare against. Newton's matrix takes the exact ∇² and falls back to the projected one from an
-//!   iteration whose matrix is not positive definite to the end of its step (`AbdParams::hessian`; the source and
-//!   IPC always project).
-//! - D = Σ μ λ f0(|u|) (eq. 12), λ and the tangent bases lagged at the start of the step → friction.rs; with a
-//!   static coefficient above the sliding one, the force law eases from μ_s to μ_k between slips ε_v h and 2ε_v h.
-//! - ACCD (§4.1) → ccd.rs; i-AABB culling (§4.2) → culling.rs; contact-aware assembly (§4.3) → assemble.rs
-//!   and system.rs; joints (§5.3) → joints.rs (pins, limit barriers, PD motors; the joint functions in affine
-//!   coordinates → coords.rs); haptic proxies' coupling as a potential → couplings.rs; the no-intersection
-//!   check → check.rs.
-//!
-//! - static and kinematic bodies (§3: "fixed or prescribed coordinates"): static ones are not unknowns; a
-//!   kinematic body's coordinates are unknowns held to their prescribed values q_k* by a stiff potential
-//!   ½ w ‖q_k − q_k*‖²_M (w = `KINEMATIC_WEIGHT`, M its mass block), as IPC holds Dirichlet vertices by a
-//!   penalty. Its push on dynamic bodies is then part of each Newton direction (H_dk couples them), and the
-//!   line search's energy stays a potential: with the prescribed motion applied outside the solve, a kinematic
-//!   body driving into a dynamic one raised the energy, every line search failed and it stalled (measured).
-//!   When a pushed body is blocked, the kinematic body lags its prescription rather than let anything intersect.
-//!
-//! One step: predict q̃; lag friction; Newton iterations, each: cull pairs within d̂ (after the first iteration,
-//! the pairs swept by the previous line search) → gradient and Hessian (exact barrier terms; assembled again
-//! with projected ones where the factorisation finds the matrix indefinite) → sparse Cholesky solve →
-//! CCD along the Newton direction bounds the step → backtrack on the energy (the first trial assembled, its
-//! energy from the assembly) → adapt κ; stop when the largest
-//! vertex move of the Newton step is below tolerance·l_c·h and that of the unbalanced force M⁻¹∇E below
-//! tolerance/10·|g|h², after taking that last step too (CCD-bounded, no backtracking). Before the first step,
-//! bodies that touch are pushed apart (separate.rs, start.rs).
+//! One step: predict q̃, lag friction, then Newton iterations (cull pairs within d̂, gradient and Hessian,
+//! sparse Cholesky, CCD-bounded backtracking line search, adapt κ) until the vertex moves fall below tolerance.
+//! See docs/methods/abd.md, "Symbols" and "One step".
 
 pub mod affine;
 pub mod assemble;
@@ -82,25 +48,16 @@ pub struct AbdParams {
     /// Barrier activation distance d̂, m. Default 1e-3·l_c ([`DHAT_FRACTION`]; IPC's fraction, of the bodies'
     /// size rather than the scene's).
     pub dhat: Option<f64>,
-    /// Initial barrier stiffness κ, N/m³ (the barrier's force on a pair is κ|b′(d²)|·2d). Default: where bodies
-    /// touch at the start (after the separation), IPC's κ0, the stiffness whose barrier forces best balance the
-    /// loads there (`balancing_kappa` in start.rs), so resting bodies stay at their gaps; otherwise the stiffness
-    /// at which a pair at d̂/2 is as stiff as the average body's inertia, m̄/(h² d̂² b″(d̂²/4)). κ then doubles
-    /// when gaps fall below [`KAPPA_GROWTH_GAP`]·d̂ and keep closing.
+    /// Initial barrier stiffness κ, N/m³ (the force on a pair is κ|b′(d²)|·2d), > 0. Default: IPC's κ0 where bodies
+    /// touch at the start, else the stiffness at which a pair at d̂/2 is as stiff as the average body's inertia.
     pub kappa: Option<f64>,
-    /// Orthogonality stiffness κ of V⊥, Pa. Default 1e10 (10 GPa; the source applies "a large stiffness (GPa)").
-    /// At libuipc's 1e8 a whirling 10-link chain stretched its links by 2e-4, so the joint gap seen in the rigid
-    /// view (nearest rotations) reached 9.3e-5 of a link against the 1e-6 the joint rows allow (9.3e-7 at 1e10);
-    /// at 1e11 stack10 drifted 3.1 mm (2 mm allowed).
+    /// Orthogonality stiffness κ of V⊥, Pa, > 0. Default 1e10 (10 GPa; the source applies "a large stiffness (GPa)").
     pub orthogonality: f64,
-    /// Friction's static-to-sliding velocity threshold ε_v, m/s. Default 1e-4·l_c per second
-    /// ([`EPS_V_FRACTION`]): static friction creeps below ε_v (about 0.8 ε_v for a load 3% inside the friction
-    /// cone), so IPC's 1e-3 let a 0.5 m cube creep 1.5 mm in 3 s; 1e-4 leaves 0.36 mm.
+    /// Friction's static-to-sliding velocity threshold ε_v, m/s, > 0. Default 1e-4·l_c per second
+    /// ([`EPS_V_FRACTION`]; static friction creeps below ε_v).
     pub friction_velocity: Option<f64>,
-    /// Newton stops when the largest vertex move of a step is below tolerance·l_c·h and that of M⁻¹∇E (the
-    /// unbalanced force's move) below tolerance/10·|g|h²; that last step is still taken
-    /// (bounded by CCD, kept only if it lowers the energy). Default 1e-3 (IPC uses 1e-2, which leaves sliding
-    /// friction visibly wrong here: the 30° ramp rows fail).
+    /// Newton's stopping tolerance, > 0: it stops when the largest vertex move of a step is below tolerance·l_c·h
+    /// and that of M⁻¹∇E below tolerance/10·|g|h² (the last step still taken). Default 1e-3.
     pub tolerance: f64,
     /// Newton iterations at most per step. Default 100.
     pub max_iterations: usize,
@@ -110,26 +67,10 @@ pub struct AbdParams {
     /// 1e6.
     pub joint_stiffness: f64,
     /// Time integration: `euler` (default: backward Euler, the source's) or `bdf2` (second order from the second
-    /// step on, after one backward Euler step). Both minimise an incremental potential (BDF2's with step 2h/3 from
-    /// (4q^t − q^{t−1})/3), so the line search, the CCD and the barrier keep their guarantees. Measured: the
-    /// frictionless double pendulum of the joint rows loses 25% of M g L in 10 s at 1 ms under `euler`, 0.18%
-    /// under `bdf2`; but `bdf2` as the default failed four other rows (the free-fall rows expect the discrete
-    /// symplectic-Euler trajectory, house_of_cards drifted 12.9 mm, gears 12:18 measured −0.702) and is not the
-    /// default yet.
+    /// step on); both minimise an incremental potential, so the line search, CCD and barrier keep their guarantees.
     pub integrator: Integrator,
-    /// The barrier's Hessian in Newton's matrix: `exact` (default) assembles each pair's exact Hessian until an
-    /// iteration's matrix is not positive definite (its Cholesky factorisation fails); that iteration is assembled
-    /// again with IPC's per-pair PSD projection, and so are the rest of the step's. `projected` always projects
-    /// (IPC's and the source's choice). Either way Newton minimises the same incremental potential to the same
-    /// tolerance. The projection only adds curvature (negative curvature is clamped to zero), so where contacts
-    /// curve projected Newton takes steps too short and converges linearly: on the light wrecking ball's chain
-    /// the curvature pᵀHp of a Newton step was up to twice the true one (finite differences of the gradient).
-    /// Measured over the whole runs (`cairn bench`): light 18.1 → 15.3, medium 18.1 → 14.7 and full 17.1 → 14.4
-    /// Newton iterations per step, 1.4–1.8× faster at the median; `projected` gives the earlier builds' results bit
-    /// for bit. Under `exact`, a body pair whose two bodies both moved less than the tolerance in the last Newton
-    /// direction keeps the Hessian blocks of the last assembly (its gradient is always fresh): most bodies settle
-    /// within a few iterations (91% of the light ball's and 96% of the medium one's body-iterations move less),
-    /// while the chain takes 15.
+    /// The barrier's Hessian in Newton's matrix: `exact` (default; falls back to IPC's per-pair PSD projection for
+    /// the rest of a step once a matrix is indefinite) or `projected` (always, as IPC and the source).
     pub hessian: Hessian,
     /// Count intersecting triangle pairs after every step (the guarantee, checked; costs a triangle sweep).
     /// Default false; `cairn validate` turns it on.
@@ -176,8 +117,7 @@ impl Params for AbdParams {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
 #[serde(try_from = "String")]
 pub enum Integrator {
-    /// Backward Euler: q̇ = (q − q^t)/h (the source's; loses ½h²‖a‖²_M of energy per step: a double pendulum
-    /// 25% of M g L in 10 s at 1 ms).
+    /// Backward Euler: q̇ = (q − q^t)/h (the source's; it loses ½h²‖a‖²_M of energy per step).
     Euler,
     /// BDF2: q̇ = (3q − 4q^t + q^{t−1})/(2h), dissipation O(h⁴) per step.
     Bdf2,

@@ -1,23 +1,8 @@
-//! Bodies that touch at the start. IPC's barrier is +∞ at zero distance (methods.md §E), so the method needs every
-//! two bodies apart before its first step; scenes written for the other methods rest bodies on each other at zero
-//! distance (a box on the ground, a touching grid of balls, Newton's cradle). Before the first step, each body
-//! pair closer than [`SEPARATION`]·d̂ (less for tall touching columns, see [`SEPARATION_MIN`]) is pushed apart along its contact normal until its closest primitives are
-//! that far apart: a translation of the upper body when the normal is within 60° of the vertical (so that a touching
-//! column rises from the ground up), of both bodies by halves when the normal is more horizontal, and of the
-//! dynamic body alone against a static or kinematic one. Within a sweep each pair's distance is followed to first
-//! order along its normal as the sweep's pushes move its bodies, so a push on a lower body carries the bodies
-//! resting on it along (a crossed-beam tower otherwise drove a beam into the one above it). Sweeps over the pairs
-//! in their sorted order repeat until none is too close (deterministic). No body may move by more than d̂: a configuration that needs more (or that
-//! does not settle) is an error naming the bodies. Surfaces that cross (not just touch) are a real intersection,
-//! left for the caller's check to report.
-//!
-//! The contact normal of a body pair is a weighted sum over its primitive pairs closer than the target gap (weight:
-//! how much closer than the gap), oriented from the first body to the second: of the closest-point direction
-//! where the pair is apart, and of the triangle's outward normal where a point rests inside a face at zero
-//! distance (no distance direction exists there); vertices and edges touching vertices or edges add nothing. It is
-//! used where the collision shapes (parry) give no contact normal; parry's normal is replaced by the line between
-//! the means of the two bodies' vertices where that is closer to a touching face's normal (aligned cubes meeting
-//! vertex on vertex, where parry gives a corner's diagonal).
+//! Bodies that touch at the start. IPC's barrier is +∞ at zero distance, so every two bodies must be apart
+//! before the first step, while scenes written for the other methods rest bodies on each other. Each body pair
+//! closer than [`SEPARATION`]·d̂ is pushed apart along its contact normal, in deterministic sweeps, no body
+//! moving more than d̂ (else an error naming the bodies); crossing surfaces are left for the check to report.
+//! See docs/methods/abd.md, "Separating touching bodies".
 
 use super::{affine, assemble};
 use crate::collision::culling::{self, Group, Pair};

@@ -20,7 +20,7 @@ impl Abd {
         let kmin = mbar / (h * h * dh2 * barrier::b2(0.25 * dh2, dh2));
         self.kappa_max = 1e6 * self.params.kappa.unwrap_or(kmin).max(kmin);
         self.separate(model, state)?;
-        // IPC's κ0 (methods.md §E, "Adaptive κ"): the stiffness that balances the loads against the barrier at
+        // IPC's κ0 (ipc-toolkit's adaptive stiffness): the stiffness that balances the loads against the barrier at
         // the start, where bodies rest on each other; the floor of pairs not yet in contact otherwise
         self.kappa = match self.params.kappa {
             Some(k) => k,

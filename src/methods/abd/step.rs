@@ -439,16 +439,10 @@ impl Abd {
     }
 
     /// Line search stage: backtracking on the energy from the CCD bound `alpha_ccd` (one trial when `short`; the
-    /// trial not assembled when `last`, the loop's final step).
-    /// The pair set covers every pair within d̂ anywhere on the segment; the energy at q is `e_at_q`, the one the
-    /// previous line search accepted (any pair set that covers d̂ at q gives it), when known. When `speculate`,
-    /// the first trial is evaluated by an assembly (timed as such), which gives its energy too (the same bits
-    /// as `energy`), so that an accepted first trial needs no assembly of its own in the next iteration; the
-    /// caller speculates while first trials are accepted, because a rejected one wastes the assembly (on the
-    /// wrecking balls' chains 40–50% of first trials were rejected, in runs of backtracking iterations). Either
-    /// way the same points are assembled and the results are the same bits. Returns the accepted (q, smallest
-    /// squared distance, energy), if any, whether the system holds the assembly at it, and whether the first
-    /// trial was accepted.
+    /// trial not assembled when `last`). When `speculate`, the first trial is evaluated by an assembly, which also
+    /// gives its energy, so that an accepted first trial needs no assembly of its own; results are the same bits
+    /// either way. Returns the accepted (q, smallest squared distance, energy), if any, whether the system holds the
+    /// assembly at it, and whether the first trial was accepted. See docs/methods/abd.md, "Line search".
     #[allow(clippy::too_many_arguments)]
     fn line_search(
         &mut self,

@@ -178,7 +178,7 @@ impl System {
         let sym = SymbolicSparseColMatRef::new_checked(n, n, &self.col_ptr, None, &self.row_idx);
         if self.symbolic.is_none() {
             // supernodal always: the 12×12 dense body blocks make every supernode at least 12 wide (faer's
-            // flop-ratio heuristic picked the simplicial path for the light wrecking ball: solve 4.4 → 2.4 ms/step)
+            // flop-ratio heuristic picked the slower simplicial path; docs/benchmarks.md)
             self.symbolic = Some(
                 factorize_symbolic_cholesky(
                     sym,

@@ -1,14 +1,7 @@
-//! Contact evaluation (paper §4.1, VPS of Barbič–James): every candidate pair both ways, A's points in B's
-//! field and B's points in A's, each penetrating point a spring k|φ| along the point's own normal and a damper on
-//! the relative velocity, summed with their gradients (gradients.rs) into one [`Jacobian`] per pair.
-//!
-//! Points are tested in parallel (rayon) in fixed chunks of [`CHUNK`] points, collected in order, and the
-//! contributions are summed chunk by chunk and then over the chunks in order, so the sums do not depend on the
-//! thread count.
-//!
-//! Culling: a shell's points come in compact blocks (geometry/point_shell.rs, Z-order) with bounding boxes; a
-//! block whose box, turned into the field body's frame, cannot reach the solid ([`Field::may_penetrate`]) is
-//! skipped without transforming its points. Only the points of the other blocks count as tested.
+//! Contact evaluation (paper §4.1, VPS of Barbič–James): every candidate pair both ways, each penetrating point a
+//! spring k|φ| along the point's own normal and a damper, summed with their gradients (gradients.rs) into one
+//! [`Jacobian`] per pair. Points run in parallel in fixed chunks of [`CHUNK`], summed in order (results do not
+//! depend on the thread count); blocks of shell points that cannot reach the solid are culled.
 
 use super::field::{Field, ShellRef};
 use super::gradients::{add_damper, add_spring, Gains, Jacobian, PointContact, Velocities};

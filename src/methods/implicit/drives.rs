@@ -1,24 +1,8 @@
-//! PD motors and haptic proxies in the `implicit-penalty` step: forces on one or two bodies given as a wrench and its
-//! exact gradients (`gradients::Jacobian`), so that they enter each island's system beside the contacts
-//! (step.rs `add_pair`) and are integrated implicitly, stable for any gains.
-//!
-//! Source: Xu, Zhao, Barbič 2014 (seeds/000) §5, eq. 65, the PD servo of the excavator's prismatic actuators,
-//! "integrated using implicit integration, the gradient ∂F/∂S_i assembled into G_ii, G_ij, G_ji, G_jj, Z_i, Z_j".
-//! Symbols → names: k_p, k_d → `Motor::{stiffness, damping}`; L (the target) → `MotorTarget::value`; the
-//! direction R_i a₁ and the lever arms → the coordinate row's Jacobian g = (lin₁, ang₁, lin₂, ang₂)
-//! (dynamics/joint.rs `coordinate_row`), so the same law drives a hinge angle (a torque) and a prismatic
-//! displacement (a force). The generalised force f = k_p(q* − q) + k_d(q̇* − q̇) acts as the wrench f·g; its
-//! gradients are −k_p g gᵀ in the poses and −k_d g gᵀ in the velocities. Left out are the terms of g's own change
-//! with the pose, f ∂g/∂S and k_d (∂g/∂S)·u in q̇ = g·u (they need the rows' second derivatives, which
-//! dynamics/joint.rs does not give): both vanish at rest at the target, where the tests check the blocks against
-//! finite differences, and neither is needed for stability, which the −k_p g gᵀ, −k_d g gᵀ terms give. A saturated motor
-//! (|f| at `max_force`) is a constant force for the step. The target is the one at the end of the step
-//! (q* + h q̇*), as backward Euler evaluates its forces there.
-//!
-//! Proxies (dynamics/proxy.rs's virtual coupling): F = k(x_t − x) + c(v_t − v) and τ = k_r θ + c_r(ω_t − ω) with
-//! θ = log(R_t Rᵀ); ∂F/∂x = −k, ∂F/∂v = −c, ∂τ/∂θ_body = −k_r J_r⁻¹(θ) (the inverse right Jacobian of SO(3):
-//! a body rotation δ turns R_t Rᵀ into R_t Rᵀ exp(−δ)), ∂τ/∂ω = −c_r; the target is advanced to the end of the
-//! step. Every gradient is checked against finite differences in the tests.
+//! PD motors and haptic proxies in the `implicit-penalty` step: forces given as a wrench and its gradients
+//! (`gradients::Jacobian`), so that they enter each island's system beside the contacts (step.rs `add_pair`) and
+//! are integrated implicitly, stable for any gains (Xu, Zhao, Barbič 2014, §5, eq. 65). The terms of the row
+//! direction's own change with the pose are left out (they vanish at rest at the target).
+//! See docs/methods/implicit-penalty.md, "PD motors and proxies".
 
 use super::gradients::{outer, skew, Jacobian};
 use super::step::Kin;

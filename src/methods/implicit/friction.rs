@@ -1,34 +1,8 @@
-//! Friction by Yamane–Nakamura anchors, as the paper restates them (§4, after eq. 18): when a point comes
-//! into contact an anchor is set there (fixed in the field body); a linear spring k_t, in the contact plane of the
-//! point's normal, pulls the point toward it. When the spring force exceeds μ_s·f_n the anchor is released and the
-//! point has kinetic friction μ_k·f_n against its tangential sliding velocity (projected and normalised). The
-//! released anchor is dragged along behind the point, at the distance μ_k·f_n/k_t where its spring gives exactly
-//! the kinetic force (Yamane–Nakamura's moving anchor). A sliding point keeps sliding while its tangential velocity
-//! keeps a component along its last slip direction; when it stops or turns, static friction resumes on the
-//! dragged anchor, whose spring holds the kinetic force and may grow to μ_s·f_n again before the next release.
-//! Two rules of the first version were measured wrong: re-anchoring a stopped point where it stands dropped its
-//! stretch, so the points of a held block cycled release → re-anchor at zero force → release and the block crept
-//! (36 mm/s at tan θ = 0.95 μ_s); and ending a slide by the dragged spring's force falling to μ_k·f_n re-stuck a
-//! slowly sliding point whenever its load grew a little in a step, and the implicit spring of a re-stuck point
-//! then dragged the block with k_t·h·v, so a block above μ_s slid at a steady 8 cm/s instead of accelerating.
-//! A patch (one role of one pair: the point body's points in the field body's field) sticks or slides as a
-//! whole, with an anchor per point: its anchors hold while the sum of their spring forces is at most μ_s times
-//! the patch's normal force Σk|d|, and are released together otherwise; it keeps sliding while most of its points
-//! slid in the last step and their summed tangential velocity still runs along their slip directions. Per point,
-//! two things went wrong (measured): a translating block stretches all its anchors alike while its normal load is
-//! uneven (more under the leading edge, none under a lifting row), so the lightly loaded points released first,
-//! passed their load on, and the release cascaded (a block at tan θ = 0.95 μ_s slid 1.6 m in a second); and a
-//! row of a sliding block that touches down again (the block rocks a little) anchored afresh and held, braking the
-//! block until its springs reached μ_s·f_n (a block launched at 1 m/s on a slope where it should speed up
-//! at 0.91 m/s² slowed down at 0.8 m/s²).
-//! With implicit springs the sticking test uses the stretch the patch will have at the end of the step,
-//! s − v_t·h (`Gains::lead` = h; 0, the stretch now, with explicit springs): a block launched onto a slope
-//! touches down with all its anchors new and unstretched, and the implicit springs (k_t·n·h²/m = 2.5 at the
-//! default gains) stopped it within that step, after which it held (measured: launched at 1 m/s with
-//! μs > tan θ > μk, it stood still instead of sliding on at g(sin θ − μk cos θ)).
-//! There is no friction damper: the contact damper acts on the tangential velocity when `tangential_damping` is on.
-//! Sticking springs are implicit (in the system) or explicit (right-hand side, the paper); kinetic friction is
-//! explicit; anchors live in `State::carry` between steps.
+//! Friction by Yamane–Nakamura anchors, as the paper restates them (§4, after eq. 18): an anchor spring k_t per
+//! penetrating point, released to kinetic friction μ_k·f_n beyond μ_s·f_n and dragged behind the sliding point.
+//! A patch (one role of one pair) sticks or slides as a whole, since per-point release cascaded; with implicit
+//! springs the sticking test uses the stretch at the end of the step. Anchors live in `State::carry`.
+//! See docs/methods/implicit-penalty.md, "Friction by anchors".
 
 use super::contact::{Hit, Placement};
 use crate::math::Vec3;

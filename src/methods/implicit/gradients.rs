@@ -1,17 +1,7 @@
 //! Exact gradients of one contact point's force and torque (paper §4.1–4.2, eqs. 22–51; every sign re-derived
-//! here and checked against finite differences in the tests below).
-//!
-//! Roles: A is the field body, B the point body; P = x_B + b is B's shell point, a = P − x_A, b = R_B r_B,
-//! d = φ_A(R_Aᵀ a) < 0, G = R_A ∇φ_A (world), N̂ = R_B N (B's inward normal, world).
-//! Perturbations: x ← x + δx, R ← exp([δθ]×) R, v ← v + δv, ω ← ω + δω (world frame). Then
-//! δP = δx_B − [b]×δθ_B, δa = δP − δx_A, δd = Gᵀ(δa + [a]×δθ_A), δN̂ = −[N̂]×δθ_B, δb = −[b]×δθ_B.
-//!
-//! Forces on A (B gets the opposite): the spring F_s = k d N̂ and the damper F_d = −k_d u (or −k_d N̂N̂ᵀu with
-//! the tangential part off), u = v_A + ω_A × a − v_B − ω_B × b the velocity of A's material point at P relative
-//! to B's. Torques about the current centres of mass: τ_A = a × F_A, τ_B = b × F_B.
-//!
-//! Blocks are 3×3, rows (F_A, τ_A, F_B, τ_B), columns (x_A, θ_A, x_B, θ_B) for [`Jacobian::pos`] and
-//! (v_A, ω_A, v_B, ω_B) for [`Jacobian::vel`]; the gradient in θ is at fixed world ω.
+//! and checked against finite differences in the tests below). Blocks are 3×3, rows (F_A, τ_A, F_B, τ_B), columns
+//! (x_A, θ_A, x_B, θ_B) for [`Jacobian::pos`] and (v_A, ω_A, v_B, ω_B) for [`Jacobian::vel`].
+//! See docs/methods/implicit-penalty.md, "Exact contact gradients".
 
 use crate::math::{Mat3, Vec3};
 

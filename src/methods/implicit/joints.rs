@@ -1,27 +1,8 @@
 //! Joint rows in the `implicit-penalty` step: ball, hinge, prismatic and fixed joints as Lagrange multipliers of
-//! the island's system, limits as one-sided rows, through the Schur complement and an SVD pseudo-inverse.
-//!
-//! Source: Xu, Zhao, Barbič 2014 (seeds/000) §5, eqs. 52–64; methods.md §A "Joints". Symbols → names:
-//! - C (eqs. 52–55) → the rows of dynamics/joint.rs (`JointPose::bilateral_rows`; a limit is the coordinate row
-//!   `q − lo ≥ 0` or `hi − q ≥ 0`), evaluated by [`joint_rows`] at any poses;
-//! - α and β = α²/4 (eq. 56) → `ImplicitParams::joint_alpha` and [`baumgarte_target`];
-//! - J_i = [A_i B_i] (eq. 63), how the island's unknowns ΔS_i = (ΔP_i, ΔL_i) move C → [`IslandRow`]'s `pos`
-//!   (h lin/m and [`end_rotation_map`]ᵀ ang: exactly how the step's pose update moves the rows); the
-//!   constraint wrench Jᵀλ → the row's own (lin, ang), so λ is a force (N, or N·m for angular rows);
-//! - F = G⁻¹Jᵀ, S = J G⁻¹ Jᵀ and D = S⁺ (eq. 64) → `f`, `s` and [`PseudoInverse`] in [`solve_constrained`]; the
-//!   singular values below ε σ₀ with ε = [`SVD_CUTOFF`] are dropped, so redundant rows and closed loops work.
-//!
-//! The stabilisation is discretised as backward Euler at the level of positions: with C at the start of the
-//! step and Ċ its rate over the step that led there, (C(s) − C(s ⊖ h u))/h with s ⊖ h u the pose a step back
-//! along the current velocities (J u itself would not do: the positions move along chords, so J u of a body
-//! swinging at speed v about a joint r away is h v²/(2r) even while C stays zero), C̈ + αĊ + βC = 0 gives Ċ' = (Ċ − hβC)/(1 + hα + h²β) and asks C' = C + hĊ' at the end of the step.
-//! Instead of eq. 61's velocity-product terms, each row is evaluated at the predicted pose (every body advanced
-//! with ΔS = 0) and linearised there in ΔS; Newton iterations on λ (the same S⁺, no new factorisation) then
-//! meet the target at the poses the step really reaches, to [`ROW_TOLERANCE`]. Limits: a limit row enters the
-//! active set when its coordinate would cross the limit at the end of the step and leaves when its multiplier
-//! would pull (λ < 0); an active limit asks C' = min(0, C + hĊ'), its approach rate dropped (Ċ⁺ = max(Ċ, 0)),
-//! so the limit stops the joint like an inelastic contact and a violated limit recovers at the stabilisation's
-//! rate.
+//! the island's system, limits as one-sided rows, through the Schur complement and an SVD pseudo-inverse (so
+//! that redundant rows and closed loops work). Source: Xu, Zhao, Barbič 2014, §5, eqs. 52–64; the stabilisation
+//! C̈ + αĊ + βC = 0 is discretised at the level of positions.
+//! See docs/methods/implicit-penalty.md, "Joints".
 
 use super::step::{q_matrix, Kin};
 use super::system::{IslandSystem, Solver};

@@ -194,9 +194,8 @@ impl ImplicitPenalty {
                 // the same forces without their gradients: the system is then M ΔV = h F
                 jac = Jacobian { wrench: jac.wrench, ..Jacobian::default() };
             }
-            // the anchor springs follow the (clamped) contact spring: k_t = friction_stiffness·k·scale (the first
-            // version multiplied by k twice, k_t = 0.1·k², 10× k for the unit cube at h = 5 ms and 4e9 N/m at
-            // k = 2e5: the implicit springs of freshly touching points then braked a sliding block to a crawl)
+            // the anchor springs follow the (clamped) contact spring: k_t = friction_stiffness·k·scale (not k²: see
+            // docs/methods/implicit-penalty.md, "Friction by anchors")
             let friction = friction::Gains { kt: fg.kt * scale, ..fg };
             (Some(PairContact { a, b, hits: [h0, h1], jac, k: g.k * scale, friction }), t0 + t1)
         }

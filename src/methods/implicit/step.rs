@@ -1,20 +1,7 @@
 //! The semi-implicit backward Euler step in momentum form (paper §3–4, eqs. 1–18), with Δx and Δq eliminated
-//! analytically so that each dynamic body is one 6×6 block in (ΔP, ΔL).
-//!
-//! Per body S = (x, q, P, L), Ṡ = (P/m, ½ω̂q, F, τ) with ω = R J⁻¹Rᵀ L and R = R(q/|q|); the step solves
-//! (I − h ∂Ṡ/∂S) ΔS = h Ṡ, with the quaternion row's own q-block at weight γ = [`Q_WEIGHT`] (see there). With Q the 4×3 matrix of Qω = ½ω̂q, Ξ = ∂ω/∂θ|_L = I_w⁻¹[L]× − [ω]× and
-//! ∂q̇/∂q = ½Ω(ω) + Q Ξ 4Qᵀ (Ω the left-multiplication matrix of ω̂), the first two rows give
-//! Δx = h v + (h/m) ΔP and 4QᵀΔq = h V ω + h V I_w⁻¹ ΔL with V = 4Qᵀ(I − γh ∂q̇/∂q)⁻¹Q. Substituted into the
-//! momentum rows, body i's row reads, over the bodies j whose state its wrench W_i depends on,
-//!
-//!   ΔS_i − h Σ_j [ (1/m_j)(∂W_i/∂v_j + h ∂W_i/∂x_j) ΔP_j + (∂W_i/∂ω_j + h D_ij V_j) I_wj⁻¹ ΔL_j ]
-//!     = h [ W_i + h Σ_j (∂W_i/∂x_j v_j + D_ij V_j ω_j) ],   D_ij = ∂W_i/∂θ_j + ∂W_i/∂ω_j Ξ_j,
-//!
-//! the paper's eqs. 15–17 with two departures, both needed for the result to equal the linearised 13n-unknown
-//! solve (checked in the tests to 1e-10): D_ij carries ω's dependence on the orientation at fixed L (∂ω/∂q of the
-//! paper's eqs. 43–46), and the V of a neighbour j is V_j itself (the paper's eq. 18 writes V_ij = I for i ≠ j).
-//! A kinematic neighbour moves by Δx = h v, Δθ = h ω (right-hand side only); a static one not at all.
-//! After the solve: P += ΔP, L += ΔL, x += h P/m, q += Δq renormalised, then v = P/m and ω = I_w⁻¹ L.
+//! analytically so that each dynamic body is one 6×6 block in (ΔP, ΔL). It departs from eqs. 15–17 in two places
+//! so that it equals the linearised 13n-unknown solve (checked in the tests).
+//! See docs/methods/implicit-penalty.md, "Elimination to 6×6 blocks".
 
 use super::gradients::{skew, Jacobian};
 use super::system::{dense_solve, IslandSystem};
@@ -22,11 +9,9 @@ use crate::math::{Mat3, Quat, Vec3};
 use crate::state::BodyState;
 
 /// The weight of q̇'s own dependence on q in the quaternion row: (I − γh ∂q̇/∂q)Δq = h(q̇ + ∂q̇/∂L ΔL).
-/// The paper (eq. 3) takes γ = 1, backward Euler, which on a free body's rotation is dissipative: the orientation
-/// drifts toward the axis of largest inertia at fixed L (measured: the 1×2×3 box spun near its middle axis
-/// loses 3.0% of its energy in 10 s at h = 0.01). γ = ½ (the linearised trapezoidal rule) makes the rotation at
-/// fixed ω a Cayley step (|q| kept exactly to first order) and the free body's energy error second order,
-/// while ΔL still enters Δq fully (∂q̇/∂L at weight 1), so the contact stiffness stays backward Euler.
+/// γ = ½ (the linearised trapezoidal rule) instead of the paper's 1 (eq. 3), whose backward Euler drains a free
+/// body's rotational energy; ΔL still enters fully, so the contact stiffness stays backward Euler.
+/// See docs/methods/implicit-penalty.md, "The quaternion row's weight".
 pub const Q_WEIGHT: f64 = 0.5;
 
 /// A 4×4 matrix, row-major; quaternions as (w, x, y, z).

@@ -1,28 +1,9 @@
 //! Joints in the `impulse` method, as Weinstein, Teran and Fedkiw do it for articulated rigid bodies with contact
-//! and collision (IEEE TVCG 2006), on the shared joint kinematics of `dynamics/joint.rs`.
-//!
-//! - **Pre-stabilisation**: a joint gets the impulse that makes its rows vanish at the poses the bodies will have
-//!   after the position update with the current working velocities (the predicted poses, advanced exactly as
-//!   the integrate stage advances them). The rows are nonlinear in the impulse, so each joint takes a few Newton
-//!   iterations: predict, evaluate the rows there, solve (J M⁻¹ Jᵀ) λ = −C/h (a row's value moves by h·J·Δv to
-//!   first order) and apply λ. The bilateral rows of all joints in scope are one system (an articulation's joints
-//!   are coupled through the bodies they share; solved exactly by lcp's sparse joint block, O(N) for a tree), so a
-//!   Newton iteration moves every joint at once; limits and motors are visited joint by joint in the scene's
-//!   order before it (Gauss–Seidel). A joint pass runs
-//!   after every collision, contact and shock sweep, and the passes are repeated after each phase until every
-//!   predicted row is below `joint_tolerance` (or `joint_iterations` passes).
-//! - **Limits**: the coordinate row `q − lo ≥ 0` (and `hi − q ≥ 0`) at the predicted poses, an impulse whose
-//!   accumulated total over the step stays ≥ 0 (released when the joint moves away).
-//! - **PD motors**: the impulse P the motor's force would give over the step with the coordinate and rate at
-//!   its end (implicit in the gains, stable for any gains): with q₁ = q₀ + h·q̇₁,
-//!   P/h = k·(q* − q₁) + d·(q̇* − q̇₁), i.e. the soft velocity row q̇ + γ·P = b with γ = 1/(h(kh + d)) and
-//!   b = (k·(q* − q₀) + d·q̇*)/(kh + d), solved by sequential impulses and clamped to ±max_force·h. Motors act
-//!   only from the velocity update on (they are a force of the step, not a collision).
-//! - **Post-stabilisation**: after the position update the joints' velocity rows (and the rates into an active
-//!   limit) are set to zero at the new poses, by the same Gauss–Seidel passes on the velocities.
-//!
-//! What each joint applied to body 1 (the sum of its impulses over the step, divided by h) is the step's
-//! [`crate::method::StepStats::joints`].
+//! and collision (IEEE TVCG 2006), on the shared joint kinematics of `dynamics/joint.rs`: pre-stabilisation
+//! impulses that make the rows vanish at the predicted poses (Newton iterations, after every sweep), limits and
+//! PD motors as impulses, and post-stabilisation of the velocity rows at the new poses. What each joint applied
+//! to body 1 over the step, divided by h, is [`crate::method::StepStats::joints`].
+//! See docs/methods/impulse.md, "Joints".
 
 use super::Impulse;
 use crate::dynamics::integrate::{integrate_pose, inv_inertia_world};
@@ -263,7 +244,7 @@ impl Impulse {
 
     /// The bilateral rows of every joint in scope at once, by Newton iterations on the predicted poses: each one
     /// exact solve of (J M⁻¹ Jᵀ) λ = −C/h over all of them (a row's value moves by h·J·Δv to first order) with
-    /// lcp's sparse joint block (a tree of joints eliminated leaves first in O(N), a loop's dependent rows dropped),
+    /// the sparse joint block of dynamics/joint_block.rs (a tree of joints eliminated leaves first in O(N), a loop's dependent rows dropped),
     /// so that a chain converges in the iterations a single joint needs instead of over O(N²) Gauss–Seidel passes.
     /// Returns the largest predicted row error found.
     fn articulation_newton(&mut self, model: &Model, scope: JointScope) -> f64 {

@@ -3,16 +3,10 @@
 //! the incoming relative velocity u, the unit normal n (from A towards B, so u·n < 0 approaches), the
 //! restitution ε and the friction coefficients.
 //!
-//! - [`mirtich`]: Mirtich's model (PhD thesis 1996, ch. 4), as the pulsk report uses it: the relative velocity is
-//!   integrated over the normal impulse p_z. While sliding, dp = (−μ cos φ, −μ sin φ, 1)·dp_z with φ the current
-//!   sliding direction, so the sliding direction may turn during the impact; when the tangential velocity
-//!   reaches zero the point sticks if the impulse that keeps it stuck lies in the cone of μ_s, else it slides on
-//!   along the direction the dynamics chooses. Compression ends at u_z = 0 with impulse p_c; Poisson's
-//!   hypothesis ends restitution at p_z = (1 + ε)·p_c.
-//! - [`moore`]: the model the Guendelman–Bridson–Fedkiw paper takes from Moore and Wilhelms, as PhysBAM writes it
-//!   (shared/reference/methods.md §C): a sticking trial j* = K⁻¹(−ε u_n n − u), accepted inside the cone and
-//!   when it does not add energy; else sliding along the *initial* tangential direction,
-//!   j = −(1 + ε) u_n (n − μ t̂)/(nᵀK(n − μ t̂)); finally the energy clamp.
+//! - [`mirtich`]: Mirtich's model (PhD thesis 1996, ch. 4), as the pulsk report uses it: the relative velocity
+//!   integrated over the normal impulse, with Poisson's restitution.
+//! - [`moore`]: the model Guendelman, Bridson and Fedkiw take from Moore and Wilhelms, as PhysBAM writes it.
+//! See docs/methods/impulse.md, "Collision laws".
 
 pub use crate::dynamics::collision_matrix::collision_matrix;
 use crate::dynamics::collision_matrix::cross_matrix;

@@ -1,23 +1,8 @@
 //! The set-up of a face contact's resolution, kept per pair while its geometry stays the same.
 //!
-//! What a face resolution computes before its collision law runs depends only on the face's geometry and the two
-//! rigid units: the face's shape (centre, locked axes, extent: sweep.rs `face_shape`), K_eff with its moment
-//! terms (law.rs `Face`) and Mirtich's contact frame (law.rs `Frame`, with its sticking rate and resumed
-//! direction).
-//!
-//! Between two detections (pairs.rs `prepare`) the inertias at the prediction and the welds do not change, and a
-//! unit is either its body's (or weld's), with an inverse mass above 0, or a frozen or static one, with inverse
-//! mass and inertia 0: the inverse masses tell the two apart. So a pair whose units' inverse masses, lever arms,
-//! normal and locked axes are the same bits as at its last resolution since the detection gets the same bits
-//! again: they are kept and reused until the next detection, through the collision, contact and shock phases
-//! (exact; a face's centre is the mean of the same points, so a resting face hits nearly always). Whatever else
-//! changes the solver bodies' inertias (joint post-stabilisation) makes everything kept stale ([`Memos::stale`]).
-//!
-//! The face impulse and the static friction hold build the same `Face` and share a pair's slot. The inputs are
-//! compared as bits, so a kept set-up is used only where the one computed afresh would be the same bits. A point
-//! resolution is not kept: its approach-weighted lever arms, (Σ u_i r_i)/Σ u_i, change in their last bits with
-//! the approach speeds even for one point, and on the ball pile a kept point set-up hit a third of the time and
-//! cost more than it saved (measured).
+//! A face resolution's set-up (the face's shape, K_eff, Mirtich's contact frame) depends only on the face's
+//! geometry and the two rigid units, so it is kept per pair until the next detection and reused where its inputs
+//! are the same bits (exact); point resolutions are not kept. See docs/methods/impulse.md, "Kept face set-ups".
 
 use super::law::{Face, Frame};
 use crate::math::{Mat3, Vec3};

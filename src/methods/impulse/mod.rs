@@ -1,63 +1,11 @@
 //! `impulse`: impulse-based stacking with a fixed time step, deepest-penetration points and Mirtich friction.
 //!
-//! Source: the pulsk project report (shared/seeds/001), which builds on Guendelman, Bridson and Fedkiw,
-//! "Nonconvex rigid bodies with stacking" (2003); formulas and PhysBAM defaults in shared/reference/methods.md §C.
-//!
-//! One step, in the source's order (each a timed stage):
-//! 1. **collision**: positions are predicted with the old velocities (x̃ = x + h·v, the rotation advanced the same
-//!    way); every pair of convex pieces that interferes there gets one deepest penetration point pair; a fixed
-//!    number of sweeps applies, pair by pair, an impulse with restitution ε (Poisson's hypothesis u' = −ε·u in
-//!    Mirtich's model) at the deepest interfering, approaching point.
-//! 2. **velocity**: v += h·F/m, L += h·τ.
-//! 3. **contact**: positions are predicted again with the new velocities and the same resolution runs with ε = 0
-//!    (resting contact), for a fixed number of sweeps. The prediction is the collision phase's detection carried
-//!    forward (one detection per step, pairs.rs `repredict`): every point keeps its lever arms, normal and depth
-//!    d0 at the first prediction, and its depth at the second is d0 + h·(u_n − u_n0) with u_n the normal speed
-//!    at the new velocities, which is the source's "interfering at the positions predicted with the current
-//!    velocities" to first order in the velocity change. The source needs from this phase the set of pairs that
-//!    interfere at the second prediction and their deepest points: pairs are collected within `margin` at the
-//!    first, so none is missed while no body's predicted points move by more than half the margin between the
-//!    two predictions (h·(|Δv| + |Δω|·r)); where one does (an impact that stops a fall or starts a tumble),
-//!    detection runs again at the second prediction.
-//! 4. **shock**: shock propagation (Guendelman et al.): the directed contact graph (a body rests on another when
-//!    the normal points up, against gravity; sideways contacts go both ways) is condensed into strongly
-//!    connected components and levelled from the static bodies up (dynamics/graph.rs `support_levels`; one edge
-//!    per body pair, its direction from the mean normal of the pair's piece pairs); each
-//!    level is swept with the bodies below it treated as static (infinite mass), then becomes static itself.
-//! 5. **integrate**: x += h·v, rotation by the midpoint rule in L (dynamics/integrate.rs).
-//! 6. **push-out** (optional) of penetration left by unresolved contacts, positions only. The step's
-//!    `max_penetration` is the deepest the contact points are left after it (first order in the step's motion
-//!    and the push-out).
-//! 7. **post-stabilisation** (scenes with joints): the joints' velocity rows vanish at the new poses.
-//!
-//! Welds (weld.rs): dynamic bodies joined by a fixed joint take contact and push-out impulses as one rigid unit
-//! (the composite's mass and inertia), which the joint pass would otherwise share out and undo.
-//!
-//! Joints (joints.rs, after Weinstein, Teran and Fedkiw 2006): a pre-stabilisation pass after every collision,
-//! contact and shock sweep gives each joint the impulse that makes it hold at the predicted poses, limits and PD
-//! motors are impulses too, and push-out moves a joint's bodies together. A jointed pair is a two-way edge of the
-//! support graph, so its bodies share a level and shock propagation never freezes one of them alone; bodies joined
-//! directly by a joint do not collide with each other (the model excludes jointed pairs for every method).
-//!
-//! Symbols of the sources → names here:
-//! - x̃, R̃ (predicted positions): `Impulse::pred`; the pair's deepest points p_A, p_B and normal n (from A to B):
-//!   `Point::{ra, rb, n}` (lever arms from the predicted centres of mass) and `Point::d0` (signed distance at the
-//!   prediction, negative inside).
-//! - "is the pair still interfering at the positions predicted with the current velocities": the prediction is
-//!   not recomputed after every impulse; it is updated to first order, d = d0 + h·(u_n − u_n0), with u_n0 the
-//!   normal speed the prediction was made with (`Point::un0`). An impulse is applied only where d < 0 and
-//!   u_n < 0 (interfering and approaching), at the point of smallest d among the pair's candidates.
-//! - K (collision matrix), ε, μ, Mirtich's and Moore's laws: `law.rs`.
-//! - Processing order (the report's Algorithm 2): pairs sorted along the main axis of acceleration and along the
-//!   main axis of velocity, farthest along each axis first (bottom first under gravity), and one traversal that
-//!   takes the next unvisited pair from each of the two orders in turn: `traversal`.
-//! - Multiple points: the report names one point per pair, and proposes as further work to return every point
-//!   within a distance of the deepest one to stop a box resting on its face from rocking. `point_window` is that
-//!   distance; 0 keeps only the deepest point. One impulse per pair and sweep either way.
-//! - Non-convex bodies: pairs of convex pieces, depth from real faces only (collision/realface.rs).
-//! - Cost: a point's normal speed is computed once per look at its pair; a pair that did nothing and whose bodies'
-//!   velocities have not changed since is skipped (exact: it would do nothing again); Mirtich's sticking rate and
-//!   resumed sliding direction are found once per impact; the law's wall time is sampled (1 in 16).
+//! Source: the pulsk project report on impulse-based stacking, after Guendelman, Bridson and Fedkiw, "Nonconvex
+//! rigid bodies with stacking" (SIGGRAPH 2003). One step, in the source's order (each a timed stage): collision
+//! (impulses with restitution at the deepest points of the pairs interfering at the positions predicted with the
+//! old velocities), velocity update, contact (ε = 0), shock propagation over support levels, integrate, optional
+//! push-out and, with joints, post-stabilisation; welds (weld.rs) take impulses as one rigid unit.
+//! See docs/methods/impulse.md, "One step" and "Symbols".
 
 mod joints;
 pub mod law;

@@ -37,17 +37,9 @@ impl Impulse {
     }
 
     /// The contact phase's pairs, from the collision phase's detection (one detection per step): the working
-    /// velocities are reloaded from the state (after the velocity update) and the points are kept. A point's
-    /// depth at the positions predicted with the current velocities is d0 + h·(u_n − u_n0), u_n0 its normal
-    /// speed at the collision phase's prediction: that is the source's second prediction to first order in the
-    /// velocity change (exact for the translation; the lever arms and the inertia keep the collision phase's
-    /// predicted rotation, which differs by h·Δω). Pairs within `margin` of contact there are all present, so
-    /// a change of each body's predicted points by up to half the margin brings no pair in unseen.
-    ///
-    /// Where a body's velocities changed so much that its predicted points move by more than half the margin
-    /// (h·(|Δv| + |Δω|·r), r its radius about the centre of mass: impacts that stop a fall or start a body
-    /// tumbling), pairs beyond the margin at the first prediction may interfere at the second, and a feature
-    /// swung round by the rotation is not among the points: detection runs again there, as in the source.
+    /// velocities are reloaded and the points kept, each depth carried forward to first order, d0 + h·(u_n − u_n0).
+    /// Where a body's predicted points moved by more than half the margin, detection runs again, as in the source.
+    /// See docs/methods/impulse.md, "The second prediction".
     pub(super) fn repredict(&mut self, model: &Model, state: &State, h: f64) {
         let moved = |i: usize| {
             let (s, (v0, w0)) = (&state.bodies[i], self.detected_with[i]);

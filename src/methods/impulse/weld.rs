@@ -2,14 +2,8 @@
 //! impulse on one of them is resolved with the mass and inertia of the whole weld.
 //!
 //! Why: a contact resolved with one member's mass alone is undone by the next joint pass, which shares the
-//! member's momentum change with the rest of the weld. A 6 kg ring welded to a 510 kg wrecking ball loses about
-//! 1% of its approach per contact sweep and joint pass, so a chain link that carries the ball sinks 27 mm into
-//! the next one in a few steps. The joint would converge on exactly the rigid motion that the composite gives at
-//! once: Δv_c = j/M, Δω = I_c⁻¹(r_c × j + m) about the weld's centre of mass x_c, and every member moves with it
-//! (v_k += Δv_c + Δω × (x_k − x_c), ω_k += Δω). The joint passes still run (on the members), so the weld's
-//! drift is corrected as before; they find nothing new to do for a contact impulse.
-//!
-//! The composite's mass properties are taken at the predicted poses (those of the contact points' lever arms).
+//! member's momentum change with the rest of the weld; the composite gives at once the rigid motion the joint
+//! would converge on. See docs/methods/impulse.md, "Welds".
 
 use crate::math::{Mat3, Vec3};
 use crate::model::{BodyKind, JointType, Model};

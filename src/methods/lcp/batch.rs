@@ -1,21 +1,7 @@
 //! The contact rows of a solve in batches of four independent points, swept four at a time (SIMD), with the
-//! same result, bit for bit, as the sequential sweep of pgs.rs in the rows' own order.
-//!
-//! Why the result is the same: a point's update reads and writes the velocities of its two bodies only, so two
-//! points that share no body the solve can move commute. Any schedule that keeps, for every body, the order of
-//! the points that move it computes the same iterate (the same operations on the same operands; no reduction
-//! crosses points but the largest change and impulse, and max is exact). The batches are built greedily in the
-//! rows' order: a point goes into the first batch with a free lane after the last batch that moves either of its
-//! bodies (a fixed body, or one frozen by shock propagation, is moved by no point of the solve: it never blocks).
-//! Within a batch the four lanes run the scalar sweep's operations in the scalar sweep's order (glam's dot,
-//! cross and matrix products written out, no fused multiply-add), and a lane that the scalar sweep would skip
-//! keeps its old values by selection, so the bodies' velocities are the same bits too.
-//!
-//! The lanes (lanes.rs) are AVX registers; the sweep is compiled with AVX2 enabled and chosen at run time
-//! where the processor has it, else the scalar sweep runs. A solve whose batches would be mostly empty (a
-//! single column of boxes: every point shares a body with the next) keeps the scalar sweep too, which is then
-//! cheaper. The rows' order within a layer is a colouring of the body pairs (order.rs), so that the batches
-//! fill: pyramid20's dynamics pass packs 3,218 points into 868 batches, 740 of them full.
+//! same result, bit for bit, as the sequential sweep of pgs.rs: points that share no movable body commute, and
+//! each lane runs the scalar sweep's operations in its order. Chosen at run time where the processor has AVX2,
+//! and only where the batches fill. See docs/methods/lcp.md, "Batched sweeps".
 
 // the batched sweep runs on x86-64 only (AVX2); elsewhere its code stays unused
 #![cfg_attr(not(target_arch = "x86_64"), allow(dead_code, unused_imports))]

@@ -1,23 +1,11 @@
 //! Geometric stiffness of the joints in `lcp`'s velocity solves: the mass matrix of a jointed body is augmented
 //! to M̃ = M + h²K̃ with K̃ the stiffness of the joint forces it carries, lagged one step (their impulses of the
-//! previous step, `State::lcp_joints`).
+//! previous step, `State::carry`).
 //!
 //! Source: S. Andrews, M. Teichmann, P. G. Kry, "Geometric Stiffness for Real-time Constrained Multibody
-//! Dynamics", Computer Graphics Forum 36(2) (Eurographics 2017). Symbols → names: K̃ = Σᵢ λᵢ ∂²Cᵢ/∂q² (here per
-//! body, the rotational 3×3 block of the point rows: a force f applied at lever arm r turns with the body, its
-//! torque r × f changes by (δθ × r) × f = −K δθ with K = (f·r) I − r fᵀ), symmetrised and made positive
-//! semi-definite (their choice is the diagonal of column norms; the projection keeps K̃'s eigenvectors and drops
-//! only its destabilising part); h²K̃ is `stiff`.
-//!
-//! Why (measured on the bundled chain100, 4.5 g links 5 cm long, h = 5 ms): the velocity solve applies a joint's
-//! force along lever arms fixed at the start of the step, so the restoring torque that tension T exerts on a link
-//! turned out of line is explicit, symplectic Euler on a mode of ω² = 12T/(m l): stable only while hω < 2. Near
-//! the chain's root T grows with the swing from 0.02 N to 3 N (hω from 0.14 to 2.2 by step 75), and the links'
-//! angular velocities then flip sign every step and grow (a zig-zag of the joint angles along the chain) until
-//! the run stops at step 111 with non-finite positions; without the correction by projection the same mode
-//! tears the joints 0.4 m apart instead. With M̃ the mode's step map has |eigenvalue|² = 1/(1 + h²K/I) < 1 for
-//! any tension: stable, damped where hω is large (the zig-zag is not resolved by the step anyway), and a relative
-//! change of the inertia of order (hω)² where it is small.
+//! Dynamics", Computer Graphics Forum 36(2) (Eurographics 2017); K̃ per body is the rotational block of the point
+//! rows, symmetrised and made positive semi-definite (`stiff` is h²K̃). Why: the tension's restoring torque is
+//! otherwise explicit and a loaded chain's links zig-zag unstably. See docs/methods/lcp.md, "Geometric stiffness".
 
 use super::Lcp;
 use crate::dynamics::joint::JointPose;

@@ -1,23 +1,10 @@
 //! Joints in `lcp`: their rows in the velocity-level problem beside the contact rows, in the correction
 //! (projection) solve, their warm start and what they transmitted.
 //!
-//! Per joint (kinematics from dynamics/joint.rs, shared by every method):
-//! - **bilateral rows** (ball 3, hinge 5, prismatic 5, fixed 6): w = J u + κ/h, λ unbounded, where
-//!   κ = C(s ⊕ h u₀) − C(s) − h J u₀ is the curvature of the row along the step at the velocities u₀ the row
-//!   is built with (the pose reached by the method's own position update): the velocity problem then keeps C
-//!   where it is at the end of the step to second order, as SHAKE does, instead of only Ċ = 0 at its start
-//!   (which, moving along the tangent, loses a fraction (ωh)² of the kinetic energy per step: 2.5 %/s for a
-//!   pendulum at 5 rad/s and h = 1 ms). The error C itself is not fed back into velocities: it is removed by
-//!   the error correction by projection of the source, with the contacts: A λ + C = 0 in the first-order
-//!   world, s ← s + S M⁻¹Jᵀλ.
-//! - **limit rows** `q − lo ≥ 0` and `hi − q ≥ 0`, one-sided like a contact's normal (λ ≥ 0), present when the
-//!   coordinate is within `margin + 2h|q̇|` of the limit; a gap c > 0 bounds the approach speed by c/h (the
-//!   speculative contact's rule), a violation is projected away with the contacts.
-//! - **the PD motor** `τ = k(q* − q) + c(q̇* − q̇)` as a soft row, implicit in the coordinate (backward Euler:
-//!   q ← q + h q̇⁺ inside τ): q̇⁺ + γλ = β with compliance γ = 1/(h(hk + c)) and target speed
-//!   β = (k(q* − q) + c q̇*)/(hk + c) (the ERP/CFM form of an implicit spring–damper, stable for any gains), the
-//!   impulse bounded by ±max_force·h over the step. With shock propagation the step's impulse is split between
-//!   the two passes, so the second pass's row counts the first pass's impulse in γλ and in the bound.
+//! Per joint (kinematics from dynamics/joint.rs): bilateral rows w = J u + κ/h with the row's curvature along
+//! the step κ (C kept to second order, as SHAKE does), the error itself removed by the source's projection; limit
+//! rows one-sided like a contact's normal; the PD motor as a soft row implicit in the coordinate (ERP/CFM form,
+//! stable for any gains), bounded by ±max_force·h. See docs/methods/lcp.md, "Joints".
 
 use super::{Lcp, SBody};
 use crate::dynamics::integrate::integrate_pose;

@@ -2,17 +2,9 @@
 //! scalar sweep lane by lane (no fused multiply-add, selections and comparisons exact), so that every
 //! implementation gives the same bits as the scalar sweep.
 //!
-//! One implementation so far, `Avx` on x86-64: one AVX instruction per operation, and the bodies' velocities
-//! and inverse inertias gathered (and velocities scattered) by 4 × 4 transposes. It runs in the copy of the
-//! sweep compiled with AVX2 enabled, chosen at run time where the processor has it, so a baseline x86-64 build
-//! gets it. Measured on the 2-core machine (criterion, a sweep over pyramid20's dynamics-pass rows): 7.6 ns per
-//! point against the scalar sweep's 17.1. The `wide` crate's `f64x4` was tried as the portable lanes: on a baseline build it
-//! is two SSE2 instructions per operation and its gathers go through memory, 25 ns per point, slower than the
-//! scalar sweep, which therefore runs wherever AVX2 is not there. (`wide` picks its instructions when the crate
-//! is compiled, so it cannot give a baseline build AVX.) Another instruction set (NEON) would be another
-//! implementation of `Lane`. Everything here must be inlined into the AVX2 sweep: a function (a closure too)
-//! left out of line does not have the features enabled, so its intrinsics become calls (one such version of the
-//! inertia gather made the sweep 4× slower); `objdump` of `sweep_avx2` shows no call but the bounds checks' panics.
+//! One implementation so far, `Avx` on x86-64, in the copy of the sweep compiled with AVX2 and chosen at run
+//! time; everything here must be inlined into that sweep, or its intrinsics become calls. Another instruction set
+//! (NEON) would be another implementation of `Lane`. See docs/methods/lcp.md, "Batched sweeps".
 
 // the batched sweep runs on x86-64 only (AVX2); elsewhere its code stays unused
 #![cfg_attr(not(target_arch = "x86_64"), allow(dead_code, unused_imports))]

@@ -2,30 +2,11 @@
 //! and shock propagation over stack layers.
 //!
 //! Source: K. Erleben, "Stable, Robust, and Versatile Multibody Dynamics Animation" (PhD work, 2004/2005;
-//! shared/seeds/004), restated in shared/reference/methods.md §D.
+//! slides, University of Copenhagen); see docs/methods/lcp.md.
 //!
-//! Symbols of the source → names here:
-//! - u = (v, ω), s = (x, q): `BodyState::{v, w}` and `{x, q}`; M⁻¹: `SBody::{inv_m, inv_i}`.
-//! - J (one normal row n and two friction rows t1, t2 per contact point): `Rows::{dir, ra, rb}` (row k:
-//!   (−d_k, −r_a × d_k, d_k, r_b × d_k)).
-//! - A = J M⁻¹ Jᵀ: per point only its 3 × 3 diagonal block is formed (`Rows::{inv_diag, off}`); products
-//!   between points go through the body velocities, w = J u, as in the source's incremental update of
-//!   M⁻¹Jᵀλ.
-//! - b = J(uᵗ + Δt M⁻¹ f_ext): the row value `J u` after the external update, plus `Rows::bias` (Newton
-//!   restitution, and the gap of a not-yet-touching contact, which bounds the approach speed by gap/Δt).
-//! - λ (impulses, Δt moved into λ), bounds [0, ∞) for normals and ±μ·λn of the *current* iterate for friction:
-//!   `Rows::lambda`. θ(λ) = ½ H(λ)ᵀH(λ) with H the projected (min-map) residual: `StepStats::residual`.
-//! - correction(): the first-order world F = m v, τ = I ω; A λ ≥ −d_penetration, s ← s + S M⁻¹Jᵀλ: `correct`.
-//! - Velocity-based shock propagation(f, Δt): dynamics(f·Δt) over all contacts, then shock-propagation of
-//!   dynamics((1 − f)·Δt) and correction() over the stack layers bottom-up, the lower bodies of each layer
-//!   fixed: `shock_fraction` is f. Positions are advanced once per body with its final velocity: in its layer
-//!   during shock propagation (after which it is fixed for the layers above), or at the end when shock
-//!   propagation is off. Collision detection at t + Δt followed by correction() happens at the start of the
-//!   next step, on the same positions.
-//!
-//! Not in the source: the rows of a layer are swept in colour order (order.rs; Gauss-Seidel's order within a
-//! layer is free, and this one lets independent points run side by side), and where the processor has AVX2
-//! four independent points at a time, with the scalar sweep's result bit for bit (batch.rs, lanes.rs).
+//! The rows of a layer are swept in colour order (order.rs), and where the processor has AVX2 four independent
+//! points at a time, with the scalar sweep's result bit for bit (batch.rs, lanes.rs).
+//! See docs/methods/lcp.md, "Symbols" and "Beyond the source".
 
 mod batch;
 #[cfg(test)]
@@ -66,8 +47,7 @@ pub struct LcpParams {
     /// PGS sweeps of the dynamics pass over all contacts. Default 10 (the source's DynamicsProjectionStepper).
     pub iterations: usize,
     /// Sweeps at the start of each solve that update the normal rows only (friction rows keep their warm-start
-    /// values), so that friction does not lock in the transient sliding the first normal impulses cause; the
-    /// friction problem of a resting contact manifold is statically indeterminate. Default 4.
+    /// values), ≥ 0, so that friction does not lock in transient sliding. Default 4.
     pub normal_sweeps: usize,
     /// A solve stops early once no impulse changes by more than this fraction of the largest impulse in a
     /// sweep. 0 runs every sweep. Default 1e-6.
@@ -77,8 +57,7 @@ pub struct LcpParams {
     /// Fraction f of the step's external impulse given to the dynamics pass before shock propagation (the
     /// source's f); the rest goes to the layered pass. In [0, 1]. Default 0.5.
     pub shock_fraction: f64,
-    /// PGS sweeps per stack layer in shock propagation. Default 20: an impact on a stack is resolved here, with
-    /// the layers below fixed (pyramid20's top cube drifts 10.5 / 1.0 / 0.56 mm beyond its gap at 10 / 15 / 20).
+    /// PGS sweeps per stack layer in shock propagation. Default 20 (an impact on a stack is resolved here).
     pub layer_iterations: usize,
     /// Error correction by projection on/off. Default on.
     pub correction: bool,
@@ -95,10 +74,8 @@ pub struct LcpParams {
     /// Warm starting from the previous step's impulses on/off (shock propagation's layers: the normal impulses
     /// only). Default on.
     pub warm_start: bool,
-    /// Geometric stiffness of the joints in the velocity solves (geometric.rs: a jointed body's inertia
-    /// augmented by h² times the stiffness of the joint forces it carried in the previous step), on/off. Without
-    /// it a link under tension T turned out of line is integrated explicitly, stable only while
-    /// h·√(12T/(m l)) < 2. Default on.
+    /// Geometric stiffness of the joints in the velocity solves (geometric.rs), on/off: it keeps a link under
+    /// tension stable at any step. Default on.
     pub geometric_stiffness: bool,
 }
 

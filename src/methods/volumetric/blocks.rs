@@ -1,13 +1,7 @@
-//! A symmetric positive definite linear system over bodies with one 6×6 block per body (its velocity and
-//! angular velocity) and one per coupled pair, solved by block LDLᵀ (block Gaussian elimination) in a fixed
-//! elimination order.
-//!
-//! The sparsity is that of the joint graph, which does not change during a run, so the elimination order
-//! (greedy minimum degree, ties to the lower node) and the fill it creates are found once ([`BlockSystem::new`]).
-//! A tree (a chain, a ragdoll, an arm) is eliminated leaves first with no fill: the work is linear in the
-//! number of bodies. A loop (a four-bar linkage) adds one fill block per eliminated loop node.
-//!
-//! Each solve is serial and in the same order, so its result does not depend on the thread count.
+//! A symmetric positive definite linear system over bodies with one 6×6 block per body and one per coupled
+//! pair, solved by block LDLᵀ in a fixed elimination order (greedy minimum degree, found once: the joint graph
+//! does not change). A tree is eliminated leaves first with no fill, in linear work; each solve is serial, so
+//! its result does not depend on the thread count.
 
 use nalgebra::{Cholesky, Const, Matrix6, Vector6};
 

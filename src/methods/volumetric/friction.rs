@@ -1,13 +1,7 @@
-//! Friction by anchor springs (Hasegawa et al. §4.6, Fig. 7; SpringheadOne `PHContactEngine::CalcFriction`).
-//!
-//! When a contact starts, an anchor is set at the application point of the penalty force in both bodies. Each
-//! step the spring between the two anchors, projected on the contact plane, gives the friction force; then the
-//! spring is moved to the new application point, keeping its extension. While the spring force stays within
-//! the static limit μ_s·f_n the contact sticks (a damper on the tangential velocity is added, and the total is
-//! clamped to the limit). Beyond it the contact slides: the anchors are moved so that the spring shrinks to
-//! the kinetic force μ_k·f_n. The torque about the normal works the same way, with a rotational spring on the
-//! relative twist accumulated since the contact started and the limits μ·f_n·ρ, where ρ is the patch's
-//! pressure-weighted mean radius about the application point.
+//! Friction by anchor springs (Hasegawa et al. §4.6, Fig. 7; SpringheadOne `PHContactEngine::CalcFriction`): a
+//! spring between anchors set where the contact starts, projected on the contact plane, sticks within μ_s·f_n
+//! (with a tangential damper) and slides beyond it at μ_k·f_n; the twist about the normal works the same way.
+//! See docs/methods/volumetric-penalty.md, "Friction by anchor springs".
 
 use crate::math::Vec3;
 

@@ -159,15 +159,10 @@ impl Volumetric {
     /// The pair's spring k (eq. 8, from the reduced mass, times the load ratio `r`) and the damper c and
     /// friction gains for a contact at `point` with normal `n`.
     ///
-    /// Dampers and the friction spring act on the contact point, where the bodies' rotation makes the mass that
-    /// the contact moves smaller than the reduced mass (a corner of a tilted box moves about four times more
-    /// easily than its centre). With the reduced mass, a critically damped contact would make symplectic Euler
-    /// unstable there, so the damper uses the effective mass along n at the point, m_n = 1/(nᵀKn), and the
-    /// friction spring and damper the smallest tangential one, both from the collision matrix K (§0). With
-    /// r > 1 the damper shrinks to keep the contact's share of the stability budget (stiffness.rs).
-    ///
-    /// `part` is the piece pair's part of the spring and of the friction spring (`soften`: 1 unless its bodies'
-    /// piece pairs would overrun their stability budget); the dampers keep the source's rule at the full spring.
+    /// Dampers and the friction spring use the effective mass at the point (1/(nᵀKn) along n, the smallest
+    /// tangential one for friction), which keeps symplectic Euler stable where rotation makes the point lighter than
+    /// the reduced mass. `part` is the piece pair's part of the spring (`soften`); the dampers keep the source's
+    /// rule at the full spring. See docs/methods/volumetric-penalty.md, "Effective mass at the contact point".
     pub(super) fn gains(
         &self,
         model: &Model,

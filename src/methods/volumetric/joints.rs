@@ -1,46 +1,9 @@
-//! Joints as spring–dampers on the shared joint rows (dynamics/joint.rs), integrated semi-implicitly at the
-//! method's substep.
-//!
-//! **Rows.** Every bilateral row C of a joint (ball 3, hinge 5, prismatic 5, fixed 6) is a linear spring–damper
-//! along its Jacobian J: the generalised force λ = −(k·C + c·Ċ) acts on the bodies as Jᵀλ. A limit lo ≤ q ≤ hi
-//! is the same spring on the rows q − lo ≥ 0 and hi − q ≥ 0 of the coordinate, one-sided (it only pushes,
-//! λ ≥ 0). A PD motor is its generalised force λ = kp·(q* − q) + kd·(q̇* − q̇) along the coordinate row, clamped
-//! to ±max_force (`joint::motor_force`).
-//!
-//! **Gains.** From the row's effective mass m_eff = 1/(J M⁻¹ Jᵀ) at the substep's pose, as the contacts' gains
-//! come from the pair's mass: k = m_eff·ω², c = 2ζ·m_eff·ω, ω = `joint_omega_h`/h, ζ = `joint_damping_ratio`.
-//!
-//! **Why semi-implicit.** With symplectic Euler (the contacts' integrator) a spring–damper is stable only for
-//! (ωh)² + 4ζωh < 4, i.e. ωh < 0.83 at ζ = 1, and a body shared by two joints spends that budget twice, so
-//! ωh ≈ π/8 (the contacts' eq. 8) is what explicit gains can use. A joint row then stretches by
-//! F/k = F·h²/(m_eff·(ωh)²): a 10-link chain whose top joint carries ten links' weight, with m_eff ≈ m/4 at the
-//! end of a slender link, opens by 10·4·g·h²/0.154 ≈ 2.5 mm at h = 1 ms, 25% of a 1 cm budget
-//! (1e-3 of a 10 cm link)... and more when it swings. Explicit gains cannot meet the bound, so the joint forces
-//! are evaluated at the end of the substep, linearised (linearised backward Euler). The forces act along the
-//! rows' Jacobians J at the substep's start (as the constraint forces of SHAKE do, which keeps a pendulum's energy),
-//! and the value each row reaches is predicted: C̃ = C at the poses the velocities v* (after gravity, loads and
-//! contacts) lead to, so C⁺ ≈ C̃ + h·J(v⁺ − v*) carries the drift of motion along curved paths (centripetal,
-//! ½h²ω²r per substep, which with C⁺ ≈ C + h·J v⁺ alone left a whipping 10-link chain open by 0.5% of a link).
-//! With M the bodies' mass matrix and c̄ = C̃ − h·J v*:
-//!
-//! ```text
-//!     (M + Σ h·d·JᵀJ) v⁺ = M v* + Σ h·Jᵀ(r − d·J v_known),   r = −k·c̄,  d = c + h·k   (spring rows)
-//!                                                             r = kp·(q* − q̄) + kd·q̇*,  d = kd + h·kp   (motors)
-//! ```
-//!
-//! (v_known: the velocities of static and kinematic sides). The matrix is symmetric positive definite for any
-//! gains, so the step is stable for any ωh and any motor gains (backward Euler is A-stable). Per row, alone,
-//! the stretch decays by 1/(1 + 2ζωh + (ωh)²) per substep and the static stretch is F·h²/(m_eff·(ωh)²): the
-//! default ωh = 30 makes it 1/900 of the spring's at ωh = 1 and 1/5800 of the contacts' (ωh = π/8). Measured
-//! (joints_tests.rs' chain, every other link beside the line): a 10-link chain of 10 cm links released
-//! horizontal opens at most 9.9e-5 m at ωh = 10 and 5.2e-5 m at ωh = 30, h = 1 ms.
-//!
-//! **Active sets.** A limit row is on when its spring pushes (λ > 0) or its predicted value C + h·J v⁺ is
-//! negative; a motor whose implicit force exceeds max_force becomes the constant force ±max_force. The system is
-//! solved again until neither changes (at most [`MAX_PASSES`] solves a substep).
-//!
-//! The system couples only jointed bodies: one 6×6 block per body and per jointed pair (blocks.rs), eliminated
-//! leaves first, serially, so the result is the same for any thread count.
+//! Joints as spring–dampers on the shared joint rows (dynamics/joint.rs), integrated semi-implicitly
+//! (linearised backward Euler) at the method's substep: stable for any gain, where the gains symplectic Euler
+//! allows would let a loaded chain open by millimetres. Limits are one-sided springs and PD motors clamped forces,
+//! both active sets solved again up to [`MAX_PASSES`] times. The system couples only jointed bodies and is
+//! eliminated serially (blocks.rs), so the result does not depend on the thread count.
+//! See docs/methods/volumetric-penalty.md, "Joints".
 
 use super::blocks::{Block, BlockSystem, Vec6};
 use crate::dynamics::integrate::{integrate_pose, inv_inertia_world};

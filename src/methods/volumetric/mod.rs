@@ -1,39 +1,12 @@
 //! `volumetric-penalty`: penalty integrated over the intersection volume, at haptic rates.
 //!
 //! Source: Hasegawa, Fujii, Koike, Sato, "Real-time Rigid Body Simulation Based on Volumetric Penalty Method"
-//! (shared/seeds/002; SpringheadOne's code as shared/reference/methods.md §B reads it).
+//! (2003), and SpringheadOne's code (PHContactEngine.cpp); see docs/methods/volumetric-penalty.md.
 //!
-//! One step, each a timed stage:
-//! 1. **collision**: bounding boxes (sweep and prune over bodies, then over their convex pieces); GJK/EPA on each
-//!    piece pair (parry) decides which overlap, with the depth and the deepest points (§4.1); where GJK says
-//!    touching, the intersection decides (touching.rs).
-//! 2. **intersection**: the common part of the two convex pieces by the dual transform and a convex hull
-//!    (collision/intersect.rs; §4.2), faces tagged with their piece.
-//! 3. **penalty**: the normal from the area-weighted face normals (eq. 1, over the faces on the bodies'
-//!    surfaces, not on the seams between a body's pieces: seams.rs; EPA's where the intersection is more
-//!    than [`THIN_RATIO`] times thinner along it, `Volumetric::normal`), the spring and damper integrated
-//!    exactly over the intersection's triangles (eqs. 2–5, penalty.rs), divided by the projected area (§4.5), the
-//!    application point from force and moment; friction by anchor springs (§4.6, friction.rs).
-//! 4. **integrate** (kick): symplectic Euler, v += h·F/m and L += h·τ (dynamics/integrate.rs).
-//! 5. **joints**: the joint rows' spring–dampers, limits and PD motors, linearised backward Euler on the kicked
-//!    velocities over the jointed bodies (joints.rs, blocks.rs); then the poses (timed as `integrate`).
-//!
-//! **Substeps.** The method runs at its own rate inside a frame: [`World::step`](crate::world::World::step)
-//! calls it once per frame of the scene's dt, and it repeats stages 1–4 `substeps` times with h = dt/substeps
-//! (by default the fewest substeps that keep h ≤ 1 ms, the source's haptic rate). The gains use h; loads are
-//! evaluated at each substep's time; the proxies' targets stay those of the frame. The frame's `StepStats`:
-//! largest penetration over the substeps, impulses summed (Σ F·h), `contacts` the largest substep count, stage
-//! times summed, each proxy's reading (contact wrench and coupling) averaged over the frame.
-//!
-//! Symbols of the paper → names here:
-//! - k, m = m1·m2/(m1+m2), T (eqs. 7–8): `Pair::k`, `reduced_mass`, the step `h`; k = π²m/(8T)².
-//! - the damper b of eq. (6): `Pair::c` = 2ζ√(k·m), ζ from the pair's restitution e, ζ = −ln e/√(π² + ln²e).
-//! - n (eq. 1), P and M (eqs. 3, 5), the projected area: `penalty::Patch::{normal, spring, point, area}`.
-//! - the friction spring's anchors and its static/dynamic switch (μ0 and μ): `friction::Anchor`, `Gains::{mu_s, mu_k}`.
-//! - the "simple penalty method" of §3.1 and §5 (one spring at the most penetrating point): `PenaltyModel::Point`.
-//!
-//! Haptic proxies (dynamics/proxy.rs) add their coupling wrench to their bodies here, and read back the contact
-//! wrench on them.
+//! One step repeats, `substeps` times per frame of dt (by default h ≤ 1 ms, the source's haptic rate), the timed
+//! stages collision (touching.rs), intersection (collision/intersect.rs), penalty (penalty.rs, friction.rs),
+//! integrate (symplectic Euler) and joints (joints.rs). Haptic proxies (dynamics/proxy.rs) add their coupling
+//! wrench here. See docs/methods/volumetric-penalty.md, "One step" and "Symbols".
 
 mod blocks;
 pub mod friction;
@@ -262,18 +235,10 @@ impl Volumetric {
     }
 
     /// The normal of overlap `o`'s intersection (in `self.isect`): eq. (1)'s, unless the intersection is more
-    /// than [`THIN_RATIO`] times thicker along it than along EPA's normal, and then EPA's. Eq. (1) weighs the
-    /// intersection's faces; where one piece passes through the other (a card's edge through a card, a thin
-    /// slab across a slab) the faces of each piece on its two sides cancel, and what is left are the end faces:
-    /// the normal then lies along the crossing, the projected area is tiny and the mean depth, hence the force,
-    /// huge (house_of_cards: 200 mm "deep" along it, 6.6 mm by EPA, 1.9 kN on a 0.17 kg card). The source's
-    /// refinement (shifting B along the normal until the pieces separate, reference §B.4) does not help there:
-    /// shifted along the crossing, the cards separate as well.
-    ///
-    /// Also returns the penetration: the intersection's extent along the normal or along EPA's, the smaller
-    /// (not EPA's depth: on coplanar faces, two equal boxes stacked, EPA gives the boxes' width; not the extent
-    /// along eq. (1)'s normal alone: tilted by 0.024 across a card 200 mm wide, it read 9.1 mm through a card
-    /// 4 mm thick, where EPA gives 5.0 mm).
+    /// than [`THIN_RATIO`] times thicker along it than along EPA's normal, and then EPA's (where one piece passes
+    /// through another, eq. (1)'s faces cancel and the normal lies along the crossing). Also returns the penetration:
+    /// the intersection's extent along the normal or along EPA's, the smaller.
+    /// See docs/methods/volumetric-penalty.md, "The normal of a thin crossing".
     fn normal(&self, o: &Overlap) -> (Vec3, f64) {
         let faces = self.surface_normal((o.a, o.key.2 as usize), (o.b, o.key.3 as usize), o.normal);
         let (along_faces, along_epa) = (penalty::extent(&self.isect, faces), penalty::extent(&self.isect, o.normal));

@@ -33,9 +33,8 @@ pub struct VolumetricParams {
     /// Let the spring follow the load the contact carries, with the damper that keeps explicit integration's
     /// margin (stiffness.rs). Default true; a single body on a fixed one keeps the source's rule exactly.
     pub stiffness_from_load: bool,
-    /// ω·h of every joint row's spring–damper (joints.rs): k = m_eff·ω², m_eff = 1/(J M⁻¹ Jᵀ) the row's
-    /// effective mass, ω = `joint_omega_h`/h at the substep h. The joint springs are integrated semi-implicitly
-    /// (linearised backward Euler), stable for any value. Default 30 (the contacts' eq. 8 is ω·h = π/8).
+    /// ω·h of every joint row's spring–damper: k = m_eff·ω², ω = `joint_omega_h`/h at the substep h, m_eff the
+    /// row's effective mass; any value > 0 (semi-implicit joints are stable for all). Default 30.
     pub joint_omega_h: f64,
     /// Damping ratio ζ of the joint rows: c = 2ζ·m_eff·ω. Default 1 (critical).
     pub joint_damping_ratio: f64,

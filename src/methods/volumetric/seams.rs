@@ -1,12 +1,8 @@
 //! Seams: the planes where two convex pieces of one body meet.
 //!
-//! A non-convex body is a union of convex pieces (the paper, §4.1: "objects, which have non-convex shape, can
-//! be represented by composition of convex polyhedrons"), and the penalty is computed per pair of pieces. A
-//! piece's face that lies on a seam is not a face of the body: a ring cut into 16 segments has 16 such
-//! planes. Where an intersection reaches a seam (the contact of two interlocked rings at the joint of two
-//! segments), eq. (1) would weigh the seam's face as if it were the body's surface and tilt the normal
-//! toward the seam's (measured on the wrecking balls' chain: the normal 60–85° from the pull of the chain,
-//! 20 mm along the seam by EPA). `Volumetric::normal` leaves the seams' faces out of eq. (1).
+//! A non-convex body is a union of convex pieces (Hasegawa et al. §4.1), and the penalty is computed per pair of
+//! pieces. A piece's face on a seam is not a face of the body, and eq. (1) would weigh it as if it were, tilting
+//! the normal toward the seam's; `Volumetric::normal` leaves the seams' faces out of eq. (1).
 
 use crate::geometry::polytope::Polytope;
 

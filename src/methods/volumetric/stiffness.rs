@@ -1,89 +1,9 @@
-//! The normal spring and damper of a contact: the source's rule, and the option that follows the load.
-//!
-//! **The source's rule** (Hasegawa et al. eq. 8): k = π²m/(8h)², m the pair's reduced mass (the finite mass
-//! against a fixed body), h the (sub)step. The spring–mass period is then 16h, a contact lasts about 8 steps,
-//! and a body of mass m resting on a fixed one sinks d₀ = m g/k = 64 g h²/π² (0.064 mm at h = 1 ms). The
-//! damper is critical for e = 0: c = 2ζ√(k m) (m the effective mass at the point, `gains` in mod.rs).
-//!
-//! A contact that carries more than its own pair's weight sinks in proportion: a body of mass M on a body of
-//! mass m ≪ M sinks (M/m)·d₀, and a 1000 kg box on a 1 kg one at h = 1 ms sinks 6.4 cm.
-//!
-//! **Stability of the light body's mode.** Symplectic Euler on x'' + 2ζω x' + ω² x = 0 with a = hω advances
-//! (v, ωx) by [[1 − 2ζa, −a], [a(1 − 2ζa), 1 − a²]]: trace 2 − 2ζa − a², determinant 1 − 2ζa. Jury's
-//! conditions give the region
-//!
-//! ```text
-//!     a² + 4ζa < 4   and   2ζa < 2,   i.e. with β = h c/m:   h² k/m + 2 h c/m < 4   and   h c/m < 2.
-//! ```
-//!
-//! (`tests::symplectic_euler_stability_region` checks it against the eigenvalues.) A light body of mass m
-//! squeezed between the ground and a heavy body is, on its own time scale, a mass between two springs against
-//! fixed walls: ω² = (k₁ + k₂)/m, c = c₁ + c₂. Each contact therefore spends a share
-//! u = h²k/m + 2hc/m of the budget 4 of each body it touches. The source's rule for a single body on a fixed
-//! one spends u = (π/8)² + 4ζ·π/8 = 0.154 + 1.571 = 1.725 for ζ = 1: the damper, not the spring, spends most
-//! of it. Two such contacts on the light body spend 3.45 (86%); a stiffer spring with the damper 2ζ√(k m)
-//! would spend 0.308·r + 3.14·√r and break the limit already at r = 1.4.
-//!
-//! **The rule chosen** (`stiffness_from_load = true`): a hardening spring on the mean depth d̄. Below the knee
-//! at twice the pair's weight w = m|g| (m the reduced mass) it is the source's, f = k_src·d̄; beyond, the
-//! tangent stiffness is r·k_src:
-//!
-//! ```text
-//!     f(d̄) = k_src d̄                          for k_src d̄ ≤ 2w,
-//!     f(d̄) = 2w + r (k_src d̄ − 2w)            beyond,      r = min(4, 1 + c_src/(h k_src)) = min(4, 1 + 16ζ/π),
-//! ```
-//!
-//! and the damper shrinks so that the contact's share of the stability budget stays the source's:
-//! h²k/m + 2hc/m = h²k_src/m + 2hc_src/m, i.e. c = c_src − h(k − k_src)/2 with k = r·k_src the tangent
-//! stiffness; this does not depend on m, so it holds whichever body is the light one, and at whatever effective
-//! mass the point has. Any arrangement that the source's rule integrates stably keeps the same margin. The cap
-//! on r keeps at least half the source's damper (for e = 0, 70% of it: c_src/(h k_src) = 16ζ/π = 5.1), so a
-//! heavy body still settles; for e = 1 (no damper) r = 1.
-//!
-//! The analysis is that of a body with two contacts, so the spring hardens only where neither moving body of
-//! the pair touches more than two bodies (mod.rs counts them each substep; the piece pairs of one body pair
-//! are one contact, as the two to four piece pairs where two interlocked rings of 16 segments meet): a stack,
-//! a chain, a body between the ground and a load. Measured on the wrecking balls (a 510 kg ball on a chain of
-//! 6.2 kg rings, springs from their 3.1 kg reduced mass): with the piece pairs counted, no ring hardened and
-//! the chain caught the falling ball 32.6 mm deep; with the bodies counted, 12.5 mm. With more contacts per body, the antiphase modes of a lattice
-//! or a pile (neighbours moving against each other double the relative motion) already spend the margin, and
-//! each of the body's dampers gets only min(1, 2/n) of the source's (`damper_share` in mod.rs): measured, a
-//! pyramid of cubes with four contacts each vibrated at constant energy with full dampers.
-//!
-//! Silo (1000 balls poured in columns, landing at 4.4 m/s) gained energy and reached 394 mm with the hardening
-//! on: not the spring but the detection (touching.rs: GJK called stacked tessellated balls touching, so the
-//! upper ball of a column fell through the lower one with no force); with that mended, 6.2 mm.
-//!
-//! Two contacts are the analysis's, not piece pairs: a body pair may overlap in many piece pairs (a bolt in its
-//! nut in dozens), and their springs and dampers add up on the body. So each substep gains.rs (`budget`) finds,
-//! for every moving body, the largest ratio r ≤ 4 at which what its piece pairs spend ([`hardened_spend`], the
-//! damper at its share) stays within [`two_contacts`]; a pair's spring hardens to the smaller of its two
-//! bodies' ratios (1, the source's rule, where even that is over). Measured: hexbolt's bolt (17.7 kg, one body,
-//! dozens of piece pairs on the static nut) went 28.9 → 38.4 mm deep with the hardening conditioned on the
-//! bodies touched alone, 29.6 mm with the budget; a ring of the wrecking ball's chain (8 piece pairs at
-//! m_red/m = 1/2) spends 2.5 of 3.45 at r = 4.
-//!
-//! The budget also bounds the springs from above: where a body's piece pairs at the source's springs, with their
-//! dampers, already spend more than [`two_contacts`] (a bolt in its nut: dozens of piece pairs in parallel on one
-//! body, each spring h²k/m = 0.154 on its own, and more where the point's effective mass is smaller), symplectic
-//! Euler blew the body up whatever the substep (hexbolt and bolt_nut: 10⁴–10⁵ J within 0.2 s; 20 nested bowls:
-//! 3.4 kJ at 0.5 s). gains.rs (`soften`) then scales that body's springs (normal and friction) down to what the
-//! budget leaves after the dampers, never below 1/n for the n piece pairs of one body pair (that pair's one
-//! spring shared): measured, bolt_nut 0.37 mm deep and turning at the rate its friction allows (15.7 J at 0.5 s),
-//! bowls20 4.9 mm at 0.5 s, 1.6 J. Sharing 1/n everywhere instead cost the wrecking balls' chain rings (two to
-//! four piece pairs per ring pair, within the budget at full springs) 13.5 → 20.0 mm.
-
-//! The spring thus follows the load a contact carries: a contact carrying a load W > 2w rests where
-//! f(d̄) = W, with the stiffness r·k_src. A body at rest on a fixed one carries W = w and keeps the source's
-//! rule exactly; so do impacts up to twice its weight. A heavy body on a light one sinks about (M/m)·d₀/4
-//! instead of (M/m)·d₀: 1.6 cm for 1000 kg on 1 kg at h = 1 ms. Beyond that, only a smaller h helps
-//! (`substeps`), since the light body's mode bounds the spring whatever the rule.
-//!
-//! Why a function of the depth and not of a measured load: a spring whose stiffness follows the (necessarily
-//! lagged) contact force stiffens while compressed and releases more energy than it stored. A heavy plank on
-//! two cubes (largemass) was thrown off the cubes that way within a second (measured, with the force filtered
-//! over 32 substeps); the hardening spring is a potential, so it cannot pump energy. Without gravity, or with
-//! `stiffness` set, the spring is linear.
+//! The normal spring and damper of a contact: the source's rule (Hasegawa et al. eq. 8, k = π²m/(8h)², critical
+//! damper), and the option that follows the load (`stiffness_from_load`): a spring that hardens beyond twice the
+//! pair's weight, so that a heavy body on a light one sinks less, with a damper that shrinks so that symplectic
+//! Euler keeps the source's stability margin, within a per-body budget. The spring is a function of the depth
+//! (a potential), never of the lagged contact force, so that it cannot pump energy.
+//! See docs/methods/volumetric-penalty.md, "Contact stiffness and damping".
 
 /// The largest tangent stiffness ratio of the hardening spring.
 pub const MAX_LOAD_RATIO: f64 = 4.0;

@@ -1,21 +1,8 @@
-//! The hexbolt of the paper (§6, Figs. 7–8): a threaded bolt in a threaded hole (the `bolt` and `nut` generators
-//! of scenes/hexbolt.toml: radius 0.1 m, pitch 0.05 m, depth 25 mm, clearance 6.25 mm) under a constant torque
-//! about its axis. It rests at zero torque, is stuck below a threshold torque, turns and advances one pitch per
-//! turn above it, and is stuck again at that torque with a higher friction.
-//!
-//! The threshold from the thread's statics (a screw lowering its own weight W = m g, the load on the flanks):
-//! T* = W r_f (μ_s sec α_n − tan λ)/(1 + μ_s sec α_n tan λ), with the flank half-angle α (tan α = p/(2d): 45°
-//! here), α_n from tan α_n = tan α cos λ, the lead angle λ at the friction radius r_f (tan λ = p/(2π r_f)) and
-//! r_f = ⅔(r₂³ − r₁³)/(r₂² − r₁²) over the flank band that touches, r₁ = R − d + c (the nut's crest) to r₂ = R
-//! (the bolt's crest). The measured threshold (bisection on the torque) is compared with T* within 35%: the
-//! threads are 48-gons, whose facets passing one another are a cam of slope up to r·tan(π/48) = 6.6 mm/rad at the
-//! crest against the lead p/2π = 8.0 mm/rad, i.e. a torque of order W·6.6 mm ≈ 1.1 N·m ≈ 35% of T* on top of
-//! friction or against it (measured with 24-gons: the cam, 13 mm/rad, steeper than the lead, held the bolt up
-//! to 4× T*).
-//!
-//! The bolt starts three pitches into the nut (in the bundled scene one pitch: it tilts in the clearance), settles
-//! for 0.3 s, and every run starts from that settled state. The turn is the bolt's rotation about z, unwrapped
-//! step by step; the advance its centre of mass's z.
+//! The hexbolt of the paper (§6, Figs. 7–8): a threaded bolt in a threaded hole (scenes/hexbolt.toml) under a
+//! constant torque about its axis: it rests at zero torque, is stuck below a threshold torque, turns and advances
+//! one pitch per turn above it, and is stuck again with a higher friction. The threshold (bisection on the torque)
+//! is compared within 35% with T* from the thread's statics, the slack being the 48-gon threads' cam.
+//! See docs/methods/implicit-penalty.md, "Validation: the hexbolt's threshold torque".
 
 use super::super::{from_text, rel, row, Overrides, Row};
 use cairn::math::Vec3;
