@@ -91,7 +91,7 @@ fn rotations(run: &Run, b: usize) -> Vec<[f64; 4]> {
 /// The glTF document (JSON) and binary chunk of a run.
 pub fn gltf_of_run(run: &Run) -> Result<(Value, Vec<u8>)> {
     let mut g = Builder::default();
-    let colour = crate::view::METHOD_COLOURS.iter().find(|(m, _)| *m == run.method).map_or("#e07b20", |(_, c)| c);
+    let colour = crate::view::method_colour(&run.method).unwrap_or("#e07b20");
     let rgb: Vec<f64> = (0..3).map(|k| u8::from_str_radix(&colour[1 + 2 * k..3 + 2 * k], 16).map_or(0.5, |x| x as f64 / 255.0)).collect();
     let linear = |c: f64| if c <= 0.04045 { c / 12.92 } else { ((c + 0.055) / 1.055).powf(2.4) };
     let materials = json!([

@@ -17,19 +17,10 @@ use clap::{Args, Parser, Subcommand};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-/// A contact method on the command line: its scene key (the allowed values come from `MethodKey::ALL`).
-#[derive(Clone, Copy, Debug)]
-struct MethodArg(MethodKey);
-
-impl clap::ValueEnum for MethodArg {
-    fn value_variants<'a>() -> &'a [Self] {
-        static ALL: std::sync::LazyLock<Vec<MethodArg>> =
-            std::sync::LazyLock::new(|| MethodKey::ALL.iter().map(|&k| MethodArg(k)).collect());
-        &ALL
-    }
-    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
-        Some(clap::builder::PossibleValue::new(self.0.as_str()))
-    }
+/// A `--method` value as a key; an unknown one is an error listing the methods (exit status 1, as any other bad
+/// input of a scene).
+fn method_key(name: &str) -> Result<MethodKey> {
+    MethodKey::parse(name).map_err(|e| anyhow::anyhow!("--method: {e}"))
 }
 
 /// `--set KEY=VALUE`, shared by the subcommands that load scenes.
@@ -59,9 +50,9 @@ enum Command {
     /// Run a scene (a .toml file, or the name of a bundled scene).
     Run {
         scene: String,
-        /// Contact method (default: the scene's world.method).
-        #[arg(long, value_enum)]
-        method: Option<MethodArg>,
+        /// Contact method (default: the scene's world.method; `cairn methods` lists them).
+        #[arg(long)]
+        method: Option<String>,
         /// Time step, s (overrides world.dt).
         #[arg(long, allow_hyphen_values = true)]
         dt: Option<f64>,
@@ -109,8 +100,9 @@ enum Command {
     },
     /// Run the validation experiments and print a table; non-zero exit if any row fails.
     Validate {
-        #[arg(long, value_enum, default_value = "lcp")]
-        method: MethodArg,
+        /// Contact method (`cairn methods` lists them).
+        #[arg(long, default_value = "lcp")]
+        method: String,
         /// Only these experiments (repeatable).
         #[arg(long)]
         only: Vec<String>,
@@ -124,8 +116,8 @@ enum Command {
     /// Benchmark scenes: ms per step (median after warm-up), contacts, penetration, drift.
     Bench {
         /// Contact method (default: each scene's world.method; with --scaling, lcp).
-        #[arg(long, value_enum)]
-        method: Option<MethodArg>,
+        #[arg(long)]
+        method: Option<String>,
         /// Scene name or path (repeatable); default: the standard scenes; `joints`: the jointed benchmark scenes
         /// (chain100, ragdoll_stairs).
         #[arg(long)]
@@ -182,11 +174,13 @@ enum Command {
     },
     /// List the bundled scenes.
     Scenes,
+    /// List the contact methods, one scene key a line.
+    Methods,
     /// Print a method's `[solver.<METHOD>]` parameters as a markdown table (key, default, meaning), generated
     /// from the source; docs/methods/<METHOD>.md holds it between its params markers.
     Params {
-        #[arg(value_enum)]
-        method: MethodArg,
+        /// Contact method (`cairn methods` lists them).
+        method: String,
     },
 }
 
@@ -208,7 +202,7 @@ fn real_main() -> Result<()> {
                 bail!("--view, --contacts and --metrics-every need --out DIR (they write into the run folder)");
             }
             let load = cairn::scene::LoadOptions {
-                method: method.map(|m| m.0),
+                method: method.as_deref().map(method_key).transpose()?,
                 dt,
                 duration,
                 check_intersections: check_intersections.then_some(true),
@@ -219,10 +213,10 @@ fn real_main() -> Result<()> {
         }
         Command::View { dirs, out } => cmd_view(&dirs, out.as_deref()),
         Command::Export { dir, gltf } => cmd_export(&dir, &gltf),
-        Command::Validate { method, only, sets, plots } => cmd_validate(method.0, &only, &sets.parse()?, &plots),
+        Command::Validate { method, only, sets, plots } => cmd_validate(method_key(&method)?, &only, &sets.parse()?, &plots),
         Command::Bench { method, scene, steps, json, sets, scaling, scaling_max, tile, tile_pitch } => {
             let sets = sets.parse()?;
-            let method = method.map(|m| m.0);
+            let method = method.as_deref().map(method_key).transpose()?;
             if scaling {
                 return scaling_table(method.unwrap_or(MethodKey::Lcp), steps, scaling_max, &sets, json);
             }
@@ -241,8 +235,12 @@ fn real_main() -> Result<()> {
             };
             cmd_compare(&req)
         }
-        Command::Params { method } => cmd_params(method.0),
+        Command::Params { method } => cmd_params(method_key(&method)?),
         Command::Scenes => cmd_scenes(),
+        Command::Methods => {
+            MethodKey::ALL.iter().for_each(|k| println!("{k}"));
+            Ok(())
+        }
     }
 }
 

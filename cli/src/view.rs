@@ -14,9 +14,18 @@ const THREE_CORE: &str = include_str!("../assets/three/three.core.js");
 const THREE_MODULE: &str = include_str!("../assets/three/three.module.js");
 const ORBIT_CONTROLS: &str = include_str!("../assets/three/OrbitControls.js");
 
-/// The colour of each method's bodies (and of further runs of a method already shown, in order).
-pub const METHOD_COLOURS: [(&str, &str); 5] =
-    [("lcp", "#e07b20"), ("impulse", "#2f6fd6"), ("volumetric-penalty", "#2ea043"), ("implicit-penalty", "#9b4fd0"), ("abd", "#d63a3a")];
+/// The colour of a method's bodies (`None` for a name that is no method's).
+pub fn method_colour(method: &str) -> Option<&'static str> {
+    Some(match cairn::model::MethodKey::parse(method).ok()? {
+        cairn::model::MethodKey::Lcp => "#e07b20",
+        cairn::model::MethodKey::Impulse => "#2f6fd6",
+        cairn::model::MethodKey::VolumetricPenalty => "#2ea043",
+        cairn::model::MethodKey::ImplicitPenalty => "#9b4fd0",
+        cairn::model::MethodKey::Abd => "#d63a3a",
+    })
+}
+
+/// The colours of further runs of a method already shown, in order.
 const MORE_COLOURS: [&str; 5] = ["#c9a400", "#18a3a3", "#d0508f", "#6b7f1a", "#7a5230"];
 
 /// Base64 (standard alphabet, padded).
@@ -171,8 +180,8 @@ pub fn view_html(runs: &[(String, PathBuf)]) -> Result<String> {
             .collect();
         let label = if label.is_empty() { run.method.clone() } else { label.clone() };
         let n = used.entry(run.method.clone()).or_insert(0);
-        let colour = match METHOD_COLOURS.iter().find(|(m, _)| *m == run.method) {
-            Some((_, c)) if *n == 0 => c,
+        let colour = match method_colour(&run.method) {
+            Some(c) if *n == 0 => c,
             _ => MORE_COLOURS[(out_runs.len()) % MORE_COLOURS.len()],
         };
         *n += 1;

@@ -308,20 +308,19 @@ fn solver_tables<S: SolverTable>(solver: Option<BTreeMap<String, S>>, text: &str
     Ok(out)
 }
 
-fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path, opts: &LoadOptions) -> Result<Model, String> {
-    match s.format {
-        None => return Err("missing `format` (write `format = 1` at the top)".into()),
-        Some(1) => {}
-        Some(v) => return Err(format!("`format = {v}` is not known to this program: the known version is 1")),
-    }
-    let w = s.world.unwrap_or(WorldT {
-        gravity: None,
-        dt: None,
-        duration: None,
-        method: None,
-        check_intersections: None,
-        check_resolution: None,
-    });
+/// The `[world]` values after the front end's options: gravity, dt, duration, method, check, resolution.
+struct WorldValues {
+    gravity: Vec3,
+    dt: f64,
+    duration: f64,
+    method: MethodKey,
+    check_intersections: bool,
+    check_resolution: u32,
+}
+
+fn world_values(w: Option<WorldT>, opts: &LoadOptions) -> Result<WorldValues, String> {
+    let w =
+        w.unwrap_or(WorldT { gravity: None, dt: None, duration: None, method: None, check_intersections: None, check_resolution: None });
     let gravity = vec3(w.gravity.unwrap_or([0.0, 0.0, -9.81]), "world.gravity")?;
     let dt = positive(opts.dt.or(w.dt).unwrap_or(0.01), "world.dt")?;
     let duration = finite(opts.duration.or(w.duration).unwrap_or(5.0), "world.duration")?;
@@ -332,16 +331,19 @@ fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path, op
         Some(m) => m,
         None => MethodKey::parse(w.method.as_deref().unwrap_or("lcp")).map_err(|e| format!("world.method: {e}"))?,
     };
-    let solver = solver_tables(s.solver, text)?;
     let check_resolution = w.check_resolution.unwrap_or(16);
     if !(4..=256).contains(&check_resolution) {
         return Err(format!("world.check_resolution must be in 4..=256, got {check_resolution}"));
     }
+    let check_intersections = opts.check_intersections.or(w.check_intersections).unwrap_or(false);
+    Ok(WorldValues { gravity, dt, duration, method, check_intersections, check_resolution })
+}
 
-    // materials
+/// The `[[material]]` tables after the default material (which a table named `default` replaces).
+fn materials(tables: Vec<MaterialT>) -> Result<Vec<Material>, String> {
     let mut materials = vec![Material::default_material()];
     let mut seen = BTreeSet::new();
-    for (i, m) in s.material.into_iter().enumerate() {
+    for (i, m) in tables.into_iter().enumerate() {
         let what = format!("material `{}`", m.name);
         if !seen.insert(m.name.clone()) {
             return Err(format!("duplicate material name `{}` (material #{i})", m.name));
@@ -366,12 +368,15 @@ fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path, op
             materials.push(mat);
         }
     }
+    Ok(materials)
+}
 
-    // bodies
+/// The `[[body]]` tables, each `repeat` expanded, with their names' indices.
+fn bodies(tables: Vec<BodyT>, materials: &[Material], dir: &Path) -> Result<(Vec<Body>, BTreeMap<String, usize>), String> {
     let mut bodies: Vec<Body> = Vec::new();
     let mut names: BTreeMap<String, usize> = BTreeMap::new();
     let mut cache = shape::GeometryCache::default();
-    for (bi, b) in s.body.into_iter().enumerate() {
+    for (bi, b) in tables.into_iter().enumerate() {
         let label = match &b.name {
             Some(n) => format!("body `{n}`"),
             None => format!("body #{bi}"),
@@ -442,17 +447,15 @@ fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path, op
             }
         }
     }
+    Ok((bodies, names))
+}
 
-    let mut placed = robot_scene::place_all(s.robot, dir, &mut bodies, &mut names, &mut materials, (gravity, dt))?;
-    // the robots' joints first, then the scene's
-    let mut joints = std::mem::take(&mut placed.joints);
-    joints.extend(joints::joints(s.joint, &bodies, &names)?);
+/// The `[[load]]` tables.
+fn loads(tables: Vec<LoadT>, names: &BTreeMap<String, usize>) -> Result<Vec<Load>, String> {
     let lookup =
         |n: &str, what: &str| -> Result<usize, String> { names.get(n).copied().ok_or_else(|| format!("{what}: unknown body `{n}`")) };
-
-    // loads
     let mut loads = Vec::new();
-    for (li, l) in s.load.into_iter().enumerate() {
+    for (li, l) in tables.into_iter().enumerate() {
         let what = format!("load #{li}");
         let body = lookup(&l.body, &what)?;
         let start = finite(l.start.unwrap_or(0.0), &format!("{what}: start"))?;
@@ -468,22 +471,39 @@ fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path, op
             end,
         });
     }
+    Ok(loads)
+}
 
-    let proxies = proxy::proxies(s.proxy, &bodies, &names, dt)?;
+fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path, opts: &LoadOptions) -> Result<Model, String> {
+    match s.format {
+        None => return Err("missing `format` (write `format = 1` at the top)".into()),
+        Some(1) => {}
+        Some(v) => return Err(format!("`format = {v}` is not known to this program: the known version is 1")),
+    }
+    let w = world_values(s.world, opts)?;
+    let solver = solver_tables(s.solver, text)?;
+    let mut materials = materials(s.material)?;
+    let (mut bodies, mut names) = bodies(s.body, &materials, dir)?;
+    let mut placed = robot_scene::place_all(s.robot, dir, &mut bodies, &mut names, &mut materials, (w.gravity, w.dt))?;
+    // the robots' joints first, then the scene's
+    let mut joints = std::mem::take(&mut placed.joints);
+    joints.extend(joints::joints(s.joint, &bodies, &names)?);
+    let loads = loads(s.load, &names)?;
+    let proxies = proxy::proxies(s.proxy, &bodies, &names, w.dt)?;
     // two bodies joined by a joint never collide with each other, under every method (as MuJoCo's parent–child
     // rule and URDF simulators do): a hinge's neighbours would otherwise jam at the joint
     let mut exclusions = placed.exclusions;
     exclusions.extend(joints.iter().filter_map(|j| j.body2.map(|b| (j.body1.min(b) as u32, j.body1.max(b) as u32))));
     exclusions.sort_unstable();
     exclusions.dedup();
-    let model = Model {
+    Ok(Model {
         name: name.to_string(),
-        gravity,
-        dt,
-        duration,
-        method,
-        check_intersections: opts.check_intersections.or(w.check_intersections).unwrap_or(false),
-        check_resolution,
+        gravity: w.gravity,
+        dt: w.dt,
+        duration: w.duration,
+        method: w.method,
+        check_intersections: w.check_intersections,
+        check_resolution: w.check_resolution,
         solver,
         notes: placed.notes,
         materials,
@@ -492,8 +512,7 @@ fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path, op
         loads,
         proxies,
         exclusions,
-    };
-    Ok(model)
+    })
 }
 
 fn rotation_of(rotation: Option<[f64; 4]>, rotation_deg: Option<[f64; 3]>, axis_angle: Option<&AxisAngleT>) -> Result<Quat, String> {
