@@ -12,7 +12,6 @@ pub mod point_shell;
 pub mod polytope;
 pub mod sdf;
 pub mod surface;
-pub mod thread_pieces;
 pub mod threaded;
 
 use crate::math::{Pose, Quat, Vec3};
