@@ -7,8 +7,6 @@ mod files;
 pub mod generate;
 mod joints;
 pub mod mjcf;
-mod mjcf_geom;
-mod mjcf_include;
 mod proxy;
 pub mod robot;
 mod robot_scene;
