@@ -54,11 +54,11 @@ fn load(scene: &str, method: &str) -> Result<Model, String> {
         |text: String, name: &str| cairn::scene::load_str(&text, name, name, std::path::Path::new("."), &set).map_err(|e| e.to_string());
     if let Some(base) = scene.strip_prefix("pyramid3d:") {
         let b: usize = base.parse().map_err(|e| format!("{scene}: {e}"))?;
-        return generated(cairn::scene::generate::pyramid_scene(b), scene);
+        return generated(cairn::scene::bench_scenes::pyramid_scene(b), scene);
     }
     if let Some(n) = scene.strip_prefix("balls:") {
         let n: usize = n.parse().map_err(|e| format!("{scene}: {e}"))?;
-        return generated(cairn::scene::generate::pile_scene(n), scene);
+        return generated(cairn::scene::bench_scenes::pile_scene(n), scene);
     }
     cairn::scene::load(std::path::Path::new(scene), &set).map_err(|e| e.to_string())
 }

@@ -3,8 +3,8 @@
 //! Syntax and type errors come from the TOML parser with line and column; every semantic check names the
 //! file, the body or key, what is wrong and what is allowed. Nothing here panics on bad input.
 
+pub mod bench_scenes;
 mod files;
-pub mod generate;
 mod joints;
 pub mod mjcf;
 mod proxy;

@@ -15,8 +15,8 @@
 //! pieces) follow the helix: a tooth per segment and turn, a core prism (bolt) or wedges out to the hexagon (nut),
 //! so bolt and nut pieces keep the clearance between their flanks too (`pieces.rs`).
 
-use super::generated::Generated;
 use super::mesh::TriMeshData;
+use super::revolved::Generated;
 use crate::math::Vec3;
 use pieces::polar;
 
@@ -217,7 +217,7 @@ mod tests {
     #[test]
     fn parts_are_closed_and_the_bolt_fits_the_nut() {
         let g = gear(12, 1.0, 0.3).unwrap();
-        let total = crate::geometry::generated::pieces_volume(&g.pieces);
+        let total = crate::geometry::revolved::pieces_volume(&g.pieces);
         let v = mass::mesh(&g.mesh.vertices, &g.mesh.triangles).volume;
         assert!((total - v).abs() < 1e-9 * v, "gear pieces {total} vs {v}");
         let b = bolt(0.1, 0.5, 0.05, 0.025, 24, true).unwrap();
@@ -263,7 +263,7 @@ mod tests {
         let n = nut(radius, 0.15, pitch, depth, clearance, 0.18, segments).unwrap();
         // the pieces' volume is the mesh's, up to the hulls' bulge over the twisted flanks
         for (g, what) in [(&b, "bolt"), (&n, "nut")] {
-            let total = crate::geometry::generated::pieces_volume(&g.pieces);
+            let total = crate::geometry::revolved::pieces_volume(&g.pieces);
             let v = mass::mesh(&g.mesh.vertices, &g.mesh.triangles).volume;
             assert!((total - v).abs() < 2e-3 * v, "{what}: pieces {total} vs mesh {v}");
             // every piece's corner lies in the solid or within the polygon's sag of its surface

@@ -32,9 +32,9 @@ mod batch;
 mod batch_tests;
 pub(crate) mod block;
 mod geometric;
-#[cfg(test)]
-mod joint_tests;
 pub(crate) mod joints;
+#[cfg(test)]
+mod joints_tests;
 pub mod kernel;
 mod lanes;
 mod order;
