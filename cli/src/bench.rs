@@ -73,7 +73,7 @@ fn options(method: Option<MethodKey>, extra: &[(String, String)]) -> LoadOptions
     LoadOptions { method, sets: extra.to_vec(), ..Default::default() }
 }
 
-/// [`bench_scene`] on the scene tiled `n` × `n` times (`scene::generate::tiled_scene`) at `pitch`, by default
+/// [`bench_scene`] on the scene tiled `n` × `n` times (`scene::bench_scenes::tiled_scene`) at `pitch`, by default
 /// the span of the bodies' positions in x and y plus 1 m.
 pub fn bench_tiled(
     path: &Path,
@@ -96,7 +96,7 @@ pub fn bench_tiled(
         }
     };
     let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-    let tiled = cairn::scene::generate::tiled_scene(&text, n, pitch).map_err(|e| anyhow::anyhow!("{}: --tile: {e}", path.display()))?;
+    let tiled = cairn::scene::bench_scenes::tiled_scene(&text, n, pitch).map_err(|e| anyhow::anyhow!("{}: --tile: {e}", path.display()))?;
     let stem = path.file_stem().map_or("scene".into(), |s| s.to_string_lossy().to_string());
     let dir = path.parent().unwrap_or(Path::new("."));
     let model = cairn::scene::load_str_with(&tiled, &path.display().to_string(), &format!("{stem}x{}", n * n), dir, &opts)?;

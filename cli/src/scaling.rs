@@ -15,7 +15,7 @@ pub const PILE_SIZES: [usize; 6] = [100, 250, 500, 1000, 2000, 4000];
 pub const DEFAULT_MAX_BODIES: usize = 1100;
 pub const DEFAULT_STEPS: u64 = 60;
 
-pub use cairn::scene::generate::{pile_scene, pyramid_bodies, pyramid_scene};
+pub use cairn::scene::bench_scenes::{pile_scene, pyramid_bodies, pyramid_scene};
 
 /// Least-squares slope of ln y against ln x (the exponent p of y ∝ xᵖ); `None` below two points.
 pub fn fitted_exponent(points: &[(f64, f64)]) -> Option<f64> {

@@ -1,5 +1,5 @@
 //! `cairn view`: a self-contained `view.html` that plays one or more runs back in a browser, from disk, with no
-//! network. three.js (cli/assets/three/, vendored) and the page (cli/assets/view.html, view.js) are embedded
+//! network. three.js (cli/vendor/three/, vendored) and the page (cli/assets/view.html, view.js) are embedded
 //! into the binary. Each shape's mesh is in the page once; the poses are a Float32 array
 //! [px, py, pz, qx, qy, qz, qw] per frame and body, base64, drawn with one instanced mesh per run and shape.
 
@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 
 const TEMPLATE: &str = include_str!("../assets/view.html");
 const APP: &str = include_str!("../assets/view.js");
-const THREE_CORE: &str = include_str!("../assets/three/three.core.js");
-const THREE_MODULE: &str = include_str!("../assets/three/three.module.js");
-const ORBIT_CONTROLS: &str = include_str!("../assets/three/OrbitControls.js");
+const THREE_CORE: &str = include_str!("../vendor/three/three.core.js");
+const THREE_MODULE: &str = include_str!("../vendor/three/three.module.js");
+const ORBIT_CONTROLS: &str = include_str!("../vendor/three/OrbitControls.js");
 
 /// The colour of a method's bodies (`None` for a name that is no method's).
 pub fn method_colour(method: &str) -> Option<&'static str> {

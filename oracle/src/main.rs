@@ -56,11 +56,11 @@ fn load(scene: &str, method: &str) -> Result<Model, String> {
     };
     if let Some(base) = scene.strip_prefix("pyramid3d:") {
         let b: usize = base.parse().map_err(|e| format!("{scene}: {e}"))?;
-        return generated(cairn::scene::generate::pyramid_scene(b), scene);
+        return generated(cairn::scene::bench_scenes::pyramid_scene(b), scene);
     }
     if let Some(n) = scene.strip_prefix("balls:") {
         let n: usize = n.parse().map_err(|e| format!("{scene}: {e}"))?;
-        return generated(cairn::scene::generate::pile_scene(n), scene);
+        return generated(cairn::scene::bench_scenes::pile_scene(n), scene);
     }
     cairn::scene::load_with(std::path::Path::new(scene), &opts).map_err(|e| e.to_string())
 }

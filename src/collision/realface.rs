@@ -102,13 +102,13 @@ fn real_depth(c: &Contact, a: Piece, b: Piece) -> Option<Contact> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::geometry::{build, generated, ShapeDesc};
+    use crate::geometry::{build, revolved, ShapeDesc};
     use parry3d_f64::shape::SharedShape;
     use std::sync::Arc;
 
     #[test]
     fn torus_pieces_have_two_virtual_caps_each() {
-        let g = generated::torus(1.0, 0.3, 16, 8).unwrap();
+        let g = revolved::torus(1.0, 0.3, 16, 8).unwrap();
         let geom = build(
             ShapeDesc::Generated {
                 generator: "torus".into(),

@@ -4,15 +4,14 @@
 pub mod compound;
 pub mod faces;
 pub mod fields;
-pub mod generated;
 pub mod mass;
 pub mod mesh;
 pub mod perforated;
 pub mod point_shell;
 pub mod polytope;
+pub mod revolved;
 pub mod sdf;
 pub mod surface;
-pub mod thread_pieces;
 pub mod threaded;
 
 use crate::math::{Pose, Quat, Vec3};
@@ -49,7 +48,7 @@ pub enum ShapeDesc {
         mesh: Arc<TriMeshData>,
         source: String,
     },
-    /// A procedural solid (geometry/generated.rs) with its exact convex decomposition.
+    /// A procedural solid (geometry/revolved.rs, geometry/threaded/) with its exact convex decomposition.
     Generated {
         generator: String,
         mesh: Arc<TriMeshData>,

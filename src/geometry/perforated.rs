@@ -8,8 +8,8 @@
 //! boundary of the solid cells (quads between a solid and an empty cell, outward), closed and manifold: no two
 //! solid cells meet along an edge only. The convex pieces are the runs of solid cells along x (boxes).
 
-use super::generated::Generated;
 use super::mesh::TriMeshData;
+use super::revolved::Generated;
 use crate::math::Vec3;
 use std::collections::BTreeMap;
 
@@ -133,7 +133,7 @@ pub fn perforated_box(size: Vec3, wall: f64, holes: usize) -> Result<Generated, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::geometry::{generated::pieces_volume, mass};
+    use crate::geometry::{mass, revolved::pieces_volume};
 
     #[test]
     fn perforated_box_is_closed_with_exact_volume_and_pieces() {

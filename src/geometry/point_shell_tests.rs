@@ -1,10 +1,10 @@
 use super::*;
-use crate::geometry::generated;
+use crate::geometry::revolved;
 use crate::geometry::sdf::{Sdf, SdfParams};
 use crate::math::rng::Rng;
 use std::sync::Arc;
 
-fn gen(g: generated::Generated, name: &str) -> ShapeDesc {
+fn gen(g: revolved::Generated, name: &str) -> ShapeDesc {
     ShapeDesc::Generated { generator: name.into(), mesh: Arc::new(g.mesh), pieces: Arc::new(g.pieces), face_tolerance: g.face_tolerance }
 }
 
@@ -19,8 +19,8 @@ fn primitives() -> Vec<ShapeDesc> {
 
 fn meshes() -> Vec<ShapeDesc> {
     vec![
-        gen(generated::bowl(1.0, 0.2, 24, 12).unwrap(), "bowl"),
-        gen(generated::torus(1.0, 0.3, 24, 12).unwrap(), "torus"),
+        gen(revolved::bowl(1.0, 0.2, 24, 12).unwrap(), "bowl"),
+        gen(revolved::torus(1.0, 0.3, 24, 12).unwrap(), "torus"),
         gen(crate::geometry::threaded::gear(12, 1.0, 0.4).unwrap(), "gear"),
         ShapeDesc::Convex { points: vec![Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::Z, Vec3::new(0.7, 0.7, 0.7)] },
     ]

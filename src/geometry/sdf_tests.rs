@@ -1,10 +1,10 @@
 use super::*;
-use crate::geometry::generated;
+use crate::geometry::revolved;
 use crate::math::rng::Rng;
 use parry3d_f64::query::PointQuery;
 use std::sync::Arc;
 
-fn gen(g: generated::Generated, name: &str) -> ShapeDesc {
+fn gen(g: revolved::Generated, name: &str) -> ShapeDesc {
     ShapeDesc::Generated { generator: name.into(), mesh: Arc::new(g.mesh), pieces: Arc::new(g.pieces), face_tolerance: g.face_tolerance }
 }
 
@@ -101,7 +101,7 @@ fn analytic_fields_are_exact_with_unit_gradients() {
 
 #[test]
 fn gradient_is_the_interpolants_derivative() {
-    let desc = gen(generated::torus(1.0, 0.3, 24, 12).unwrap(), "torus");
+    let desc = gen(revolved::torus(1.0, 0.3, 24, 12).unwrap(), "torus");
     let sdf = Sdf::build(&desc, &SdfParams { resolution: 32, band: 0.4 }).unwrap();
     let h = sdf.cell_size().unwrap();
     let mut rng = Rng::new(7);
@@ -133,7 +133,7 @@ fn gradient_is_the_interpolants_derivative() {
 #[test]
 fn non_convex_meshes_have_exact_signs_and_values() {
     for (desc, seed) in
-        [(gen(generated::torus(1.0, 0.3, 24, 12).unwrap(), "torus"), 11), (gen(generated::bowl(1.0, 0.15, 24, 12).unwrap(), "bowl"), 12)]
+        [(gen(revolved::torus(1.0, 0.3, 24, 12).unwrap(), "torus"), 11), (gen(revolved::bowl(1.0, 0.15, 24, 12).unwrap(), "bowl"), 12)]
     {
         let ShapeDesc::Generated { mesh, pieces, .. } = &desc else { unreachable!() };
         let tri = TriMesh::new(mesh.vertices.clone(), mesh.triangles.clone()).unwrap();
@@ -155,7 +155,7 @@ fn non_convex_meshes_have_exact_signs_and_values() {
 #[test]
 fn far_nodes_keep_their_sign_through_the_flood_fill() {
     // a thick cup with a narrow band: its floor and the air inside the cup are both beyond the band
-    let desc = gen(generated::cup(1.0, 1.0, 0.5, 24).unwrap(), "cup");
+    let desc = gen(revolved::cup(1.0, 1.0, 0.5, 24).unwrap(), "cup");
     let sdf = Sdf::build(&desc, &SdfParams { resolution: 40, band: 0.1 }).unwrap();
     assert_eq!(sdf.eval(&Vec3::new(0.0, 0.0, 0.25)).unwrap().0, -0.1, "deep in the floor");
     assert_eq!(sdf.eval(&Vec3::new(0.0, 0.0, 0.8)).unwrap().0, 0.1, "air inside the cup");
@@ -189,7 +189,7 @@ fn bad_parameters_and_open_meshes_are_errors() {
     let s = ShapeDesc::Sphere { radius: 1.0 };
     assert!(Sdf::build(&s, &SdfParams { resolution: 2, band: 1.0 }).unwrap_err().contains("resolution"));
     assert!(Sdf::build(&s, &SdfParams { resolution: 16, band: 0.01 }).unwrap_err().contains("band"));
-    let mut m = generated::torus(1.0, 0.3, 8, 6).unwrap().mesh;
+    let mut m = revolved::torus(1.0, 0.3, 8, 6).unwrap().mesh;
     m.triangles.pop();
     let open = ShapeDesc::Mesh { mesh: Arc::new(m), source: "open.obj".into() };
     let err = Sdf::build(&open, &SdfParams { resolution: 16, band: 0.5 }).unwrap_err();
@@ -198,7 +198,7 @@ fn bad_parameters_and_open_meshes_are_errors() {
 
 #[test]
 fn build_is_deterministic_across_thread_counts() {
-    let desc = gen(generated::bowl(1.0, 0.2, 16, 8).unwrap(), "bowl");
+    let desc = gen(revolved::bowl(1.0, 0.2, 16, 8).unwrap(), "bowl");
     let params = SdfParams { resolution: 32, band: 0.2 };
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(|| Sdf::build(&desc, &params).unwrap());
     let many = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap().install(|| Sdf::build(&desc, &params).unwrap());

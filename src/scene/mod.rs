@@ -3,12 +3,10 @@
 //! Syntax and type errors come from the TOML parser with line and column; every semantic check names the
 //! file, the body or key, what is wrong and what is allowed. Nothing here panics on bad input.
 
+pub mod bench_scenes;
 mod files;
-pub mod generate;
 mod joints;
 pub mod mjcf;
-mod mjcf_geom;
-mod mjcf_include;
 mod proxy;
 pub mod robot;
 mod robot_scene;

@@ -1,6 +1,6 @@
 //! The `shape` table of a body: parsed by hand so that every message names the key and the keys allowed.
 
-use crate::geometry::{build, generated, mesh, perforated, threaded, Geometry, ShapeDesc};
+use crate::geometry::{build, mesh, perforated, revolved, threaded, Geometry, ShapeDesc};
 use crate::math::Vec3;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -176,7 +176,7 @@ fn positive_or(t: &toml::Table, key: &str, default: f64) -> Result<f64, String> 
     }
 }
 
-/// A `generated` shape: the generator and its parameters (geometry/generated.rs).
+/// A `generated` shape: the generator and its parameters (geometry/revolved.rs).
 fn generated_shape(t: &toml::Table) -> Result<ShapeDesc, String> {
     let name = match t.get("generator") {
         Some(toml::Value::String(s)) => s.clone(),
@@ -187,15 +187,15 @@ fn generated_shape(t: &toml::Table) -> Result<ShapeDesc, String> {
         "torus" => {
             only_keys(t, "generated", &["generator", "major_radius", "minor_radius", "segments", "sides"])?;
             let (big, small) = (positive(t, "major_radius")?, positive(t, "minor_radius")?);
-            generated::torus(big, small, count(t, "segments", 24, 3)?, count(t, "sides", 12, 3)?)?
+            revolved::torus(big, small, count(t, "segments", 24, 3)?, count(t, "sides", 12, 3)?)?
         }
         "bowl" => {
             only_keys(t, "generated", &["generator", "radius", "thickness", "segments", "sides"])?;
-            generated::bowl(positive(t, "radius")?, positive(t, "thickness")?, count(t, "segments", 24, 3)?, count(t, "sides", 12, 1)?)?
+            revolved::bowl(positive(t, "radius")?, positive(t, "thickness")?, count(t, "segments", 24, 3)?, count(t, "sides", 12, 1)?)?
         }
         "cup" => {
             only_keys(t, "generated", &["generator", "radius", "height", "thickness", "segments"])?;
-            generated::cup(positive(t, "radius")?, positive(t, "height")?, positive(t, "thickness")?, count(t, "segments", 24, 3)?)?
+            revolved::cup(positive(t, "radius")?, positive(t, "height")?, positive(t, "thickness")?, count(t, "segments", 24, 3)?)?
         }
         "gear" => {
             only_keys(t, "generated", &["generator", "teeth", "radius", "thickness"])?;

@@ -31,9 +31,6 @@ pub const EXPERIMENTS: [&str; 10] =
     ["free_fall", "tumbling", "incline", "restitution", "resting_box", "stack10", "pyramid20", "large_mass", "cubedrop", "determinism"];
 
 pub mod abd;
-mod abd_scenes;
-mod abd_stand;
-mod abd_stands;
 mod implicit;
 mod implicit_joints;
 mod impulse;

@@ -1,4 +1,4 @@
-//! One PGS sweep of the dynamics pass as a micro-benchmark (`kernels/`, criterion): from a state (a world stepped
+//! One PGS sweep of the dynamics pass as a micro-benchmark (`benches/`, criterion): from a state (a world stepped
 //! under `lcp`, whose pair cache carries the warm-start impulses), one step's collision, analysis, correction and
 //! dynamics-pass rows are built once, and
 //! [`SweepKernel::sweep`] runs one sweep over those rows, [`SweepKernel::batched_sweep`] the same sweep four points

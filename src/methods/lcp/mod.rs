@@ -12,9 +12,9 @@ mod batch;
 #[cfg(test)]
 mod batch_tests;
 mod geometric;
-#[cfg(test)]
-mod joint_tests;
 pub(crate) mod joints;
+#[cfg(test)]
+mod joints_tests;
 pub mod kernel;
 mod lanes;
 mod order;

@@ -118,7 +118,7 @@ fn balls_above_a_landed_layer_keep_falling() {
 /// thrown 60 m up); a wall seeds no stack height now (dynamics/graph.rs).
 #[test]
 fn a_walled_ball_pile_gains_no_energy() {
-    let m = crate::scene::load_str(&crate::scene::generate::pile_scene(1000), "t", "t", Path::new("."), &[]).unwrap();
+    let m = crate::scene::load_str(&crate::scene::bench_scenes::pile_scene(1000), "t", "t", Path::new("."), &[]).unwrap();
     let mut lcp = Lcp::new(LcpParams::default());
     let mut s = State::from_model(&m);
     let energy = |s: &State| s.kinetic_energy(&m) + s.potential_energy(&m);

@@ -2,13 +2,13 @@
 //! a cube on a slope just past and just inside its friction angle, and a scene whose bodies touch at the start
 //! accepted with its separation reported.
 
-use super::{bundled, fit_acceleration, from_text, rel, row, Overrides, Row};
+use crate::{bundled, fit_acceleration, from_text, rel, row, Overrides, Row};
 
 /// stack10 for 2 s: each cube falls through the 1 mm gaps below it and then must stand; the drift beyond the
 /// gaps counts a cube's sideways move in full and its vertical move below its touching height (0.5 + k m) or
 /// above its start (the plain |displacement| less the gaps let a top cube slide 9 mm sideways unseen: 10 mm of
 /// gaps absorb it).
-pub(crate) fn stack(method: &Overrides) -> anyhow::Result<Vec<Row>> {
+pub(super) fn stack(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     let mut w = bundled("stack10", method, &[])?;
     let cubes: Vec<usize> = (0..w.model.bodies.len()).filter(|&i| w.model.bodies[i].name.starts_with("cube")).collect();
     let x0: Vec<_> = cubes.iter().map(|&i| w.state.bodies[i].x).collect();
@@ -62,7 +62,7 @@ rotation_deg = [0.0, 30.0, 0.0]\nposition = [{}, 0.0, {}]\n",
 }
 
 /// The near-limit slide and hold.
-pub(crate) fn near_limit(method: &Overrides) -> anyhow::Result<Vec<Row>> {
+pub(super) fn near_limit(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     let th = 30f64.to_radians();
     let (ts, ss) = slope(0.97, method)?;
     let (t, s): (Vec<f64>, Vec<f64>) = ts.iter().zip(&ss).filter(|(t, _)| **t > 0.3).map(|(t, s)| (*t, *s)).unzip();
@@ -90,7 +90,7 @@ pub(crate) fn near_limit(method: &Overrides) -> anyhow::Result<Vec<Row>> {
 
 /// blocks4 (four blocks resting on the floor and on each other at zero distance) is accepted: the separation is
 /// reported once, no body moved by more than d̂, and 0.25 s run with no intersection.
-pub(crate) fn touching(method: &Overrides) -> anyhow::Result<Vec<Row>> {
+pub(super) fn touching(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     let mut w = bundled("blocks4", method, &[("solver.abd.check_intersections", "true")])?;
     let x0: Vec<_> = w.state.bodies.iter().map(|b| b.x).collect();
     let st = w.step()?;

@@ -1,9 +1,9 @@
 //! `abd` keeps the stacking scenes standing over their whole duration (issue 16: "stack10, pyramid20, stack60,
 //! wall and tower stand under `abd` with drift below 2 mm beyond their initial gaps"), each over its whole
-//! duration (stack10 also has a 2 s row with its own measure, abd_stand.rs); the gaps are found from the bodies'
+//! duration (stack10 also has a 2 s row with its own measure, ordinary_scenes.rs); the gaps are found from the bodies'
 //! bounding boxes at the start.
 
-use super::{bundled, row, Overrides, Row};
+use crate::{bundled, row, Overrides, Row};
 use cairn::math::Vec3;
 use cairn::model::BodyKind;
 use cairn::world::World;
@@ -14,7 +14,7 @@ const SCENES: [&str; 5] = ["stack10", "pyramid20", "stack60", "wall", "tower"];
 /// How far each dynamic body may sink by closing the gaps below it: the gap to the layer it rests on (the bodies
 /// under its footprint whose tops are within a quarter of its height of the highest of them) plus the most that
 /// layer may sink; 0 for static bodies. Boxes from the bodies' axis-aligned bounding boxes at the start.
-pub(crate) fn allowed_drops(w: &World) -> Vec<f64> {
+pub(super) fn allowed_drops(w: &World) -> Vec<f64> {
     let n = w.model.bodies.len();
     let boxes: Vec<_> = (0..n)
         .map(|i| w.model.bodies[i].geometry.shape.compute_aabb(&cairn::collision::narrow::body_pose(&w.model, &w.state, i)))
@@ -69,7 +69,7 @@ fn drift_beyond_gaps(name: &str, method: &Overrides) -> anyhow::Result<(f64, f64
 }
 
 /// One row per stacking scene.
-pub(crate) fn stands(method: &Overrides) -> anyhow::Result<Vec<Row>> {
+pub(super) fn stands(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
     for name in SCENES {
         let (beyond, duration, bodies) = drift_beyond_gaps(name, method)?;

@@ -1,4 +1,4 @@
-//! Convex pieces that follow a thread's helix (the `bolt` and `nut` generators of `threaded.rs`), for the methods
+//! Convex pieces that follow a thread's helix (the `bolt` and `nut` generators of `mod.rs`), for the methods
 //! that collide convex pieces (`lcp`, `impulse`, `volumetric-penalty`).
 //!
 //! A V thread of pitch p and depth d is a ridge whose cross-section in the half-plane at angle θ is a triangle,
@@ -14,9 +14,13 @@
 //! The teeth are cut by the solid's end planes exactly (the hull's vertices in the slab and its edges' crossings
 //! of the planes); slivers with no volume left are dropped.
 
-use super::threaded::polar;
 use crate::math::Vec3;
 use std::f64::consts::TAU;
+
+/// The point at radius r, angle θ about z and height z.
+pub(super) fn polar(r: f64, th: f64, z: f64) -> Vec3 {
+    Vec3::new(r * th.cos(), r * th.sin(), z)
+}
 
 /// The ridge's cross-section at angle θ for turn k: three (r, z) corners.
 pub(super) type Profile<'a> = &'a dyn Fn(f64, i64) -> [(f64, f64); 3];

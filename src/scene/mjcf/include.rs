@@ -2,7 +2,7 @@
 //! element, as MuJoCo does, anywhere in the tree and nested. The text is spliced before parsing; a `Part` per
 //! piece keeps, for messages, which file and line each byte of the merged text came from.
 
-use super::xml::{parse, Part};
+use crate::scene::xml::{parse, Part};
 use std::path::Path;
 
 /// How deep includes may nest (a file including itself is caught by this).

@@ -13,12 +13,14 @@
 //! Threads are radial height fields r(θ, z) sampled on the same grid for bolt and nut (at least 8 rows per pitch, a multiple of the segments: `rows_per_pitch`), so
 //! matching parts keep their clearance. The convex pieces of bolt and nut (for the methods that collide convex
 //! pieces) follow the helix: a tooth per segment and turn, a core prism (bolt) or wedges out to the hexagon (nut),
-//! so bolt and nut pieces keep the clearance between their flanks too (`thread_pieces.rs`).
+//! so bolt and nut pieces keep the clearance between their flanks too (`pieces.rs`).
 
-use super::generated::Generated;
 use super::mesh::TriMeshData;
-use super::thread_pieces;
+use super::revolved::Generated;
 use crate::math::Vec3;
+use pieces::polar;
+
+mod pieces;
 
 const ROWS_PER_PITCH: usize = 8;
 
@@ -38,11 +40,6 @@ fn rows_per_pitch(segments: usize) -> usize {
 /// the faces on the core or body) have their centroids a third of the ridge's height or more inside.
 fn face_tolerance(depth: f64, pitch: f64) -> f64 {
     0.125 * depth.min(0.5 * pitch)
-}
-
-/// The point at radius r, angle θ about z and height z.
-pub(super) fn polar(r: f64, th: f64, z: f64) -> Vec3 {
-    Vec3::new(r * th.cos(), r * th.sin(), z)
 }
 
 /// The V-thread radius at angle θ and height z.
@@ -146,10 +143,10 @@ pub fn bolt(radius: f64, length: f64, pitch: f64, depth: f64, segments: usize, h
         [(radius - depth, z0), (radius, z0 + 0.5 * pitch), (radius - depth, z0 + pitch)]
     };
     let turns = -2..=(length / pitch).ceil() as i64 + 1;
-    let mut pieces = thread_pieces::teeth(&ridge, segments, turns, 0.0, length);
-    pieces.push(thread_pieces::ring_prism(radius - depth, segments, 0.0, length));
+    let mut pieces = pieces::teeth(&ridge, segments, turns, 0.0, length);
+    pieces.push(pieces::ring_prism(radius - depth, segments, 0.0, length));
     if head {
-        pieces.push(thread_pieces::ring_prism(1.6 * radius, segments, length, length + 2.0 * pitch));
+        pieces.push(pieces::ring_prism(1.6 * radius, segments, length, length + 2.0 * pitch));
     }
     Ok(Generated { mesh, pieces, face_tolerance: face_tolerance(depth, pitch) })
 }
@@ -206,8 +203,8 @@ pub fn nut(radius: f64, height: f64, pitch: f64, depth: f64, clearance: f64, out
         [(base, z0 - 0.5 * pitch), (radius - depth + clearance, z0), (base, z0 + 0.5 * pitch)]
     };
     let turns = -2..=(height / pitch).ceil() as i64 + 1;
-    let mut pieces = thread_pieces::teeth(&ridge, n, turns, 0.0, height);
-    pieces.extend(thread_pieces::wedges(radius + clearance, &hex, n, 0.0, height));
+    let mut pieces = pieces::teeth(&ridge, n, turns, 0.0, height);
+    pieces.extend(pieces::wedges(radius + clearance, &hex, n, 0.0, height));
     Ok(Generated { mesh, pieces, face_tolerance: face_tolerance(depth, pitch) })
 }
 
@@ -219,7 +216,7 @@ mod tests {
     #[test]
     fn parts_are_closed_and_the_bolt_fits_the_nut() {
         let g = gear(12, 1.0, 0.3).unwrap();
-        let total = crate::geometry::generated::pieces_volume(&g.pieces);
+        let total = crate::geometry::revolved::pieces_volume(&g.pieces);
         let v = mass::mesh(&g.mesh.vertices, &g.mesh.triangles).volume;
         assert!((total - v).abs() < 1e-9 * v, "gear pieces {total} vs {v}");
         let b = bolt(0.1, 0.5, 0.05, 0.025, 24, true).unwrap();
@@ -265,7 +262,7 @@ mod tests {
         let n = nut(radius, 0.15, pitch, depth, clearance, 0.18, segments).unwrap();
         // the pieces' volume is the mesh's, up to the hulls' bulge over the twisted flanks
         for (g, what) in [(&b, "bolt"), (&n, "nut")] {
-            let total = crate::geometry::generated::pieces_volume(&g.pieces);
+            let total = crate::geometry::revolved::pieces_volume(&g.pieces);
             let v = mass::mesh(&g.mesh.vertices, &g.mesh.triangles).volume;
             assert!((total - v).abs() < 2e-3 * v, "{what}: pieces {total} vs mesh {v}");
             // every piece's corner lies in the solid or within the polygon's sag of its surface

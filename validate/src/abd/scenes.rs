@@ -1,11 +1,22 @@
 //! The `abd` method's scene experiments (Lan et al. 2022, "Affine Body Dynamics", §5): the thin plate at
 //! 100 m/s, the hinged pendulum, the gears, the house of cards and no intersection in any bundled scene.
 
-use super::{bundled, from_text, rel, row, Overrides, Row};
-use crate::abd::SCENES;
+use crate::{bundled, from_text, rel, row, Overrides, Row};
 use cairn::world::World;
 
-pub(crate) fn plate(method: &Overrides) -> anyhow::Result<Vec<Row>> {
+/// The bundled scenes of the method, each run for `steps` steps (at least), with the intersection check on.
+pub const SCENES: [(&str, usize); 8] = [
+    ("abd_ramp", 60),
+    ("wrecking_ball_light", 60),
+    ("house_of_cards", 40),
+    ("arch", 40),
+    ("chain_net", 40),
+    ("bolt_nut", 30),
+    ("hinge_pendulum", 60),
+    ("gears", 30),
+];
+
+pub(super) fn plate(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     // a 1 cm plate hit by a 10 cm box at 100 m/s (1 m per step at dt = 0.01)
     let text = "format = 1\n[world]\ngravity = [0.0, 0.0, 0.0]\ndt = 0.01\n[solver.abd]\ncheck_intersections = true\n\
 [[body]]\nname = \"plate\"\nkind = \"static\"\nshape = { type = \"box\", size = [1.0, 1.0, 0.01] }\n\
@@ -27,7 +38,7 @@ pub(crate) fn plate(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     )])
 }
 
-pub(crate) fn pendulum(method: &Overrides) -> anyhow::Result<Vec<Row>> {
+pub(super) fn pendulum(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     let mut w = bundled("hinge_pendulum", method, &[])?;
     let steps = (1.0 / w.model.dt).round() as usize;
     let mut worst = 0.0f64;
@@ -49,7 +60,7 @@ pub(crate) fn pendulum(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     )])
 }
 
-pub(crate) fn gears(method: &Overrides) -> anyhow::Result<Vec<Row>> {
+pub(super) fn gears(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     // a 12-tooth gear drives an 18-tooth one through tooth contact: averaged over more than a tooth pitch, the
     // driven gear turns at −12/18 of the driver's angle
     let mut w = bundled("gears", method, &[])?;
@@ -76,7 +87,7 @@ pub(crate) fn gears(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     )])
 }
 
-pub(crate) fn house(method: &Overrides) -> anyhow::Result<Vec<Row>> {
+pub(super) fn house(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     // the cards stand until the falling boxes arrive
     let mut w = bundled("house_of_cards", method, &[])?;
     let cards: Vec<usize> = w.model.bodies.iter().enumerate().filter(|(_, b)| b.name.starts_with("card")).map(|(i, _)| i).collect();
@@ -103,7 +114,7 @@ pub(crate) fn house(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     )])
 }
 
-pub(crate) fn scenes(method: &Overrides) -> anyhow::Result<Vec<Row>> {
+pub(super) fn scenes(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
     for (name, steps) in SCENES {
         let mut w = bundled(name, method, &[("solver.abd.check_intersections", "true")])?;

@@ -1,0 +1,221 @@
+//! MJCF `<body>` elements and their joints: the links of the kinematic tree, a multi-joint body chained through
+//! intermediate links.
+
+use super::context::Ctx;
+use super::geom::{geom, inertial, orientation};
+use crate::geometry::compound::combine;
+use crate::math::{Pose, Vec3};
+use crate::model::JointType;
+use crate::scene::robot::{Attach, Inertial, Link, RobotJoint};
+use roxmltree::Node;
+use std::collections::BTreeMap;
+
+/// A `<body>` whose parent link is `parent` (None: the world) with frame `frame` in the robot frame.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn body(
+    cx: &mut Ctx,
+    n: Node,
+    parent: Option<usize>,
+    frame: Pose,
+    class: &str,
+    links: &mut Vec<Link>,
+    joint_link: &mut BTreeMap<String, usize>,
+    body_link: &mut BTreeMap<String, usize>,
+) -> Result<(), String> {
+    let used = ["name", "pos", "quat", "euler", "axisangle", "xyaxes", "zaxis", "childclass"];
+    cx.src.attrs(n, &used, &["user"], &mut cx.notes)?;
+    let class = n.attribute("childclass").unwrap_or(class).to_string();
+    if !cx.classes.contains_key(&class) {
+        return Err(cx.src.at(n, format!("unknown childclass `{class}`")));
+    }
+    let me = Node::clone(&n);
+    let local = Pose::from_parts(Vec3::from_array(cx.src.fixed::<3>(n, "pos")?.unwrap_or([0.0; 3])), orientation(cx, &cx.el(me, &class)?)?);
+    let pose = frame * local;
+    let src = cx.src;
+    let kids = src.children(n, &["inertial", "joint", "freejoint", "geom", "body"], &["site", "camera", "light"], &mut cx.notes)?;
+    let name = n.attribute("name").map(str::to_string).unwrap_or_else(|| format!("body{}", links.len()));
+    // the joints: a body with several is chained through intermediate links (below)
+    let joints: Vec<Node> = kids.iter().copied().filter(|k| k.has_tag_name("joint") || k.has_tag_name("freejoint")).collect();
+    let mut attaches = Vec::new();
+    for j in &joints {
+        attaches.push(joint(cx, *j, &class, pose)?);
+    }
+    if attaches.len() > 1 && attaches.iter().any(|a| matches!(a, Attach::Free)) {
+        return Err(src.at(
+            joints[0],
+            format!("body `{name}` has a free joint among its {} joints: a free joint must be a body's only joint", joints.len()),
+        ));
+    }
+    // geoms and mass
+    let mut geoms = Vec::new();
+    let mut masses = Vec::new();
+    for g in kids.iter().filter(|k| k.has_tag_name("geom")) {
+        let out = geom(cx, *g, &class, false)?;
+        if let Some(s) = out.shape {
+            geoms.push((out.pose, s, out.material));
+        }
+        masses.push((out.pose, out.mass));
+    }
+    let explicit = kids.iter().find(|k| k.has_tag_name("inertial")).map(|i| inertial(cx, *i)).transpose()?;
+    let from_geoms = || {
+        let m = combine(&masses);
+        (m.volume > 0.0).then_some(Inertial { mass: m.volume, com: m.com, inertia: m.inertia })
+    };
+    let inertial = match (cx.inertia_from_geom.as_str(), explicit) {
+        ("true", _) | ("auto", None) => from_geoms(),
+        (_, e) => e,
+    };
+    let last = attaches.pop().unwrap_or(Attach::Weld);
+    let (parent, inertial) = chain_joints(cx, n, &name, parent, pose, attaches, inertial, links, joint_link)?;
+    let index = links.len();
+    if let Attach::Joint(j) = &last {
+        joint_link.insert(j.name.clone(), index);
+    }
+    body_link.insert(name.clone(), index);
+    links.push(Link { name, parent, attach: last, pose, geoms, inertial, at: src.at(n, "body") });
+    for b in kids.iter().filter(|k| k.has_tag_name("body")) {
+        body(cx, *b, Some(index), pose, &class, links, joint_link, body_link)?;
+    }
+    Ok(())
+}
+
+/// The share of a body's mass and inertia that each intermediate link of a multi-joint body carries.
+pub const INTERMEDIATE_SHARE: f64 = 0.01;
+
+/// MJCF applies a body's joints one after the other (each axis fixed in the frame the previous ones moved). cairn
+/// joins two bodies by one joint, so every joint but the last hangs an intermediate link (no geometry, named
+/// `body/joint`) on the previous one, and the body hangs on the last. MuJoCo's intermediate frames are massless;
+/// here each carries `INTERMEDIATE_SHARE` of the body's mass and inertia (same centre and axes), taken from the
+/// body, so the total is exact at the model's pose. Returns the body's parent link and its remaining inertial.
+#[allow(clippy::too_many_arguments)]
+fn chain_joints(
+    cx: &mut Ctx,
+    n: Node,
+    name: &str,
+    mut parent: Option<usize>,
+    pose: Pose,
+    attaches: Vec<Attach>,
+    inertial: Option<Inertial>,
+    links: &mut Vec<Link>,
+    joint_link: &mut BTreeMap<String, usize>,
+) -> Result<(Option<usize>, Option<Inertial>), String> {
+    if attaches.is_empty() {
+        return Ok((parent, inertial));
+    }
+    // the body and its MJCF parent stay a parent–child pair that never collides
+    if let Some(p) = parent {
+        cx.exclusions.push((p, links.len() + attaches.len()));
+    }
+    let Some(full) = inertial.filter(|i| i.mass > 0.0) else {
+        return Err(cx
+            .src
+            .at(n, format!("body `{name}` has {} joints but no mass to share with their intermediate links", attaches.len() + 1)));
+    };
+    let part = |share: f64| Inertial { mass: full.mass * share, com: full.com, inertia: full.inertia * share };
+    let intermediates = attaches.len();
+    for a in attaches {
+        let Attach::Joint(j) = &a else { unreachable!("free joints are refused among several") };
+        joint_link.insert(j.name.clone(), links.len());
+        let at = format!("{} (intermediate link of joint `{}`)", cx.src.at(n, "body"), j.name);
+        links.push(Link {
+            name: format!("{name}/{}", j.name),
+            parent,
+            attach: a,
+            pose,
+            geoms: Vec::new(),
+            inertial: Some(part(INTERMEDIATE_SHARE)),
+            at,
+        });
+        parent = Some(links.len() - 1);
+    }
+    cx.notes.add(format!(
+        "a body with several joints is chained through intermediate links carrying {}% of its mass each (MuJoCo's are massless)",
+        INTERMEDIATE_SHARE * 100.0
+    ));
+    Ok((parent, Some(part(1.0 - INTERMEDIATE_SHARE * intermediates as f64))))
+}
+
+/// A `<joint>` or `<freejoint>` of a body whose frame is `frame` (robot frame).
+fn joint(cx: &mut Ctx, n: Node, class: &str, frame: Pose) -> Result<Attach, String> {
+    if n.has_tag_name("freejoint") {
+        cx.src.attrs(n, &["name"], &["group", "align"], &mut cx.notes)?;
+        return Ok(Attach::Free);
+    }
+    let el = cx.el(n, class)?;
+    let used = ["name", "type", "pos", "axis", "range", "limited", "damping", "stiffness", "springref", "armature", "frictionloss", "ref"];
+    let noted = [
+        "group",
+        "user",
+        "margin",
+        "solreflimit",
+        "solimplimit",
+        "solreffriction",
+        "solimpfriction",
+        "actuatorfrcrange",
+        "actuatorfrclimited",
+        "actuatorgravcomp",
+    ];
+    el.check(cx, &used, &noted)?;
+    let kind = match el.get("type").unwrap_or("hinge") {
+        "hinge" => JointType::Hinge,
+        "slide" => JointType::Prismatic,
+        "ball" => JointType::Ball,
+        "free" => return Ok(Attach::Free),
+        t => return Err(cx.src.at(n, format!("joint type `{t}` is not supported; supported: `hinge`, `slide`, `ball`, `free`"))),
+    };
+    if el.num(cx, "ref")?.is_some_and(|r| r != 0.0) {
+        return Err(cx.src.at(n, "`ref` (a joint zero other than the model's pose) is not supported"));
+    }
+    let pos = Vec3::from_array(el.fixed::<3>(cx, "pos")?.unwrap_or([0.0; 3]));
+    let axis = Vec3::from_array(el.fixed::<3>(cx, "axis")?.unwrap_or([0.0, 0.0, 1.0]));
+    if axis.length() < 1e-12 {
+        return Err(cx.src.at(n, "the joint axis is zero"));
+    }
+    let limited = match el.get("limited") {
+        Some("true") => true,
+        Some("false") => false,
+        None | Some("auto") => cx.autolimits && el.get("range").is_some(),
+        Some(x) => return Err(cx.src.at(n, format!("`limited` must be true, false or auto, got `{x}`"))),
+    };
+    let mut limits = None;
+    if limited {
+        let [lo, hi] = el.fixed::<2>(cx, "range")?.ok_or_else(|| cx.src.at(n, "limited=\"true\" needs `range`"))?;
+        if lo > hi {
+            return Err(cx.src.at(n, format!("range is reversed: {lo} > {hi}")));
+        }
+        if kind == JointType::Ball {
+            cx.notes.add("ball joint range (a cone limit) not applied: cairn's joint limits are on hinge and slide coordinates");
+        } else {
+            limits = Some(if kind == JointType::Hinge { [cx.angle(lo), cx.angle(hi)] } else { [lo, hi] });
+        }
+    }
+    let nonneg = |k: &str| -> Result<f64, String> {
+        let x = el.num(cx, k)?.unwrap_or(0.0);
+        if x < 0.0 {
+            return Err(cx.src.at(n, format!("`{k}` must be >= 0, got {x}")));
+        }
+        Ok(x)
+    };
+    let (damping, stiffness, armature, friction) = (nonneg("damping")?, nonneg("stiffness")?, nonneg("armature")?, nonneg("frictionloss")?);
+    let springref = el.num(cx, "springref")?.unwrap_or(0.0);
+    let motor = (stiffness > 0.0).then(|| {
+        let target = if kind == JointType::Hinge { cx.angle(springref) } else { springref };
+        crate::model::Motor { target, stiffness, damping: 0.0, max_force: None, path: Vec::new() }
+    });
+    if kind == JointType::Ball && (damping > 0.0 || stiffness > 0.0) {
+        return Err(cx.src.at(n, "damping or stiffness on a ball joint is not supported (cairn's motors act on one coordinate)"));
+    }
+    let name = el.get("name").map(str::to_string).unwrap_or_else(|| format!("joint@line{}", cx.src.line(n)));
+    Ok(Attach::Joint(RobotJoint {
+        name,
+        kind,
+        anchor: frame.transform_point(pos),
+        axis: (frame.rotation * axis).normalize(),
+        limits,
+        motor,
+        damping,
+        friction,
+        armature,
+        at: cx.src.at(n, "joint"),
+    }))
+}

@@ -1,0 +1,271 @@
+//! MJCF (MuJoCo's XML) models, the subset robot models use, into the kinematic tree of robot.rs.
+//!
+//! Supported: `<compiler>` (angle, eulerseq, meshdir, autolimits, inertiafromgeom), `<option>` (timestep,
+//! gravity), `<default>` classes (nested, with `class` and `childclass`), `<asset><mesh>` (STL or OBJ), the
+//! `<worldbody>` tree of `<body>` with `<inertial>`, `<geom>` (plane, box, sphere, capsule, cylinder, ellipsoid as a
+//! tessellated convex hull, mesh as its convex hull, as MuJoCo collides meshes; `fromto`; pos, quat, euler,
+//! axisangle, xyaxes, zaxis), one `<joint>` per body (hinge, slide, ball, free, `<freejoint>`) with range,
+//! damping, stiffness/springref, armature and frictionloss, `<actuator>` `motor` and `position` on joints, and
+//! `<contact><exclude>`. A body and its parent never collide (MuJoCo's parent filter). Mass and inertia come
+//! from `<inertial>` or from the geoms (density or mass per geom, summed as MuJoCo sums them). Visual elements
+//! (sites, cameras, lights, textures, materials, sensors, keyframes) are noted as ignored; anything else is an
+//! error naming the file, the line, the element and what is supported.
+
+mod actuator;
+mod body;
+mod context;
+mod geom;
+mod include;
+
+pub use body::INTERMEDIATE_SHARE;
+
+use super::robot::{tree_order, Attach, Link, Robot};
+use super::xml::{parse, Notes, Src};
+use crate::math::{Pose, Vec3};
+use actuator::{actuator, tendons};
+use body::body;
+use context::{defaults, Class, Ctx};
+use geom::{geom, GeomOut};
+use roxmltree::Node;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Reads the MJCF text of `file` (meshes resolved from `dir` and `compiler meshdir`).
+pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
+    let (text, parts) = include::expand(text, file, dir)?;
+    let doc = parse(file, &text)?;
+    let src = Src { file, doc: &doc, parts: &parts };
+    let root = doc.root_element();
+    if root.tag_name().name() != "mujoco" {
+        return Err(src.at(root, "an MJCF file's root element must be <mujoco>"));
+    }
+    let mut cx = Ctx {
+        src,
+        notes: Notes::default(),
+        degree: true,
+        eulerseq: [(0, true), (1, true), (2, true)],
+        autolimits: true,
+        inertia_from_geom: "auto".into(),
+        classes: BTreeMap::new(),
+        meshes: BTreeMap::new(),
+        materials: Vec::new(),
+        exclusions: Vec::new(),
+    };
+    let src = Src { file, doc: &doc, parts: &parts };
+    src.attrs(root, &["model"], &[], &mut cx.notes)?;
+    let kids = src.children(
+        root,
+        &["compiler", "option", "default", "asset", "worldbody", "actuator", "contact", "tendon"],
+        &["size", "visual", "statistic", "sensor", "keyframe", "custom"],
+        &mut cx.notes,
+    )?;
+    let mut robot = Robot::default();
+    let (meshdir, total_mass) = compiler(&mut cx, &kids, dir)?;
+    options(&mut cx, &kids, &mut robot)?;
+    cx.classes.insert("main".into(), Class::new());
+    for k in kids.iter().filter(|k| k.has_tag_name("default")) {
+        defaults(&mut cx, *k, None)?;
+    }
+    mesh_assets(&mut cx, &kids, &meshdir)?;
+    let (mut links, joint_link, body_link) = worldbody(&mut cx, &kids)?;
+    if links.is_empty() {
+        return Err(format!("{file}: the model has no body and no world geometry"));
+    }
+    for k in kids.iter().filter(|k| k.has_tag_name("actuator")) {
+        for a in src.children(*k, &["motor", "position"], &[], &mut cx.notes)? {
+            actuator(&mut cx, a, &joint_link, &mut links)?;
+        }
+    }
+    for k in kids.iter().filter(|k| k.has_tag_name("tendon")) {
+        tendons(&mut cx, *k, &joint_link)?;
+    }
+    contact_exclusions(&mut cx, &kids, &body_link)?;
+    // links are in tree order by construction; check it
+    let names: Vec<String> = links.iter().map(|l| l.name.clone()).collect();
+    let parents: Vec<Option<usize>> = links.iter().map(|l| l.parent).collect();
+    tree_order(&names, &parents).map_err(|e| format!("{file}: {e}"))?;
+    if let Some(total) = total_mass {
+        set_total_mass(&mut links, total);
+    }
+    robot.links = links;
+    robot.materials = cx.materials;
+    robot.exclusions = cx.exclusions;
+    robot.notes = cx.notes.lines(file);
+    Ok(robot)
+}
+
+/// The `<compiler>` elements: their settings into `cx`; returns the folder meshes are read from and the
+/// `settotalmass`, if any.
+fn compiler(cx: &mut Ctx, kids: &[Node], dir: &Path) -> Result<(PathBuf, Option<f64>), String> {
+    let src = cx.src;
+    let mut meshdir = dir.to_path_buf();
+    let mut total_mass = None;
+    for k in kids.iter().filter(|k| k.has_tag_name("compiler")) {
+        let used = ["angle", "eulerseq", "meshdir", "assetdir", "autolimits", "inertiafromgeom", "coordinate", "settotalmass"];
+        src.attrs(
+            *k,
+            &used,
+            &["texturedir", "discardvisual", "strippath", "balanceinertia", "fusestatic", "inertiagrouprange", "usethread"],
+            &mut cx.notes,
+        )?;
+        match k.attribute("angle") {
+            None | Some("degree") => cx.degree = true,
+            Some("radian") => cx.degree = false,
+            Some(a) => return Err(src.at(*k, format!("`angle` must be `degree` or `radian`, got `{a}`"))),
+        }
+        if let Some(c) = k.attribute("coordinate").filter(|&c| c != "local") {
+            return Err(src.at(*k, format!("coordinate=\"{c}\" is not supported: only local coordinates")));
+        }
+        if let Some(seq) = k.attribute("eulerseq") {
+            let b = seq.as_bytes();
+            if b.len() != 3 || !b.iter().all(|c| b"xyzXYZ".contains(c)) {
+                return Err(src.at(*k, format!("`eulerseq` must be three letters of xyzXYZ, got `{seq}`")));
+            }
+            cx.eulerseq = std::array::from_fn(|i| ((b[i].to_ascii_lowercase() - b'x') as usize, b[i].is_ascii_lowercase()));
+        }
+        if let Some(d) = k.attribute("meshdir").or(k.attribute("assetdir")) {
+            meshdir = dir.join(d);
+        }
+        cx.autolimits = k.attribute("autolimits") != Some("false");
+        if let Some(m) = src.num(*k, "settotalmass")? {
+            total_mass = (m > 0.0).then_some(m);
+        }
+        if let Some(i) = k.attribute("inertiafromgeom") {
+            if !["auto", "true", "false"].contains(&i) {
+                return Err(src.at(*k, format!("`inertiafromgeom` must be `auto`, `true` or `false`, got `{i}`")));
+            }
+            cx.inertia_from_geom = i.into();
+        }
+    }
+    Ok((meshdir, total_mass))
+}
+
+/// The `<option>` elements: the time step and gravity into `robot`; a fluid medium is an error.
+fn options(cx: &mut Ctx, kids: &[Node], robot: &mut Robot) -> Result<(), String> {
+    let src = cx.src;
+    for k in kids.iter().filter(|k| k.has_tag_name("option")) {
+        src.attrs(
+            *k,
+            &["timestep", "gravity", "density", "viscosity", "wind"],
+            &[
+                "integrator",
+                "iterations",
+                "solver",
+                "tolerance",
+                "cone",
+                "impratio",
+                "noslip_iterations",
+                "ls_iterations",
+                "jacobian",
+                "o_margin",
+                "o_solref",
+                "o_solimp",
+                "magnetic",
+            ],
+            &mut cx.notes,
+        )?;
+        src.children(*k, &[], &["flag"], &mut cx.notes)?;
+        if let Some(dt) = src.num(*k, "timestep")? {
+            if dt <= 0.0 {
+                return Err(src.at(*k, format!("`timestep` must be > 0, got {dt}")));
+            }
+            robot.dt = Some(dt);
+        }
+        robot.gravity = src.fixed::<3>(*k, "gravity")?.map(Vec3::from_array);
+        for key in ["density", "viscosity"] {
+            if src.num(*k, key)?.is_some_and(|x| x != 0.0) {
+                return Err(src.at(*k, format!("`{key}` (a fluid medium) is not supported: cairn simulates in vacuum")));
+            }
+        }
+        if src.fixed::<3>(*k, "wind")?.is_some_and(|w| w != [0.0; 3]) {
+            return Err(src.at(*k, "`wind` is not supported: cairn has no medium"));
+        }
+    }
+    Ok(())
+}
+
+/// The `<asset>` elements' meshes (name → file under `meshdir`, scale) into `cx.meshes`.
+fn mesh_assets(cx: &mut Ctx, kids: &[Node], meshdir: &Path) -> Result<(), String> {
+    let src = cx.src;
+    for k in kids.iter().filter(|k| k.has_tag_name("asset")) {
+        for m in src.children(*k, &["mesh"], &["texture", "material", "skin"], &mut cx.notes)? {
+            let el = cx.el(m, "main")?;
+            el.check(cx, &["name", "file", "scale"], &["refpos", "refquat", "smoothnormal", "maxhullvert", "inertia"])?;
+            let f = el.get("file").ok_or_else(|| src.at(m, "a mesh asset needs `file` (inline vertices are not supported)"))?;
+            let name = el
+                .get("name")
+                .map(str::to_string)
+                .unwrap_or_else(|| Path::new(f).file_stem().and_then(|s| s.to_str()).unwrap_or(f).to_string());
+            let scale = Vec3::from_array(el.fixed::<3>(cx, "scale")?.unwrap_or([1.0; 3]));
+            cx.meshes.insert(name, (meshdir.join(f), scale));
+        }
+    }
+    Ok(())
+}
+
+/// The `<worldbody>` elements: the world's own geoms as one static link, and the bodies' tree. Returns the
+/// links in tree order and the link of each joint and of each body by name.
+#[allow(clippy::type_complexity)]
+fn worldbody(cx: &mut Ctx, kids: &[Node]) -> Result<(Vec<Link>, BTreeMap<String, usize>, BTreeMap<String, usize>), String> {
+    let src = cx.src;
+    let mut joint_link: BTreeMap<String, usize> = BTreeMap::new();
+    let mut body_link: BTreeMap<String, usize> = BTreeMap::new();
+    let mut links: Vec<Link> = Vec::new();
+    for w in kids.iter().filter(|k| k.has_tag_name("worldbody")) {
+        // the world's own geoms: one static link
+        let mut world = Link {
+            name: "world".into(),
+            parent: None,
+            attach: Attach::Weld,
+            pose: Pose::IDENTITY,
+            geoms: Vec::new(),
+            inertial: None,
+            at: src.at(*w, "worldbody"),
+        };
+        let children = src.children(*w, &["geom", "body"], &["site", "camera", "light"], &mut cx.notes)?;
+        for g in children.iter().filter(|c| c.has_tag_name("geom")) {
+            let GeomOut { pose, shape, material, .. } = geom(cx, *g, "main", true)?;
+            if let Some(shape) = shape {
+                world.geoms.push((pose, shape, material));
+            }
+        }
+        if !world.geoms.is_empty() {
+            body_link.insert("world".into(), links.len());
+            links.push(world);
+        }
+        for b in children.iter().filter(|c| c.has_tag_name("body")) {
+            body(cx, *b, None, Pose::IDENTITY, "main", &mut links, &mut joint_link, &mut body_link)?;
+        }
+    }
+    Ok((links, joint_link, body_link))
+}
+
+/// The `<contact>` elements' `<exclude>` pairs into `cx.exclusions`.
+fn contact_exclusions(cx: &mut Ctx, kids: &[Node], body_link: &BTreeMap<String, usize>) -> Result<(), String> {
+    let src = cx.src;
+    for k in kids.iter().filter(|k| k.has_tag_name("contact")) {
+        for e in src.children(*k, &["exclude"], &[], &mut cx.notes)? {
+            src.attrs(e, &["body1", "body2", "name"], &[], &mut cx.notes)?;
+            let find = |key: &str| -> Result<usize, String> {
+                let n = src.required(e, key)?;
+                body_link
+                    .get(n)
+                    .copied()
+                    .ok_or_else(|| src.at(e, format!("`{key}`: unknown body `{n}` (or one without collision geometry)")))
+            };
+            cx.exclusions.push((find("body1")?, find("body2")?));
+        }
+    }
+    Ok(())
+}
+
+/// `compiler settotalmass`: every mass and inertia scaled so that the masses sum to `total`, as MuJoCo does.
+fn set_total_mass(links: &mut [Link], total: f64) {
+    let sum: f64 = links.iter().filter_map(|l| l.inertial.map(|i| i.mass)).sum();
+    if sum > 0.0 {
+        for i in links.iter_mut().filter_map(|l| l.inertial.as_mut()) {
+            i.mass *= total / sum;
+            i.inertia *= total / sum;
+        }
+    }
+}
