@@ -129,7 +129,7 @@ fn overrides_change_values_and_report_bad_paths() {
         ("body.1.mass".into(), "7.0".into()),
     ];
     let m = load_str(&text, "s.toml", "s", Path::new("."), &sets).unwrap();
-    assert_eq!(m.solver.get::<crate::methods::lcp::LcpParams>().iterations, 50);
+    assert!(m.solver.contains(crate::model::MethodKey::Lcp) && !m.solver.contains(crate::model::MethodKey::Abd));
     assert_eq!(m.dt, 0.005);
     assert_eq!(m.bodies[1].mass, 7.0);
     let bad = load_str(&text, "s.toml", "s", Path::new("."), &[("body.9.mass".into(), "1".into())]).unwrap_err().0;
@@ -290,4 +290,41 @@ fn joints_are_stored_in_each_body_frame() {
 [[joint]]\ntype = \"ball\"\nbody1 = \"a\"\nanchor = [0.0, 0.0, 2.0]\n");
     assert_eq!(m.joints[0].frames[1].anchor, Vec3::new(0.0, 0.0, 2.0));
     assert_eq!(m.joints[0].frames[0].anchor, Vec3::new(0.0, 0.0, 1.0));
+}
+
+#[test]
+fn typed_load_options_replace_the_world_values_and_are_checked_like_them() {
+    use super::LoadOptions;
+    use crate::model::MethodKey;
+    let text = format!("format = 1\n[world]\ndt = 0.01\nduration = 2.0\nmethod = \"lcp\"\n{GROUND}");
+    let opts = LoadOptions {
+        method: Some(MethodKey::Abd),
+        dt: Some(0.002),
+        duration: Some(0.5),
+        check_intersections: Some(true),
+        sets: vec![("world.dt".into(), "0.004".into())],
+    };
+    let m = super::load_str_with(&text, "s.toml", "s", Path::new("."), &opts).unwrap();
+    assert_eq!((m.method, m.dt, m.duration, m.check_intersections), (MethodKey::Abd, 0.002, 0.5, true));
+    // without options the file's values stand
+    let m = super::load_str_with(&text, "s.toml", "s", Path::new("."), &LoadOptions::default()).unwrap();
+    assert_eq!((m.method, m.dt, m.duration, m.check_intersections), (MethodKey::Lcp, 0.01, 2.0, false));
+    for (opts, needle) in [
+        (LoadOptions { dt: Some(-1.0), ..Default::default() }, "world.dt must be > 0"),
+        (LoadOptions { dt: Some(f64::NAN), ..Default::default() }, "world.dt"),
+        (LoadOptions { duration: Some(-1.0), ..Default::default() }, "world.duration must be >= 0"),
+    ] {
+        let e = super::load_str_with(&text, "s.toml", "s", Path::new("."), &opts).unwrap_err().0;
+        assert!(e.contains(needle) && e.contains("s.toml"), "{e}");
+    }
+    let e = super::load_str_with(
+        &format!("format = 1\n[world]\ncheck_resolution = 2\n{GROUND}"),
+        "s.toml",
+        "s",
+        Path::new("."),
+        &LoadOptions::default(),
+    )
+    .unwrap_err()
+    .0;
+    assert!(e.contains("world.check_resolution must be in 4..=256"), "{e}");
 }

@@ -153,3 +153,15 @@ fn a_settled_ball_pile_has_no_bursts() {
     }
     assert!(worst < 5e4, "kinetic energy reached {worst} J after the pile settled");
 }
+
+#[test]
+fn the_scene_table_and_set_overrides_reach_the_typed_parameters() {
+    let text = "format = 1\n[solver.lcp]\niterations = 7\n[solver.abd]\ndhat = 0.002\n";
+    let m = crate::scene::load_str(text, "t", "t", Path::new("."), &[("solver.lcp.layer_iterations".into(), "3".into())]).unwrap();
+    let p = m.solver.get::<LcpParams>();
+    assert_eq!((p.iterations, p.layer_iterations, p.normal_sweeps), (7, 3, LcpParams::default().normal_sweeps));
+    // another method's table is parsed and kept too; a method without a table gets its defaults
+    assert_eq!(m.solver.get::<crate::methods::abd::AbdParams>().dhat, Some(0.002));
+    let e = crate::scene::load_str("format = 1\n[solver.lcp]\niterations = 0\n", "t", "t", Path::new("."), &[]).unwrap_err().0;
+    assert!(e.contains("line 2, [solver.lcp]") && e.contains("solver.lcp.iterations"), "{e}");
+}
