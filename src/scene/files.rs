@@ -14,13 +14,22 @@ pub fn scenes_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes")
 }
 
-/// A scene by path, or by bundled name (`pyramid20` → `scenes/pyramid20.toml`, `stack60` → `scenes/stack60.scn`).
+/// A scene by path, or by bundled name with or without its extension (`pyramid20` and `pyramid20.toml` →
+/// `scenes/pyramid20.toml`, `stack60` → `scenes/stack60.scn`).
 pub fn find_scene(name: &str) -> Option<PathBuf> {
     let p = PathBuf::from(name);
     if p.is_file() {
         return Some(p);
     }
-    ["toml", "scn"].iter().map(|ext| scenes_dir().join(format!("{name}.{ext}"))).find(|q| q.is_file())
+    let dir = scenes_dir();
+    // "pyramid20.toml" given from outside the repository root: the bundled file of that name.
+    if matches!(p.extension().and_then(|e| e.to_str()), Some("toml" | "scn")) && p.components().count() == 1 {
+        let q = dir.join(&p);
+        if q.is_file() {
+            return Some(q);
+        }
+    }
+    ["toml", "scn"].iter().map(|ext| dir.join(format!("{name}.{ext}"))).find(|q| q.is_file())
 }
 
 /// The bundled scenes, sorted by file name.
