@@ -42,3 +42,36 @@ pub fn list_scenes() -> Vec<PathBuf> {
     v.sort();
     v
 }
+
+/// The robot models and robot scenes bundled in `scenes/robots/` (URDF, MJCF and the TOML scenes that place
+/// them), sorted by file name; the test fixtures in its subfolders are left out.
+pub fn list_robots() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(scenes_dir().join("robots"))
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "urdf" || e == "xml" || e == "toml"))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// A bundled file's one-line description, as `cairn scenes` prints it: a scene's first comment line without
+/// its leading `NAME:`, or a robot file's first sentence of its first XML comment. Empty when there is none.
+pub fn description(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+    if matches!(path.extension().and_then(|e| e.to_str()), Some("urdf" | "xml")) {
+        let Some(start) = text.find("<!--") else { return String::new() };
+        let body = &text[start + 4..];
+        let comment = body[..body.find("-->").unwrap_or(body.len())].split_whitespace().collect::<Vec<_>>().join(" ");
+        // the first sentence, or the part before a colon that introduces the details
+        let end = comment.find(": ").or_else(|| comment.find(". ")).unwrap_or(comment.len());
+        return format!("{}.", comment[..end].trim_end_matches('.'));
+    }
+    let first = text.lines().next().unwrap_or("");
+    let Some(line) = first.strip_prefix('#') else { return String::new() };
+    let line = line.trim();
+    line.strip_prefix(stem).and_then(|r| r.strip_prefix(':')).unwrap_or(line).trim().to_string()
+}
