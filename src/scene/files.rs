@@ -66,8 +66,15 @@ pub fn description(path: &Path) -> String {
         let Some(start) = text.find("<!--") else { return String::new() };
         let body = &text[start + 4..];
         let comment = body[..body.find("-->").unwrap_or(body.len())].split_whitespace().collect::<Vec<_>>().join(" ");
-        // the first sentence, or the part before a colon that introduces the details
-        let end = comment.find(": ").or_else(|| comment.find(". ")).unwrap_or(comment.len());
+        // the first sentence; when that is longer than a line, the part before a colon that introduces details
+        let mut end = comment.find(". ").unwrap_or(comment.len());
+        // or before a parenthesis
+        if end > 100 {
+            end = comment[..end].find(": ").unwrap_or(end);
+        }
+        if end > 100 {
+            end = comment[..end].find(" (").unwrap_or(end);
+        }
         return format!("{}.", comment[..end].trim_end_matches('.'));
     }
     let first = text.lines().next().unwrap_or("");
