@@ -238,13 +238,7 @@ impl World {
                     Frame::Body => (s.q * w.force, s.q * w.torque, w.point.map(|p| origin + s.q * p)),
                 };
                 let arm = point.map_or(Vec3::ZERO, |p| p - s.x);
-                crate::model::Load {
-                    body: w.body,
-                    force,
-                    torque: torque + arm.cross(force),
-                    start: f64::NEG_INFINITY,
-                    end: f64::INFINITY,
-                }
+                crate::model::Load { body: w.body, force, torque: torque + arm.cross(force), start: f64::NEG_INFINITY, end: f64::INFINITY }
             })
             .collect()
     }

@@ -202,7 +202,20 @@ fn scene_path(s: &str) -> Result<PathBuf> {
 
 fn real_main() -> Result<()> {
     match Cli::parse().command {
-        Command::Run { scene, method, dt, duration, out, no_out, sets, frame_every, check_intersections, metrics_every, contacts, view } => {
+        Command::Run {
+            scene,
+            method,
+            dt,
+            duration,
+            out,
+            no_out,
+            sets,
+            frame_every,
+            check_intersections,
+            metrics_every,
+            contacts,
+            view,
+        } => {
             if (view || contacts || metrics_every.is_some()) && no_out {
                 bail!("--view, --contacts and --metrics-every write into the run folder: drop --no-out");
             }
@@ -469,7 +482,10 @@ fn cmd_scenes() -> Result<()> {
     let robots = cairn::scene::list_robots();
     if !robots.is_empty() {
         println!();
-        println!("robot models in {} (a scene places one with [[robot]] file = \"...\"; see docs/robots.md):", cairn::scene::scenes_dir().join("robots").display());
+        println!(
+            "robot models in {} (a scene places one with [[robot]] file = \"...\"; see docs/robots.md):",
+            cairn::scene::scenes_dir().join("robots").display()
+        );
         let width = robots.iter().filter_map(|p| p.file_name()).map(|s| s.len()).max().unwrap_or(12);
         for p in &robots {
             let name = p.file_name().and_then(|s| s.to_str()).unwrap_or("?");

@@ -153,11 +153,8 @@ fn scratch(what: &str) -> std::path::PathBuf {
 #[test]
 fn run_without_out_writes_runs_scene_method_with_a_page_and_says_what_to_open() {
     let cwd = scratch("default-out");
-    let st = Command::new(env!("CARGO_BIN_EXE_cairn"))
-        .current_dir(&cwd)
-        .args(["run", "cubedrop.toml", "--duration", "0.05"])
-        .output()
-        .unwrap();
+    let st =
+        Command::new(env!("CARGO_BIN_EXE_cairn")).current_dir(&cwd).args(["run", "cubedrop.toml", "--duration", "0.05"]).output().unwrap();
     assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
     let dir = cwd.join("runs/cubedrop-lcp");
     for f in ["trajectory.npy", "metrics.csv", "summary.json", "plots.html", "view.html"] {
@@ -175,7 +172,11 @@ fn run_without_out_writes_runs_scene_method_with_a_page_and_says_what_to_open() 
 
     // --no-out writes nothing; the flags that write into the folder then are errors naming --no-out
     let cwd = scratch("no-out");
-    let st = Command::new(env!("CARGO_BIN_EXE_cairn")).current_dir(&cwd).args(["run", "cubedrop", "--duration", "0.05", "--no-out"]).output().unwrap();
+    let st = Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .current_dir(&cwd)
+        .args(["run", "cubedrop", "--duration", "0.05", "--no-out"])
+        .output()
+        .unwrap();
     assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
     assert_eq!(std::fs::read_dir(&cwd).unwrap().count(), 0, "--no-out wrote something");
     let st = Command::new(env!("CARGO_BIN_EXE_cairn")).current_dir(&cwd).args(["run", "cubedrop", "--no-out", "--view"]).output().unwrap();
