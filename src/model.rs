@@ -126,6 +126,9 @@ pub struct Joint {
     pub axis: Vec3,
     pub limits: Option<[f64; 2]>,
     pub motor: Option<Motor>,
+    /// The robot file's joint name (with the robot's prefix); empty for a scene's `[[joint]]` (see
+    /// `Model::joint_name`).
+    pub name: String,
 }
 
 impl JointFrame {
@@ -233,6 +236,14 @@ pub struct Model {
 }
 
 impl Model {
+    /// Joint `k`'s name: the robot file's, else `joint<k>` (as metrics.csv's `joint<k>_q` columns).
+    pub fn joint_name(&self, k: usize) -> String {
+        match self.joints.get(k) {
+            Some(j) if !j.name.is_empty() => j.name.clone(),
+            _ => format!("joint{k}"),
+        }
+    }
+
     /// Index of the body called `name`.
     pub fn body_index(&self, name: &str) -> Option<usize> {
         self.bodies.iter().position(|b| b.name == name)

@@ -307,7 +307,9 @@ pub fn summary_json(model: &Model, state: &State, tracker: &Tracker, wall_second
         "time": state.time,
         "wall_seconds": wall_seconds,
         "max_penetration": tracker.max_penetration,
+        // the older name of the same value (the largest displacement of a body), kept for existing readers
         "max_drift": tracker.max_drift(model),
+        "max_displacement": tracker.max_drift(model),
         "bodies": bodies,
     })
 }

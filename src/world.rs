@@ -28,6 +28,41 @@ pub struct World {
     method: Box<dyn Method + Send>,
     /// The intersection check of `[world] check_intersections` (its surfaces tessellated once, here).
     check: Option<SurfaceCheck>,
+    /// Forces and torques set by `apply_force` / `apply_torque` for the next step only.
+    wrenches: Vec<UserWrench>,
+}
+
+/// The frame in which a force, torque or point given to [`World::apply_force`] / [`World::apply_torque`] is
+/// expressed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Frame {
+    /// World axes; a point in world coordinates.
+    World,
+    /// The body's reference frame (the frame its shape is given in): its axes, a point in its coordinates.
+    Body,
+}
+
+impl Frame {
+    /// `"world"` or `"body"`; anything else is an error listing both.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s {
+            "world" => Ok(Frame::World),
+            "body" => Ok(Frame::Body),
+            _ => Err(format!("unknown frame `{s}` (expected \"world\" or \"body\")")),
+        }
+    }
+}
+
+/// One force or torque waiting for the next step, as the user gave it (turned into a world wrench at the
+/// step's start, so a pose set after it is the pose it acts at).
+#[derive(Debug, Clone, Copy)]
+struct UserWrench {
+    body: usize,
+    force: Vec3,
+    torque: Vec3,
+    /// Where the force acts; `None`: at the centre of mass.
+    point: Option<Vec3>,
+    frame: Frame,
 }
 
 impl World {
@@ -36,7 +71,7 @@ impl World {
         let method = crate::METHODS.create(&model)?;
         let state = State::from_model(&model);
         let check = model.check_intersections.then(|| SurfaceCheck::new(&model, &state));
-        Ok(World { model, state, method, check })
+        Ok(World { model, state, method, check, wrenches: Vec::new() })
     }
 
     /// A world from scene text (TOML, format 1), named `name`; paths in it are relative to the current folder.
@@ -142,22 +177,77 @@ impl World {
         Ok(())
     }
 
-    fn body_checked(&self, i: usize, values: &[Vec3]) -> Result<(), InputError> {
+    /// Brings the world back to the scene's initial state (as `World::new` made it): the method's workspace is
+    /// rebuilt and pending forces dropped, so the following steps are those of a fresh world.
+    pub fn reset(&mut self) -> Result<(), InputError> {
+        self.method = crate::METHODS.create(&self.model)?;
+        self.state = State::from_model(&self.model);
+        self.check = self.model.check_intersections.then(|| SurfaceCheck::new(&self.model, &self.state));
+        self.wrenches.clear();
+        Ok(())
+    }
+
+    /// Checks that body `i` exists, the values are finite, and (with `what`, the action) that the body is not
+    /// static: the methods never move a static body, so setting its state would be silently undone.
+    fn body_checked(&self, i: usize, values: &[Vec3], what: &str, dynamic_only: bool) -> Result<(), InputError> {
         let n = self.model.bodies.len();
         if i >= n {
             return Err(InputError::at(&self.model.name, format!("body #{i} does not exist (the scene has {n} bodies)")));
         }
+        let b = &self.model.bodies[i];
         if values.iter().any(|v| !v.is_finite()) {
-            return Err(InputError::at(&self.model.name, format!("body `{}`: the values must be finite", self.model.bodies[i].name)));
+            return Err(InputError::at(&self.model.name, format!("body `{}`: the values must be finite", b.name)));
         }
+        let kind = match b.kind {
+            crate::model::BodyKind::Static => "static",
+            crate::model::BodyKind::Kinematic if dynamic_only => "kinematic",
+            _ => return Ok(()),
+        };
+        let allowed = if dynamic_only { "dynamic bodies" } else { "dynamic and kinematic bodies" };
+        Err(InputError::at(&self.model.name, format!("body `{}` is {kind}: cannot {what} (only {allowed})", b.name)))
+    }
+
+    /// Applies `force` to body `i` during the next step only (as MuJoCo's `xfrc_applied` or PyBullet's
+    /// `applyExternalForce`), at `point` (`None`: the centre of mass), both in `frame`; a point off the centre of
+    /// mass adds its moment. Every method honours it, as it honours the scene's `[[load]]`s. Forces given for
+    /// the same step add up. An error names the body when it does not exist, is not dynamic, or a value is not
+    /// finite.
+    pub fn apply_force(&mut self, i: usize, force: Vec3, point: Option<Vec3>, frame: Frame) -> Result<(), InputError> {
+        self.body_checked(i, &[force, point.unwrap_or(Vec3::ZERO)], "apply a force to it", true)?;
+        self.wrenches.push(UserWrench { body: i, force, torque: Vec3::ZERO, point, frame });
         Ok(())
+    }
+
+    /// Applies `torque` to body `i` during the next step only, its axes those of `frame`; see
+    /// [`World::apply_force`].
+    pub fn apply_torque(&mut self, i: usize, torque: Vec3, frame: Frame) -> Result<(), InputError> {
+        self.body_checked(i, &[torque], "apply a torque to it", true)?;
+        self.wrenches.push(UserWrench { body: i, force: Vec3::ZERO, torque, point: None, frame });
+        Ok(())
+    }
+
+    /// The pending user wrenches as world-frame loads active for the whole of the next step.
+    fn user_loads(&self) -> Vec<crate::model::Load> {
+        self.wrenches
+            .iter()
+            .map(|w| {
+                let s = &self.state.bodies[w.body];
+                let origin = self.state.origin(&self.model, w.body);
+                let (force, torque, point) = match w.frame {
+                    Frame::World => (w.force, w.torque, w.point),
+                    Frame::Body => (s.q * w.force, s.q * w.torque, w.point.map(|p| origin + s.q * p)),
+                };
+                let arm = point.map_or(Vec3::ZERO, |p| p - s.x);
+                crate::model::Load { body: w.body, force, torque: torque + arm.cross(force), start: f64::NEG_INFINITY, end: f64::INFINITY }
+            })
+            .collect()
     }
 
     /// Moves body `i` (in the model's order) to `position` (of its reference frame) and `rotation` before the
     /// next step; every method honours it. An error names the body when `i` is out of range or the pose is not
-    /// finite with a unit rotation.
+    /// finite with a unit rotation, or the body is static.
     pub fn set_body_pose(&mut self, i: usize, position: Vec3, rotation: Quat) -> Result<(), InputError> {
-        self.body_checked(i, &[position])?;
+        self.body_checked(i, &[position], "set its pose", false)?;
         if !rotation.is_finite() || (rotation.length() - 1.0).abs() > 1e-6 {
             return Err(InputError::at(
                 &self.model.name,
@@ -173,9 +263,10 @@ impl World {
     }
 
     /// Sets body `i`'s velocity (of its centre of mass) and angular velocity, world frame, before the next
-    /// step; every method honours it. An error names the body when `i` is out of range or a value is not finite.
+    /// step; every method honours it. An error names the body when `i` is out of range, a value is not finite,
+    /// or the body is static.
     pub fn set_body_velocity(&mut self, i: usize, velocity: Vec3, angular_velocity: Vec3) -> Result<(), InputError> {
-        self.body_checked(i, &[velocity, angular_velocity])?;
+        self.body_checked(i, &[velocity, angular_velocity], "set its velocity", false)?;
         let s = &mut self.state.bodies[i];
         s.v = velocity;
         s.w = angular_velocity;
@@ -188,7 +279,15 @@ impl World {
     pub fn step(&mut self) -> Result<StepStats, SimError> {
         crate::dynamics::proxy::follow_paths(&self.model, &mut self.state);
         crate::dynamics::joint::follow_paths(&self.model, &mut self.state);
-        let mut stats = self.method.step(&self.model, &mut self.state)?;
+        // The user's forces join the scene's loads for this one step: every method reads loads through
+        // `integrate::external_wrench`, so every method applies them.
+        let n_loads = self.model.loads.len();
+        let user = self.user_loads();
+        self.model.loads.extend(user);
+        self.wrenches.clear();
+        let result = self.method.step(&self.model, &mut self.state);
+        self.model.loads.truncate(n_loads);
+        let mut stats = result?;
         self.state.step += 1;
         self.state.time = self.state.step as f64 * self.model.dt;
         if let Some(check) = &mut self.check {

@@ -3,7 +3,7 @@
 //! Each method runs the same scene (with the same overrides) in its own world; runs go to worker threads, at
 //! most as many as the machine has cores, and every run is deterministic, so its results are those of a
 //! separate `cairn run`. The table has one row per method: whether it ran (or why it was refused or failed),
-//! ms per step, the largest penetration, the largest drift of a body, the change of total energy, the shared
+//! ms per step, the largest penetration, the largest displacement of a body, the change of total energy, the shared
 //! intersection check (intersecting triangle pairs and the smallest surface distance) and the contact
 //! counts. With `--out DIR`: `DIR/compare.json`, a self-contained `DIR/compare.html` with plots, and each
 //! method's run folder `DIR/<method>/`; the command line adds `DIR/view.html` (the runs in 3-D, cli/src/view.rs).
@@ -139,6 +139,7 @@ pub fn compare(req: &Request) -> Result<Comparison> {
     let rows: Mutex<Vec<Option<Row>>> = Mutex::new(vec![None; req.methods.len()]);
     let next = Mutex::new(0usize);
     let jobs = req.jobs.clamp(1, req.methods.len().max(1));
+    let bar = crate::progress::bar(req.methods.len() as u64, "methods");
     std::thread::scope(|s| {
         for _ in 0..jobs {
             s.spawn(|| loop {
@@ -150,10 +151,13 @@ pub fn compare(req: &Request) -> Result<Comparison> {
                 };
                 let Some(&method) = req.methods.get(k) else { break };
                 let row = run_one(req, method, duration, &bodies);
+                bar.set_message(format!("{method} {}", row.status));
+                bar.inc(1);
                 rows.lock().unwrap_or_else(|e| e.into_inner())[k] = Some(row);
             });
         }
     });
+    bar.finish_and_clear();
     let runs = rows.into_inner().unwrap_or_else(|e| e.into_inner()).into_iter().flatten().collect();
     let names = bodies.iter().map(|&i| base.bodies[i].name.clone()).collect();
     let cmp = Comparison { scene: base.name.clone(), duration, bodies: names, runs };
@@ -259,7 +263,7 @@ fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
     v.map_or_else(|| "-".into(), f)
 }
 
-/// A run's figures as the table and the HTML page print them: ms/step, largest penetration (mm), drift (mm),
+/// A run's figures as the table and the HTML page print them: ms/step, largest penetration (mm), largest displacement (mm),
 /// energy change (J), intersecting pairs, smallest distance (mm), unresolved and contacts per step.
 fn cells(r: &Row) -> [String; 8] {
     [
@@ -279,7 +283,7 @@ pub fn table(c: &Comparison) -> String {
     let mut s = format!("{}: {:.3} s under {} method(s)\n", c.scene, c.duration, c.runs.len());
     s += &format!(
         "{:<19} {:<8} {:>9} {:>13} {:>11} {:>12} {:>13} {:>13} {:>11} {:>10}\n",
-        "method", "status", "ms/step", "max pen (mm)", "drift (mm)", "ΔE (J)", "intersecting", "min d (mm)", "unresolved", "contacts"
+        "method", "status", "ms/step", "max pen (mm)", "displ. (mm)", "ΔE (J)", "intersecting", "min d (mm)", "unresolved", "contacts"
     );
     for r in &c.runs {
         if r.status != "ran" {
@@ -350,7 +354,7 @@ fn html_page(c: &Comparison) -> Result<String> {
     plots += &plot(c, "kinetic energy", "J", &|s| Some(&s.kinetic_energy))?;
     plots += &plot(c, "largest penetration", "m", &|s| Some(&s.penetration))?;
     Ok(format!(
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>cairn compare: {scene}</title>\n<style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #bbb;padding:3px 8px;text-align:right}}td:first-child{{text-align:left}}svg{{display:block;margin:1em 0}}</style></head>\n<body><h1>{scene}: {dur:.3} s under {n} method(s)</h1>\n<p>The runs in 3-D, side by side: <a href=\"view.html\">view.html</a>.</p>\n<table><tr><th>method</th><th>status</th><th>ms/step</th><th>max pen (mm)</th><th>drift (mm)</th><th>ΔE (J)</th><th>intersecting pairs</th><th>min distance (mm)</th><th>unresolved/step</th><th>contacts/step</th><th>run folder</th></tr>\n{rows}</table>\n{plots}\n</body></html>\n",
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>cairn compare: {scene}</title>\n<style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #bbb;padding:3px 8px;text-align:right}}td:first-child{{text-align:left}}svg{{display:block;margin:1em 0}}</style></head>\n<body><h1>{scene}: {dur:.3} s under {n} method(s)</h1>\n<p>The runs in 3-D, side by side: <a href=\"view.html\">view.html</a>.</p>\n<table><tr><th>method</th><th>status</th><th>ms/step</th><th>max pen (mm)</th><th>largest displacement (mm)</th><th>ΔE (J)</th><th>intersecting pairs</th><th>min distance (mm)</th><th>unresolved/step</th><th>contacts/step</th><th>run folder</th></tr>\n{rows}</table>\n{plots}\n</body></html>\n",
         scene = escape(&c.scene),
         dur = c.duration,
         n = c.runs.len(),

@@ -5,6 +5,7 @@ mod compare;
 mod export;
 mod plot;
 mod plots_html;
+mod progress;
 mod runfiles;
 mod scaling;
 mod source_tables;
@@ -59,9 +60,13 @@ enum Command {
         /// Simulated time, s (overrides world.duration).
         #[arg(long, allow_hyphen_values = true)]
         duration: Option<f64>,
-        /// Folder for trajectory.npy, metrics.csv and summary.json.
-        #[arg(long)]
+        /// Folder for trajectory.npy, metrics.csv, summary.json and plots.html (default: runs/SCENE-METHOD,
+        /// with view.html too).
+        #[arg(long, conflicts_with = "no_out")]
         out: Option<PathBuf>,
+        /// Write nothing: only the summary lines.
+        #[arg(long)]
+        no_out: bool,
         #[command(flatten)]
         sets: SetArgs,
         /// Write a trajectory frame every N steps (default: about 60 frames per simulated second).
@@ -197,10 +202,27 @@ fn scene_path(s: &str) -> Result<PathBuf> {
 
 fn real_main() -> Result<()> {
     match Cli::parse().command {
-        Command::Run { scene, method, dt, duration, out, sets, frame_every, check_intersections, metrics_every, contacts, view } => {
-            if (view || contacts || metrics_every.is_some()) && out.is_none() {
-                bail!("--view, --contacts and --metrics-every need --out DIR (they write into the run folder)");
+        Command::Run {
+            scene,
+            method,
+            dt,
+            duration,
+            out,
+            no_out,
+            sets,
+            frame_every,
+            check_intersections,
+            metrics_every,
+            contacts,
+            view,
+        } => {
+            if (view || contacts || metrics_every.is_some()) && no_out {
+                bail!("--view, --contacts and --metrics-every write into the run folder: drop --no-out");
             }
+            // Without --out the run goes to runs/SCENE-METHOD with its view page, so that the first command
+            // leaves something to look at (see `run`).
+            let default_out = out.is_none() && !no_out;
+            let view = view || default_out;
             let load = cairn::scene::LoadOptions {
                 method: method.as_deref().map(method_key).transpose()?,
                 dt,
@@ -209,7 +231,7 @@ fn real_main() -> Result<()> {
                 sets: sets.parse()?,
             };
             let options = cairn::run::RunOptions { steps: None, out, frame_every, metrics_every, contacts };
-            cmd_run(&scene, &load, options, view)
+            cmd_run(&scene, &load, options, view, default_out)
         }
         Command::View { dirs, out } => cmd_view(&dirs, out.as_deref()),
         Command::Export { dir, gltf } => cmd_export(&dir, &gltf),
@@ -244,18 +266,46 @@ fn real_main() -> Result<()> {
     }
 }
 
-/// `cairn run`: the run, then its plots page (and view page) in the run folder.
-fn cmd_run(scene: &str, load: &cairn::scene::LoadOptions, options: cairn::run::RunOptions, view: bool) -> Result<()> {
-    let out = options.out.clone();
-    run(scene, load, options)?;
+/// `cairn run`: the run, then its plots page (and view page) in the run folder; the last line says what to
+/// open. `default_out`: no --out was given, so the folder is runs/SCENE-METHOD.
+fn cmd_run(scene: &str, load: &cairn::scene::LoadOptions, options: cairn::run::RunOptions, view: bool, default_out: bool) -> Result<()> {
+    let out = run(scene, load, options, default_out)?;
     if let Some(dir) = &out {
         let plots = crate::plots_html::write_plots(dir)?;
         println!("plots: {}", plots.display());
         if view {
-            println!("view: {}", crate::view::write_view(std::slice::from_ref(dir), None)?.display());
+            let page = crate::view::write_view(std::slice::from_ref(dir), None)?;
+            println!("view: {}", page.display());
+            println!("{} {}", open_command(), page.display());
+        } else {
+            println!("{} {}", open_command(), plots.display());
         }
     }
     Ok(())
+}
+
+/// The system's command that opens a file in its application (a page in the browser).
+fn open_command() -> &'static str {
+    if cfg!(target_os = "macos") {
+        "open"
+    } else if cfg!(windows) {
+        "start"
+    } else {
+        "xdg-open"
+    }
+}
+
+/// A note for each `--set solver.M.KEY=…` whose method M is a method other than `method`, the one that runs
+/// (such a value is read but changes nothing in this run).
+fn warn_other_solvers(sets: &[(String, String)], method: MethodKey) {
+    for (key, _) in sets {
+        let mut parts = key.split('.');
+        if let (Some("solver"), Some(m)) = (parts.next(), parts.next()) {
+            if MethodKey::parse(m).is_ok_and(|k| k != method) {
+                eprintln!("note: --set {key} applies to {m}, but the run uses {method}");
+            }
+        }
+    }
 }
 
 fn cmd_view(dirs: &[PathBuf], out: Option<&Path>) -> Result<()> {
@@ -268,7 +318,10 @@ fn cmd_view(dirs: &[PathBuf], out: Option<&Path>) -> Result<()> {
 
 fn cmd_export(dir: &Path, gltf: &Path) -> Result<()> {
     let t0 = std::time::Instant::now();
-    crate::export::write_glb(dir, gltf)?;
+    let spin = crate::progress::spinner(format!("exporting {} to {}", dir.display(), gltf.display()));
+    let r = crate::export::write_glb(dir, gltf);
+    spin.finish_and_clear();
+    r?;
     let size = std::fs::metadata(gltf).map(|m| m.len()).unwrap_or(0);
     println!("wrote {} ({:.1} MB in {:.2} s)", gltf.display(), size as f64 / 1e6, t0.elapsed().as_secs_f64());
     Ok(())
@@ -279,10 +332,15 @@ fn cmd_validate(key: MethodKey, only: &[String], sets: &[(String, String)], plot
     let method = key.as_str();
     let names: Vec<String> =
         if only.is_empty() { cairn_validate::experiments(key).iter().map(|s| s.to_string()).collect() } else { only.to_vec() };
+    warn_other_solvers(sets, key);
     let mut rows = Vec::new();
+    let bar = crate::progress::bar(names.len() as u64, "experiments");
     for n in &names {
+        bar.set_message(n.clone());
         rows.extend(cairn_validate::run_experiment(n, key, sets));
+        bar.inc(1);
     }
+    bar.finish_and_clear();
     let w = [
         rows.iter().map(|r| r.experiment.chars().count()).max().unwrap_or(10).max(10),
         rows.iter().map(|r| r.expected.chars().count()).max().unwrap_or(8).max(8),
@@ -311,6 +369,9 @@ fn cmd_validate(key: MethodKey, only: &[String], sets: &[(String, String)], plot
     if failed > 0 {
         bail!("{failed} validation row(s) failed");
     }
+    if !(method == "volumetric-penalty" && (only.is_empty() || only.iter().any(|o| o == "vp_cubedrop"))) {
+        println!("wrote nothing (the table above is the result)");
+    }
     Ok(())
 }
 
@@ -333,22 +394,27 @@ fn cmd_bench(
     if !json {
         println!(
             "{:<12} {:<8} {:>6} {:>6} {:>10} {:>10} {:>7} {:>9} {:>12} {:>11}  stages (ms)",
-            "scene", "method", "bodies", "steps", "ms/step", "mean ms", "it/step", "contacts", "max pen (mm)", "drift (mm)"
+            "scene", "method", "bodies", "steps", "ms/step", "mean ms", "it/step", "contacts", "max pen (mm)", "displ. (mm)"
         );
     }
+    let bar = crate::progress::bar(names.len() as u64, "scenes");
     for n in &names {
+        bar.set_message(n.clone());
         let r = match tile {
             Some(0) => anyhow::bail!("--tile must be at least 1"),
             Some(t) => crate::bench::bench_tiled(&scene_path(n)?, method, steps, sets, t, tile_pitch)?,
             None => crate::bench::bench_scene(&scene_path(n)?, method, steps, sets)?,
         };
-        print_bench(&r, json);
+        bar.suspend(|| print_bench(&r, json));
+        bar.inc(1);
     }
+    bar.finish_and_clear();
     if tables {
         source_tables(json)?;
     }
     if !json {
         println!("peak resident memory: {:.1} MB", crate::bench::peak_rss_mb());
+        println!("wrote nothing (the table above is the result; --json for one JSON object per scene)");
     }
     Ok(())
 }
@@ -359,6 +425,7 @@ fn print_bench(r: &crate::bench::BenchResult, json: bool) {
             "{}",
             serde_json::json!({"scene": r.scene, "method": r.method, "bodies": r.bodies, "steps": r.steps, "ms_per_step": r.ms_per_step,
                 "mean_ms_per_step": r.mean_ms_per_step, "iterations": r.iterations, "contacts": r.contacts, "max_penetration": r.max_penetration, "max_drift": r.max_drift,
+                "max_displacement": r.max_drift,
                 "stage_ms": r.stage_ms.iter().map(|(k, v)| (k.clone(), serde_json::json!(v))).collect::<serde_json::Map<_, _>>(),
                 "unresolved": r.unresolved, "us_per_resolution": r.us_per_resolution,
                 "peak_rss_mb": r.peak_rss_mb, "points_tested": r.points_tested, "us_per_point_tested": r.us_per_point_tested})
@@ -398,17 +465,34 @@ fn cmd_compare(req: &compare::Request) -> Result<()> {
             let page = crate::view::write_view(std::slice::from_ref(dir), None)?;
             println!("wrote {} (every run that ran, side by side; open it in a browser)", page.display());
         }
+    } else {
+        println!("wrote nothing (--out DIR writes compare.json, compare.html, view.html and the runs)");
     }
     Ok(())
 }
 
+/// `cairn scenes`: each bundled scene's name and one-line description, then the robot models.
 fn cmd_scenes() -> Result<()> {
-    for p in cairn::scene::list_scenes() {
-        let text = std::fs::read_to_string(&p).unwrap_or_default();
-        let desc = text.lines().next().unwrap_or("").trim_start_matches('#').trim();
+    let scenes = cairn::scene::list_scenes();
+    let width = scenes.iter().filter_map(|p| p.file_stem()).map(|s| s.len()).max().unwrap_or(12);
+    for p in &scenes {
         let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("?");
-        println!("{stem:<12} {desc}");
+        println!("{stem:<width$}  {}", cairn::scene::description(p));
     }
+    let robots = cairn::scene::list_robots();
+    if !robots.is_empty() {
+        println!();
+        println!(
+            "robot models in {} (a scene places one with [[robot]] file = \"...\"; see docs/robots.md):",
+            cairn::scene::scenes_dir().join("robots").display()
+        );
+        let width = robots.iter().filter_map(|p| p.file_name()).map(|s| s.len()).max().unwrap_or(12);
+        for p in &robots {
+            let name = p.file_name().and_then(|s| s.to_str()).unwrap_or("?");
+            println!("{name:<width$}  {}", cairn::scene::description(p));
+        }
+    }
+    println!("run one with `cairn run NAME` (a robot scene by its path, e.g. scenes/robots/arm2_scene.toml)");
     Ok(())
 }
 
@@ -472,9 +556,16 @@ fn parse_sets(sets: &[String]) -> Result<Vec<(String, String)>> {
         .collect()
 }
 
-fn run(scene: &str, load: &cairn::scene::LoadOptions, mut options: cairn::run::RunOptions) -> Result<()> {
+/// Runs the scene and prints its summary; returns the run folder written, if any (`default_out`: none was
+/// given, so it is runs/SCENE-METHOD, named after the scene file and the method that runs).
+fn run(scene: &str, load: &cairn::scene::LoadOptions, mut options: cairn::run::RunOptions, default_out: bool) -> Result<Option<PathBuf>> {
     let path = scene_path(scene)?;
     let model = cairn::scene::load_with(&path, load)?;
+    warn_other_solvers(&load.sets, model.method);
+    if default_out {
+        let stem = path.file_stem().map_or_else(|| model.name.clone(), |s| s.to_string_lossy().into_owned());
+        options.out = Some(Path::new("runs").join(format!("{stem}-{}", model.method)));
+    }
     for note in &model.notes {
         eprintln!("note: {}: {note}", path.display());
     }
@@ -519,12 +610,12 @@ fn run(scene: &str, load: &cairn::scene::LoadOptions, mut options: cairn::run::R
         wall * 1e3 / steps.max(1) as f64
     );
     println!(
-        "largest penetration {:.3} mm, largest drift of a body {:.3} mm, final kinetic energy {:.3e} J",
+        "largest penetration {:.3} mm, largest displacement of a body {:.3} mm, final kinetic energy {:.3e} J",
         tracker.max_penetration * 1e3,
         tracker.max_drift(m) * 1e3,
         world.state.kinetic_energy(m)
     );
-    Ok(())
+    Ok(out)
 }
 
 /// Writes the cube drop's angular momentum about the tilt axis, volumetric and single-point (Hasegawa et al.,

@@ -141,3 +141,92 @@ fn compare_writes_json_html_and_a_run_folder_per_method() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("`pbd`"));
     std::fs::remove_dir_all(&out).ok();
 }
+
+/// A fresh empty folder under the system's temporary one, named after `what` and this process.
+fn scratch(what: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("cairn-cli-{what}-{}", std::process::id()));
+    std::fs::remove_dir_all(&d).ok();
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn run_without_out_writes_runs_scene_method_with_a_page_and_says_what_to_open() {
+    let cwd = scratch("default-out");
+    let st =
+        Command::new(env!("CARGO_BIN_EXE_cairn")).current_dir(&cwd).args(["run", "cubedrop.toml", "--duration", "0.05"]).output().unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let dir = cwd.join("runs/cubedrop-lcp");
+    for f in ["trajectory.npy", "metrics.csv", "summary.json", "plots.html", "view.html"] {
+        assert!(dir.join(f).is_file(), "runs/cubedrop-lcp lacks {f}");
+    }
+    let out = String::from_utf8_lossy(&st.stdout);
+    let last = out.lines().last().unwrap();
+    assert!(last.ends_with(" runs/cubedrop-lcp/view.html") && last.contains("open"), "{out}");
+    assert!(out.contains("largest displacement of a body"), "{out}");
+    // stderr is a pipe here: no progress bar drawn
+    assert!(!String::from_utf8_lossy(&st.stderr).contains("steps  "), "{}", String::from_utf8_lossy(&st.stderr));
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["max_displacement"], summary["max_drift"]);
+    assert!(summary["max_displacement"].as_f64().unwrap() > 0.0);
+
+    // --no-out writes nothing; the flags that write into the folder then are errors naming --no-out
+    let cwd = scratch("no-out");
+    let st = Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .current_dir(&cwd)
+        .args(["run", "cubedrop", "--duration", "0.05", "--no-out"])
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    assert_eq!(std::fs::read_dir(&cwd).unwrap().count(), 0, "--no-out wrote something");
+    let st = Command::new(env!("CARGO_BIN_EXE_cairn")).current_dir(&cwd).args(["run", "cubedrop", "--no-out", "--view"]).output().unwrap();
+    assert!(!st.status.success() && String::from_utf8_lossy(&st.stderr).contains("--no-out"));
+    std::fs::remove_dir_all(&cwd).ok();
+    std::fs::remove_dir_all(cwd.with_file_name(format!("cairn-cli-default-out-{}", std::process::id()))).ok();
+}
+
+#[test]
+fn a_set_under_another_methods_solver_table_is_noted() {
+    let st = cairn()
+        .args(["run", "cubedrop", "--duration", "0.02", "--no-out", "--method", "impulse", "--set", "solver.lcp.iterations=5"])
+        .output()
+        .unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let err = String::from_utf8_lossy(&st.stderr);
+    assert!(err.contains("note: --set solver.lcp.iterations applies to lcp, but the run uses impulse"), "{err}");
+    // the method's own table: no note
+    let st = cairn().args(["run", "cubedrop", "--duration", "0.02", "--no-out", "--set", "solver.lcp.iterations=5"]).output().unwrap();
+    assert!(!String::from_utf8_lossy(&st.stderr).contains("applies to"), "{}", String::from_utf8_lossy(&st.stderr));
+}
+
+#[test]
+fn scenes_prints_whole_one_line_descriptions_and_the_robot_models() {
+    let st = cairn().arg("scenes").output().unwrap();
+    let s = String::from_utf8_lossy(&st.stdout);
+    let pyramid = s.lines().find(|l| l.starts_with("pyramid20 ")).unwrap();
+    assert!(pyramid.contains("A 2D pyramid of 210 cubes") && pyramid.ends_with('.'), "{pyramid}");
+    for l in s.lines().take_while(|l| !l.is_empty()) {
+        assert!(!l.contains("issue 1") && !l.contains("peers") && !l.contains("peer comparison"), "internal reference: {l}");
+        assert!(l.ends_with('.'), "not a whole sentence: {l}");
+    }
+    for robot in ["arm2.urdf", "quadruped.xml", "arm2_scene.toml"] {
+        assert!(s.lines().any(|l| l.starts_with(robot)), "`cairn scenes` lacks the robot {robot}:\n{s}");
+    }
+    assert!(s.lines().any(|l| l.starts_with("quadruped.xml") && l.contains("A small quadruped.")), "{s}");
+}
+
+#[test]
+fn commands_end_with_a_line_saying_what_they_wrote() {
+    let st = cairn().args(["bench", "--scene", "incline", "--steps", "25"]).output().unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let out = String::from_utf8_lossy(&st.stdout);
+    assert!(out.lines().last().unwrap().starts_with("wrote nothing"), "{out}");
+    assert!(out.lines().next().unwrap().contains("displ. (mm)"), "{out}");
+    let st = cairn().args(["bench", "--scene", "incline", "--steps", "25", "--json"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_str(String::from_utf8_lossy(&st.stdout).lines().next().unwrap()).unwrap();
+    assert_eq!(v["max_displacement"], v["max_drift"]);
+    let st = cairn().args(["compare", "cubedrop", "--methods", "lcp", "--duration", "0.05"]).output().unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let out = String::from_utf8_lossy(&st.stdout);
+    assert!(out.lines().last().unwrap().starts_with("wrote nothing"), "{out}");
+}

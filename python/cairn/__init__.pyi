@@ -17,6 +17,9 @@ _Path = Union[str, "os.PathLike[str]"]
 METHODS: List[str]
 """The implemented contact methods' keys."""
 
+__version__: str
+"""The package's version (the engine crate's)."""
+
 class CairnError(Exception):
     """Base class of every error cairn raises."""
 
@@ -77,7 +80,8 @@ class World:
         name: str = "scene",
     ) -> "World": ...
     def step(self, n: int = 1) -> None:
-        """Advance n steps with the interpreter's lock released; SimulationError when a step fails."""
+        """Advance n steps with the interpreter's lock released; SimulationError when a step fails,
+        ValueError when n is negative."""
     @property
     def time(self) -> float: ...
     @property
@@ -97,10 +101,10 @@ class World:
     @property
     def notes(self) -> List[str]: ...
     @property
-    def last_stats(self) -> Optional[Dict[str, Any]]:
+    def last_stats(self) -> Dict[str, Any]:
         """contacts, islands, max_penetration, iterations, residual, normal_impulse, friction_impulse,
         unresolved, resolutions, resolution_seconds, stage_seconds, total_seconds, proxies, intersections,
-        min_distance; None before the first step."""
+        min_distance; empty before the first step."""
     def __len__(self) -> int: ...
     def body_index(self, name: str) -> int: ...
     def poses(self) -> npt.NDArray[np.float64]:
@@ -132,6 +136,20 @@ class World:
     def set_motor_target(self, joint: int, value: float, rate: float = ...) -> None: ...
     def snapshot(self) -> Snapshot: ...
     def restore(self, snapshot: Snapshot) -> None: ...
+    def reset(self) -> None:
+        """Back to the scene's initial state; pending forces and motor or proxy targets dropped."""
+    def apply_force(
+        self, body: Union[int, str], force: _Vec3, point: Optional[_Vec3] = None, frame: str = "world"
+    ) -> None:
+        """Force (N) during the next step only, at point (None: the centre of mass); frame "world" or "body"."""
+    def apply_torque(self, body: Union[int, str], torque: _Vec3, frame: str = "world") -> None:
+        """Torque (N·m) during the next step only; frame "world" or "body"."""
+    @property
+    def joint_names(self) -> List[str]: ...
+    def joint_positions(self) -> npt.NDArray[np.float64]:
+        """(joints,): hinge angle (rad) or slide (m); NaN for ball and fixed joints."""
+    def joint_velocities(self) -> npt.NDArray[np.float64]:
+        """(joints,): rad/s or m/s; NaN for ball and fixed joints."""
 
 def run(
     scene: _Path,

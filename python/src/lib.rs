@@ -145,13 +145,13 @@ fn validate<'py>(
 }
 
 /// The bundled scenes, as `cairn scenes` lists them: a dict from name (file stem, usable wherever a scene
-/// is asked for) to its one-line description (the file's first comment line).
+/// is asked for) to its one-line description (the file's first comment line, without its leading `NAME:`).
 #[pyfunction]
 fn scenes(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
     for p in cairn::scene::list_scenes() {
-        let text = std::fs::read_to_string(&p).map_err(|e| CairnError::new_err(format!("cannot read scene file {}: {e}", p.display())))?;
-        let desc = text.lines().next().unwrap_or("").trim_start_matches('#').trim().to_string();
+        std::fs::metadata(&p).map_err(|e| CairnError::new_err(format!("cannot read scene file {}: {e}", p.display())))?;
+        let desc = cairn::scene::description(&p);
         if let Some(stem) = p.file_stem().and_then(|s| s.to_str()) {
             d.set_item(stem, desc)?;
         }
@@ -179,6 +179,7 @@ fn cairn_py(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(scenes, m)?)?;
     m.add_function(wrap_pyfunction!(scenes_dir, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("METHODS", cairn::model::MethodKey::ALL.iter().map(|k| k.as_str()).collect::<Vec<_>>())?;
     Ok(())
 }

@@ -7,8 +7,8 @@ use crate::{load_model, scene_err, sim_err, SceneError};
 use cairn::math::{Quat, Vec3};
 use cairn::method::StepStats;
 use numpy::ndarray::{Dimension, IntoDimension};
-use numpy::{PyArray, PyArray2, PyArray3, PyArrayMethods};
-use pyo3::exceptions::PyUserWarning;
+use numpy::{PyArray, PyArray1, PyArray2, PyArray3, PyArrayMethods};
+use pyo3::exceptions::{PyUserWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use std::ffi::CString;
@@ -73,6 +73,16 @@ impl World {
         let i: i64 = body.extract()?;
         usize::try_from(i)
             .map_err(|_| SceneError::new_err(format!("{}: body #{i} does not exist (the scene has {} bodies)", m.name, m.bodies.len())))
+    }
+
+    /// One value per joint from its (q, q̇), NaN where the joint has no coordinate.
+    fn joint_values<'py>(&self, py: Python<'py>, pick: impl Fn(f64, f64) -> f64) -> Bound<'py, PyArray1<f64>> {
+        let w = self.lock();
+        let mut out = vec![f64::NAN; w.model.joints.len()];
+        for (k, q, qd) in cairn::dynamics::joint::coordinates(&w.model, &w.state) {
+            out[k] = pick(q, qd);
+        }
+        PyArray1::from_vec(py, out)
     }
 
     /// An (n, C) array, row i being `row(world, i)`.
@@ -165,9 +175,11 @@ impl World {
 
     /// Advances `n` time steps of `dt`, releasing the interpreter's lock meanwhile (other Python threads run,
     /// and worlds in different threads step in parallel). Raises `SimulationError` when a step fails (a NaN
-    /// with the body, step and stage named, or a solver failure); the steps before it stand.
+    /// with the body, step and stage named, or a solver failure); the steps before it stand. Raises
+    /// `ValueError` naming `n` when it is negative.
     #[pyo3(signature = (n=1))]
-    fn step(&mut self, py: Python<'_>, n: u64) -> PyResult<()> {
+    fn step(&mut self, py: Python<'_>, n: i64) -> PyResult<()> {
+        let n = u64::try_from(n).map_err(|_| PyValueError::new_err(format!("step: n must be a non-negative number of steps, got {n}")))?;
         let world = self.world.get_mut().unwrap_or_else(PoisonError::into_inner);
         let mut last = None;
         let r = py.detach(|| {
@@ -246,14 +258,17 @@ impl World {
         self.lock().model.notes.clone()
     }
 
-    /// The statistics of the last step as a dict (None before the first step): contacts, islands,
+    /// The statistics of the last step as a dict (empty before the first step): contacts, islands,
     /// max_penetration (m), iterations, residual, normal_impulse and friction_impulse (N·s), unresolved,
     /// resolutions, resolution_seconds, stage_seconds (stage → wall s), total_seconds, proxies (per proxy
     /// a dict of contact_force, contact_torque, coupling_force, coupling_torque, arrays of 3), intersections
     /// and min_distance (None unless measured).
     #[getter]
-    fn last_stats<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
-        self.last.as_ref().map(|s| stats_dict(py, s, self.stages)).transpose()
+    fn last_stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        match &self.last {
+            Some(s) => stats_dict(py, s, self.stages),
+            None => Ok(PyDict::new(py)),
+        }
     }
 
     /// Every body's pose, shape (bodies, 3, 4): the row-major matrix [R | p] of its reference frame, the
@@ -373,11 +388,66 @@ impl World {
 
     /// Brings the world back to `snapshot`: the following steps are those of the run it was taken from, bit
     /// for bit. Raises `SceneError` when it is of another method or number of bodies. `last_stats` becomes
-    /// None.
+    /// empty.
     fn restore(&mut self, snapshot: &Bound<'_, Snapshot>) -> PyResult<()> {
         self.get_mut().restore(&snapshot.get().inner).map_err(scene_err)?;
         self.last = None;
         Ok(())
+    }
+
+    /// Brings the world back to the scene's initial state (time 0, the scene's poses and velocities, no
+    /// warm starts, no pending forces), as `from_file` made it; `set_motor_target`s and `set_proxy_target`s
+    /// are dropped too. `last_stats` becomes empty.
+    fn reset(&mut self) -> PyResult<()> {
+        self.get_mut().reset().map_err(scene_err)?;
+        self.last = None;
+        Ok(())
+    }
+
+    /// Applies `force` (N) to `body` (an index or a name) during the next step only, at `point` (None: the
+    /// centre of mass), like MuJoCo's `xfrc_applied` or PyBullet's `applyExternalForce`. `frame` is
+    /// `"world"` (world axes, `point` in world coordinates) or `"body"` (the body's reference frame: its axes,
+    /// `point` in its coordinates). A point off the centre of mass adds its moment. Forces and torques given
+    /// before one step add up; call again before each step to keep pushing. Every method honours it. Raises
+    /// `SceneError` naming the body when it does not exist, is not dynamic or a value is not finite, and
+    /// `ValueError` naming `frame` for another frame.
+    #[pyo3(signature = (body, force, point=None, frame="world"))]
+    fn apply_force(&mut self, body: &Bound<'_, PyAny>, force: [f64; 3], point: Option<[f64; 3]>, frame: &str) -> PyResult<()> {
+        let frame = cairn::world::Frame::parse(frame).map_err(|e| PyValueError::new_err(format!("apply_force: frame: {e}")))?;
+        let w = self.get_mut();
+        let i = Self::body(w, body)?;
+        w.apply_force(i, vec3(force), point.map(vec3), frame).map_err(scene_err)
+    }
+
+    /// Applies `torque` (N·m) to `body` during the next step only, its axes those of `frame` (`"world"` or
+    /// `"body"`); see `apply_force`.
+    #[pyo3(signature = (body, torque, frame="world"))]
+    fn apply_torque(&mut self, body: &Bound<'_, PyAny>, torque: [f64; 3], frame: &str) -> PyResult<()> {
+        let frame = cairn::world::Frame::parse(frame).map_err(|e| PyValueError::new_err(format!("apply_torque: frame: {e}")))?;
+        let w = self.get_mut();
+        let i = Self::body(w, body)?;
+        w.apply_torque(i, vec3(torque), frame).map_err(scene_err)
+    }
+
+    /// The joints' names in the scene's `[[joint]]` order (the index `set_motor_target` takes): a robot's
+    /// joint names (with the robot's prefix), else `joint<k>`.
+    #[getter]
+    fn joint_names(&self) -> Vec<String> {
+        let w = self.lock();
+        (0..w.model.joints.len()).map(|k| w.model.joint_name(k)).collect()
+    }
+
+    /// Every joint's coordinate, shape (joints,), in `joint_names` order: rad for a hinge (within [-π, π]),
+    /// m for a prismatic joint, as metrics.csv's `joint<k>_q`; NaN for ball and fixed joints, which have no
+    /// single coordinate.
+    fn joint_positions<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        self.joint_values(py, |q, _| q)
+    }
+
+    /// Every joint's rate, shape (joints,), in `joint_names` order: rad/s for a hinge, m/s for a prismatic
+    /// joint (`joint<k>_qd`); NaN for ball and fixed joints.
+    fn joint_velocities<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        self.joint_values(py, |_, qd| qd)
     }
 
     fn __repr__(&self) -> String {

@@ -125,7 +125,7 @@ def test_a_pose_set_from_python_is_the_pose_read_back():
 
 def test_last_stats_is_a_dict_of_the_last_step():
     w = cairn.World.from_file("stack10")
-    assert w.last_stats is None
+    assert w.last_stats == {}
     w.step(30)
     s = w.last_stats
     assert s["contacts"] > 0 and s["islands"] >= 1
@@ -183,7 +183,11 @@ def test_validate_returns_the_rows():
 def test_scenes_lists_the_bundled_scenes():
     s = cairn.scenes()
     assert "pyramid20" in s and "stack60" in s
-    assert s["stack10"].startswith("stack10")
+    assert s["stack10"].startswith("10 unit cubes")
+    # whole one-line descriptions, no internal references
+    for name, desc in s.items():
+        assert 0 < len(desc) <= 100 and desc.endswith("."), (name, desc)
+        assert "issue" not in desc and "peers" not in desc, (name, desc)
     assert set(cairn.METHODS) >= {"lcp", "impulse", "volumetric-penalty", "abd"}
 
 

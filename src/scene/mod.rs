@@ -14,7 +14,7 @@ pub mod scn;
 mod shape;
 pub mod urdf;
 mod xml;
-pub use files::{find_scene, list_scenes, scenes_dir};
+pub use files::{description, find_scene, list_robots, list_scenes, scenes_dir};
 
 use crate::error::InputError;
 use crate::math::{Mat3, Quat, Vec3};

@@ -290,7 +290,17 @@ fn joint_of(
         JointFrame::from_world(anchor, axis, reference, body2.map(pose)),
     ];
     let (body1, body2) = (base + body1, body2.map(|b| base + b));
-    out.joints.push(Joint { kind: j.kind, body1, body2, frames, anchor, axis, limits: j.limits, motor });
+    out.joints.push(Joint {
+        kind: j.kind,
+        body1,
+        body2,
+        frames,
+        anchor,
+        axis,
+        limits: j.limits,
+        motor,
+        name: format!("{}{}", p.prefix, j.name),
+    });
     Ok(())
 }
 

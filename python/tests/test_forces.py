@@ -1,0 +1,102 @@
+"""What a MuJoCo or PyBullet user looks for: external forces and torques for one step, joint coordinates by
+name, reset to the initial state, the version; and the argument errors of step."""
+
+import math
+
+import numpy as np
+import pytest
+
+import cairn
+
+FREE_BOX = """
+format = 1
+[world]
+gravity = [0.0, 0.0, 0.0]
+dt = 0.01
+duration = 1.0
+[[body]]
+name = "ground"
+kind = "static"
+shape = { type = "box", size = [4.0, 4.0, 1.0] }
+position = [0.0, 0.0, -50.0]
+[[body]]
+name = "box"
+shape = { type = "box", size = [1.0, 1.0, 1.0] }
+position = [0.0, 0.0, 5.0]
+"""
+MASS = 1000.0  # unit cube, default density 1000
+
+
+@pytest.mark.parametrize("method", cairn.METHODS)
+def test_a_force_accelerates_a_free_body_by_f_over_m_for_one_step(method):
+    w = cairn.World.from_string(FREE_BOX, method=method)
+    w.apply_force("box", [3000.0, 0.0, -1000.0])
+    w.step()
+    v = w.velocities()[1]
+    assert np.allclose(v, np.array([3000.0, 0.0, -1000.0]) * w.dt / MASS, rtol=1e-6, atol=1e-12)
+    w.step()  # the force acted for one step only
+    assert np.allclose(w.velocities()[1], v, rtol=1e-6, atol=1e-12)
+
+
+def test_a_torque_and_a_force_at_a_point_turn_the_body():
+    i_zz = MASS / 6.0  # unit cube: m (1 + 1) / 12
+    w = cairn.World.from_string(FREE_BOX)
+    w.apply_torque(1, [0.0, 0.0, 100.0])
+    w.step()
+    assert np.allclose(w.angular_velocities()[1], [0.0, 0.0, 100.0 * w.dt / i_zz], rtol=1e-9)
+    w = cairn.World.from_string(FREE_BOX)
+    # along y at x = 0.5 from the centre (in the body's frame, origin at its centre): moment 0.5 * 200 about z
+    w.apply_force("box", [0.0, 200.0, 0.0], point=[0.5, 0.0, 0.0], frame="body")
+    w.step()
+    assert np.allclose(w.angular_velocities()[1], [0.0, 0.0, 100.0 * w.dt / i_zz], rtol=1e-9)
+    assert np.allclose(w.velocities()[1], [0.0, 200.0 * w.dt / MASS, 0.0], rtol=1e-9)
+
+
+def test_force_errors_name_the_argument_or_body():
+    w = cairn.World.from_string(FREE_BOX)
+    with pytest.raises(ValueError, match="frame: unknown frame `local`"):
+        w.apply_force("box", [1.0, 0.0, 0.0], frame="local")
+    with pytest.raises(cairn.SceneError, match="`ground` is static"):
+        w.apply_force("ground", [1.0, 0.0, 0.0])
+    with pytest.raises(cairn.SceneError, match="`ground` is static"):
+        w.set_body_velocity("ground", [1.0, 0.0, 0.0])
+    with pytest.raises(cairn.SceneError, match="finite"):
+        w.apply_torque("box", [math.inf, 0.0, 0.0])
+
+
+def test_step_with_a_negative_n_is_a_value_error_naming_n():
+    w = cairn.World.from_string(FREE_BOX)
+    with pytest.raises(ValueError, match="n must be a non-negative"):
+        w.step(-5)
+    assert w.steps == 0
+
+
+def test_reset_brings_back_the_initial_state_and_empties_last_stats():
+    w = cairn.World.from_file("stack10")
+    start = w.poses()
+    assert w.last_stats == {}
+    w.step(20)
+    assert w.last_stats["contacts"] >= 0
+    w.reset()
+    assert w.steps == 0 and w.time == 0.0 and w.last_stats == {}
+    assert np.array_equal(w.poses(), start)
+
+
+def test_joint_names_positions_and_velocities():
+    w = cairn.World.from_file("hinge_pendulum")
+    assert w.joint_names == ["joint0", "joint1"]
+    q0 = w.joint_positions()
+    assert q0.shape == (2,) and np.all(np.isfinite(q0))
+    w.step(30)
+    assert not np.allclose(w.joint_positions(), q0)  # released horizontal, it swings
+    assert np.all(np.isfinite(w.joint_velocities())) and np.abs(w.joint_velocities()).max() > 0.1
+
+
+def test_robot_joint_names_come_from_the_robot_file():
+    w = cairn.World.from_file(str(cairn.scenes_dir() / "robots" / "arm2_scene.toml"))
+    assert "a_shoulder" in w.joint_names, w.joint_names
+
+
+def test_version_and_scene_name_with_extension():
+    assert isinstance(cairn.__version__, str) and cairn.__version__.count(".") == 2
+    assert cairn.World.from_file("pyramid20.toml").scene == cairn.World.from_file("pyramid20").scene
