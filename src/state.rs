@@ -34,6 +34,10 @@ pub struct State {
     /// The persistent contact manifolds with their warm-start data (methods built on `collision::narrow`).
     #[serde(default)]
     pub contacts: crate::collision::narrow::PairCache,
+    /// Forces and torques applied from outside for the next step only (`World::apply_force`), world frame about
+    /// each body's centre of mass; every method adds them to the scene's loads, and the step clears them.
+    #[serde(default)]
+    pub applied: Vec<crate::dynamics::integrate::Applied>,
     /// What the method carries from one step to the next, of the method's own type (warm starts, friction
     /// anchors, barrier stiffness); empty before the first step.
     #[serde(default)]

@@ -28,8 +28,6 @@ pub struct World {
     method: Box<dyn Method + Send>,
     /// The intersection check of `[world] check_intersections` (its surfaces tessellated once, here).
     check: Option<SurfaceCheck>,
-    /// Forces and torques set by `apply_force` / `apply_torque` for the next step only.
-    wrenches: Vec<UserWrench>,
 }
 
 /// The frame in which a force, torque or point given to [`World::apply_force`] / [`World::apply_torque`] is
@@ -53,25 +51,13 @@ impl Frame {
     }
 }
 
-/// One force or torque waiting for the next step, as the user gave it (turned into a world wrench at the
-/// step's start, so a pose set after it is the pose it acts at).
-#[derive(Debug, Clone, Copy)]
-struct UserWrench {
-    body: usize,
-    force: Vec3,
-    torque: Vec3,
-    /// Where the force acts; `None`: at the centre of mass.
-    point: Option<Vec3>,
-    frame: Frame,
-}
-
 impl World {
     /// A world at the scene's initial state, with the method the model names.
     pub fn new(model: Model) -> Result<Self, InputError> {
         let method = crate::METHODS.create(&model)?;
         let state = State::from_model(&model);
         let check = model.check_intersections.then(|| SurfaceCheck::new(&model, &state));
-        Ok(World { model, state, method, check, wrenches: Vec::new() })
+        Ok(World { model, state, method, check })
     }
 
     /// A world from scene text (TOML, format 1), named `name`; paths in it are relative to the current folder.
@@ -178,12 +164,11 @@ impl World {
     }
 
     /// Brings the world back to the scene's initial state (as `World::new` made it): the method's workspace is
-    /// rebuilt and pending forces dropped, so the following steps are those of a fresh world.
+    /// rebuilt (pending forces go with the state), so the following steps are those of a fresh world.
     pub fn reset(&mut self) -> Result<(), InputError> {
         self.method = crate::METHODS.create(&self.model)?;
         self.state = State::from_model(&self.model);
         self.check = self.model.check_intersections.then(|| SurfaceCheck::new(&self.model, &self.state));
-        self.wrenches.clear();
         Ok(())
     }
 
@@ -214,7 +199,7 @@ impl World {
     /// finite.
     pub fn apply_force(&mut self, i: usize, force: Vec3, point: Option<Vec3>, frame: Frame) -> Result<(), InputError> {
         self.body_checked(i, &[force, point.unwrap_or(Vec3::ZERO)], "apply a force to it", true)?;
-        self.wrenches.push(UserWrench { body: i, force, torque: Vec3::ZERO, point, frame });
+        self.push_applied(i, force, Vec3::ZERO, point, frame);
         Ok(())
     }
 
@@ -222,25 +207,21 @@ impl World {
     /// [`World::apply_force`].
     pub fn apply_torque(&mut self, i: usize, torque: Vec3, frame: Frame) -> Result<(), InputError> {
         self.body_checked(i, &[torque], "apply a torque to it", true)?;
-        self.wrenches.push(UserWrench { body: i, force: Vec3::ZERO, torque, point: None, frame });
+        self.push_applied(i, Vec3::ZERO, torque, None, frame);
         Ok(())
     }
 
-    /// The pending user wrenches as world-frame loads active for the whole of the next step.
-    fn user_loads(&self) -> Vec<crate::model::Load> {
-        self.wrenches
-            .iter()
-            .map(|w| {
-                let s = &self.state.bodies[w.body];
-                let origin = self.state.origin(&self.model, w.body);
-                let (force, torque, point) = match w.frame {
-                    Frame::World => (w.force, w.torque, w.point),
-                    Frame::Body => (s.q * w.force, s.q * w.torque, w.point.map(|p| origin + s.q * p)),
-                };
-                let arm = point.map_or(Vec3::ZERO, |p| p - s.x);
-                crate::model::Load { body: w.body, force, torque: torque + arm.cross(force), start: f64::NEG_INFINITY, end: f64::INFINITY }
-            })
-            .collect()
+    /// Adds a force (at `point`, `None`: the centre of mass) and a torque given in `frame` to the next step's
+    /// `State::applied`, turned into world axes about the centre of mass at the body's pose now.
+    fn push_applied(&mut self, i: usize, force: Vec3, torque: Vec3, point: Option<Vec3>, frame: Frame) {
+        let s = &self.state.bodies[i];
+        let origin = self.state.origin(&self.model, i);
+        let (force, torque, point) = match frame {
+            Frame::World => (force, torque, point),
+            Frame::Body => (s.q * force, s.q * torque, point.map(|p| origin + s.q * p)),
+        };
+        let arm = point.map_or(Vec3::ZERO, |p| p - s.x);
+        self.state.applied.push(crate::dynamics::integrate::Applied { body: i, force, torque: torque + arm.cross(force) });
     }
 
     /// Moves body `i` (in the model's order) to `position` (of its reference frame) and `rotation` before the
@@ -279,14 +260,9 @@ impl World {
     pub fn step(&mut self) -> Result<StepStats, SimError> {
         crate::dynamics::proxy::follow_paths(&self.model, &mut self.state);
         crate::dynamics::joint::follow_paths(&self.model, &mut self.state);
-        // The user's forces join the scene's loads for this one step: every method reads loads through
-        // `integrate::external_wrench`, so every method applies them.
-        let n_loads = self.model.loads.len();
-        let user = self.user_loads();
-        self.model.loads.extend(user);
-        self.wrenches.clear();
+        // forces applied from outside last this one step (every method reads them with the scene's loads)
         let result = self.method.step(&self.model, &mut self.state);
-        self.model.loads.truncate(n_loads);
+        self.state.applied.clear();
         let mut stats = result?;
         self.state.step += 1;
         self.state.time = self.state.step as f64 * self.model.dt;

@@ -130,3 +130,21 @@ fn a_bundled_scene_name_resolves_with_or_without_its_extension() {
     assert!(cairn::scene::find_scene("stack60.scn").is_some());
     assert!(cairn::scene::find_scene("nosuch.toml").is_none());
 }
+
+#[test]
+fn a_pending_force_is_part_of_the_state_and_survives_a_snapshot() {
+    for method in MethodKey::ALL {
+        let mut a = free_box(method);
+        let f = Vec3::new(300.0, -200.0, 100.0);
+        a.apply_force(1, f, None, Frame::World).unwrap();
+        let snap = a.snapshot();
+        let text = serde_json::to_string(&snap).unwrap();
+        a.step().unwrap();
+        assert!(a.state.applied.is_empty(), "{method}: the force must last one step");
+        let mut b = free_box(method);
+        b.restore(&serde_json::from_str(&text).unwrap()).unwrap();
+        b.step().unwrap();
+        assert_eq!(a.state.bodies[1].v, b.state.bodies[1].v, "{method}: a restored pending force must act the same");
+        assert!(close(b.state.bodies[1].v, f * (0.01 / 1000.0), 1e-6), "{method}: {:?}", b.state.bodies[1].v);
+    }
+}

@@ -10,7 +10,7 @@ use crate::model::{BodyKind, Model};
 use crate::state::BodyState;
 
 /// External force and torque on body `i` at time `t` (gravity and the scene's loads).
-pub fn external_wrench(model: &Model, i: usize, t: f64) -> (Vec3, Vec3) {
+pub fn external_wrench(model: &Model, applied: &[Applied], i: usize, t: f64) -> (Vec3, Vec3) {
     let b = &model.bodies[i];
     let mut f = model.gravity * b.mass;
     let mut tau = Vec3::ZERO;
@@ -18,7 +18,21 @@ pub fn external_wrench(model: &Model, i: usize, t: f64) -> (Vec3, Vec3) {
         f += l.force;
         tau += l.torque;
     }
+    for a in applied.iter().filter(|a| a.body == i) {
+        f += a.force;
+        tau += a.torque;
+    }
     (f, tau)
+}
+
+/// A force and torque the user applied to a body for the next step only (`World::apply_force`,
+/// `World::apply_torque`): world frame, the torque about the body's centre of mass. Held in
+/// `State::applied`, so a snapshot keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Applied {
+    pub body: usize,
+    pub force: Vec3,
+    pub torque: Vec3,
 }
 
 /// The linear part of the velocity update from external loads over `h` (symplectic Euler's kick):

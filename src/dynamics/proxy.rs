@@ -183,7 +183,7 @@ impl ImpulseCoupling {
             .map(|((p, c), s0)| {
                 let b = &model.bodies[p.body];
                 let s1 = &state.bodies[p.body];
-                let (f_ext, tau_ext) = crate::dynamics::integrate::external_wrench(model, p.body, t);
+                let (f_ext, tau_ext) = crate::dynamics::integrate::external_wrench(model, &state.applied, p.body, t);
                 let (f_c, tau_c) = self.on_body(model, p.body);
                 let r = crate::math::Mat3::from_quat(s0.q);
                 let i_w = r * b.inertia * r.transpose();

@@ -24,7 +24,7 @@ impl Abd {
         // the start, where bodies rest on each other; the floor of pairs not yet in contact otherwise
         self.kappa = match self.params.kappa {
             Some(k) => k,
-            None => self.balancing_kappa(model, state.time).map_or(kmin, |k| k.min(self.kappa_max)),
+            None => self.balancing_kappa(model, &state.applied, state.time).map_or(kmin, |k| k.min(self.kappa_max)),
         };
         // the barrier needs a positive distance between every two bodies to begin with
         let x = self.vertex_positions();
@@ -65,7 +65,7 @@ impl Abd {
     /// The affine rows are left out: there the barrier's moment about the centre of mass is balanced by V⊥,
     /// which is zero at the start; the velocity term of ∇E too: a body's speed is no load a resting contact
     /// carries. `None` when no pair is within d̂ or the loads do not press the bodies together.
-    pub(super) fn balancing_kappa(&self, model: &Model, time: f64) -> Option<f64> {
+    pub(super) fn balancing_kappa(&self, model: &Model, applied: &[crate::dynamics::integrate::Applied], time: f64) -> Option<f64> {
         let x = self.vertex_positions();
         let (mut pairs, mut groups) = (Vec::new(), Vec::new());
         culling::candidates(&self.surfaces, &x, None, &self.dynamic, self.dhat, &mut pairs, &mut groups);
@@ -85,7 +85,7 @@ impl Abd {
             if body.kind != BodyKind::Dynamic {
                 continue;
             }
-            let (f, _) = external_wrench(model, b, time);
+            let (f, _) = external_wrench(model, applied, b, time);
             let m = body.mass[3][3];
             num += f.dot(grad[b]) / m;
             den += grad[b].length_squared() / m;

@@ -248,7 +248,7 @@ impl Abd {
         for b in 0..nb {
             match self.bodies[b].kind {
                 BodyKind::Dynamic => {
-                    let (f, tau) = external_wrench(model, b, state.time);
+                    let (f, tau) = external_wrench(model, &state.applied, b, state.time);
                     let m = &self.bodies[b].mass;
                     let s = Mat3::from_cols(
                         Vec3::new(m[0][0], m[1][0], m[2][0]),

@@ -111,7 +111,7 @@ impl ImplicitPenalty {
             .zip(&asm.proxies)
             .map(|(p, d)| {
                 let (fc, tc) = applied(d, 0);
-                let (f_ext, t_ext) = external_wrench(model, p.body, state.time);
+                let (f_ext, t_ext) = external_wrench(model, &state.applied, p.body, state.time);
                 let (dp, dl) = delta(p.body).map_or((Vec3::ZERO, Vec3::ZERO), |(_, dp, dl)| (dp, dl));
                 Reading {
                     contact_force: (dp / h - f_ext - fc).to_array(),

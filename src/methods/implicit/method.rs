@@ -340,7 +340,7 @@ impl ImplicitPenalty {
             proxies.push(d);
         }
         for i in (0..n).filter(|&i| dynamic[i]) {
-            let (f, t) = external_wrench(model, i, state.time);
+            let (f, t) = external_wrench(model, &state.applied, i, state.time);
             let sys = &mut islands[id[i] as usize].sys;
             add_wrench(sys, slot[i], f + friction[i].0, t + friction[i].1);
         }

@@ -14,6 +14,7 @@ impl Impulse {
     pub(super) fn prepare(&mut self, model: &Model, state: &State, h: f64) {
         // only the poses and the time are read at the prediction (the collision, the faces, the joints)
         self.pred.time = state.time;
+        self.pred.applied.clone_from(&state.applied);
         self.pred.step = state.step;
         self.pred.bodies.clone_from(&state.bodies);
         for i in 0..model.bodies.len() {
@@ -121,7 +122,7 @@ impl Impulse {
         let mut momentum = Vec3::ZERO;
         for (i, b) in model.bodies.iter().enumerate() {
             if b.kind == BodyKind::Dynamic {
-                force += external_wrench(model, i, self.pred.time).0;
+                force += external_wrench(model, &self.pred.applied, i, self.pred.time).0;
                 momentum += b.mass * self.bodies[i].v;
             }
         }

@@ -16,7 +16,7 @@ use crate::state::State;
 pub(super) fn velocity(model: &Model, state: &mut State, h: f64, proxies: &ImpulseCoupling) {
     for (i, b) in model.bodies.iter().enumerate() {
         if b.kind == BodyKind::Dynamic {
-            let (f, tau) = external_wrench(model, i, state.time);
+            let (f, tau) = external_wrench(model, &state.applied, i, state.time);
             let (fc, tc) = proxies.on_body(model, i);
             let s = &mut state.bodies[i];
             apply_load(s, b.mass, &inv_inertia_world(model, i, s.q), f + fc, tau + tc, h);
@@ -88,7 +88,7 @@ impl Impulse {
             let mut force = Vec3::ZERO;
             for (i, b) in model.bodies.iter().enumerate() {
                 if b.kind == BodyKind::Dynamic {
-                    force += external_wrench(model, i, state.time).0;
+                    force += external_wrench(model, &state.applied, i, state.time).0;
                 }
             }
             let up = if force.length() > 0.0 { -force.normalize() } else { Vec3::ZERO };

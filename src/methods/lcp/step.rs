@@ -367,7 +367,7 @@ impl Lcp {
         for (i, b) in model.bodies.iter().enumerate() {
             let s = &mut state.bodies[i];
             if b.kind == BodyKind::Dynamic && frac > 0.0 {
-                let (f, tau) = external_wrench(model, i, state.time);
+                let (f, tau) = external_wrench(model, &state.applied, i, state.time);
                 let (fc, tc) = self.proxies.on_body(model, i);
                 apply_load(s, b.mass, &self.bodies[i].inv_i, f + fc, tau + tc, frac * h);
             }

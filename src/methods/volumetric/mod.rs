@@ -348,7 +348,7 @@ impl Volumetric {
         for i in 0..model.bodies.len() {
             let body = &model.bodies[i];
             if body.kind == BodyKind::Dynamic {
-                let (mut f, mut tau) = external_wrench(model, i, t);
+                let (mut f, mut tau) = external_wrench(model, &state.applied, i, t);
                 let (fc, tc) = crate::dynamics::proxy::coupling_on(model, state, i);
                 f += self.force[i] + fc;
                 tau += self.torque[i] + tc;
