@@ -343,8 +343,9 @@ fn world_values(w: Option<WorldT>, opts: &LoadOptions, lim: &Limits) -> Result<W
     let dt = positive(opts.dt.or(w.dt).unwrap_or(0.01), dt_name)?;
     if dt < lim.dt_min() {
         return Err(format!(
-            "{dt_name} = {dt} s is below the smallest time step allowed, {} s; lower that with `--limit dt_min=S` or `[limits] dt_min = S` in the scene",
-            lim.dt_min()
+            "{dt_name} = {} s is below the smallest time step allowed, {} s; lower that with `--limit dt_min=S` or `[limits] dt_min = S` in the scene",
+            limits::show(dt),
+            limits::show(lim.dt_min())
         ));
     }
     let duration = finite(opts.duration.or(w.duration).unwrap_or(5.0), duration_name)?;
@@ -354,7 +355,10 @@ fn world_values(w: Option<WorldT>, opts: &LoadOptions, lim: &Limits) -> Result<W
     let steps = (duration / dt).round();
     if steps > lim.steps() as f64 {
         return Err(format!(
-            "{duration_name} = {duration} s at {dt_name} = {dt} s is {steps:e} steps, over the limit of {} steps per run; {}",
+            "{duration_name} = {} s at {dt_name} = {} s is {} steps, over the limit of {} steps per run; {}",
+            limits::show(duration),
+            limits::show(dt),
+            limits::show(steps),
             lim.steps(),
             limits::how_to_raise("steps")
         ));
