@@ -213,11 +213,7 @@ impl Drop for Scoped {
 /// device or FIFO, which could block or never end) no larger than the kind's limit, checked before reading.
 /// The message (without the path, which callers add) says what is wrong.
 pub fn read_capped(path: &Path, kind: FileKind) -> Result<Vec<u8>, String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {} file: {e}", kind.name()))?;
-    if !meta.is_file() {
-        let what = if meta.is_dir() { "a directory" } else { special_kind(&meta) };
-        return Err(format!("cannot read {} file: it is {what}; only regular files are read", kind.name()));
-    }
+    let meta = check_regular(path, kind)?;
     let (mib, key) = kind.mib(&current());
     let max = mib.saturating_mul(1 << 20);
     let too_big = |len: u64| {
@@ -234,6 +230,16 @@ pub fn read_capped(path: &Path, kind: FileKind) -> Result<Vec<u8>, String> {
         return Err(too_big(bytes.len() as u64));
     }
     Ok(bytes)
+}
+
+/// The metadata of `path` when it is a regular file (symbolic links followed), else why not.
+pub fn check_regular(path: &Path, kind: FileKind) -> Result<std::fs::Metadata, String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {} file: {e}", kind.name()))?;
+    if !meta.is_file() {
+        let what = if meta.is_dir() { "a directory" } else { special_kind(&meta) };
+        return Err(format!("cannot read {} file: it is {what}; only regular files are read", kind.name()));
+    }
+    Ok(meta)
 }
 
 #[cfg(unix)]

@@ -197,6 +197,10 @@ pub fn load(path: &Path, sets: &[(String, String)]) -> Result<Model, InputError>
 pub fn load_with(path: &Path, opts: &LoadOptions) -> Result<Model, InputError> {
     let file = path.display().to_string();
     let _limits = limits::scoped(opts.limits);
+    if path.exists() {
+        // a device or FIFO is refused by what it is, before its name
+        limits::check_regular(path, limits::FileKind::Scene).map_err(|e| InputError::at(&file, e))?;
+    }
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     if ext == "urdf" || ext == "xml" {
         return robot_scene::load_file(path, opts);
