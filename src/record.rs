@@ -6,11 +6,11 @@
 //! body its pose as a row-major 3×4 matrix [R | p] of the body's reference frame. In Python:
 //! `a = np.load("trajectory.npy"); t = a[:, 0]; poses = a[:, 1:].reshape(len(a), -1, 3, 4)`.
 
+use crate::error::RunError;
 use crate::math::Vec3;
 use crate::method::StepStats;
 use crate::model::Model;
 use crate::state::State;
-use crate::error::RunError;
 use std::fs::File;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};

@@ -61,9 +61,7 @@ pub fn run(world: &mut World, options: &RunOptions, progress: &mut dyn FnMut(&Wo
     let frame_every = options.frame_every.unwrap_or(((1.0 / 60.0) / world.model.dt).round().max(1.0) as u64);
     let stages = world.stage_names();
     let mut recorder = match &options.out {
-        Some(dir) => {
-            Some(Recorder::create(dir, &world.model, stages, frame_every, options.metrics_every.unwrap_or(1), options.contacts)?)
-        }
+        Some(dir) => Some(Recorder::create(dir, &world.model, stages, frame_every, options.metrics_every.unwrap_or(1), options.contacts)?),
         None => None,
     };
     if let Some(r) = recorder.as_mut() {
@@ -133,8 +131,7 @@ mod tests {
         let dir = tmp("cancel");
         let mut w = world();
         let cancel = Arc::new(AtomicBool::new(false));
-        let options =
-            RunOptions { out: Some(dir.clone()), frame_every: Some(1), cancel: Some(cancel.clone()), ..Default::default() };
+        let options = RunOptions { out: Some(dir.clone()), frame_every: Some(1), cancel: Some(cancel.clone()), ..Default::default() };
         let report = run(&mut w, &options, &mut |w, _| {
             if w.state.step == 7 {
                 cancel.store(true, Ordering::SeqCst);
@@ -152,7 +149,8 @@ mod tests {
         assert_eq!(summary["completed"], false);
         assert_eq!(summary["steps"], 7);
         // uncancelled: completed
-        let report = run(&mut world(), &RunOptions { out: Some(dir.clone()), steps: Some(3), ..Default::default() }, &mut |_, _| {}).unwrap();
+        let report =
+            run(&mut world(), &RunOptions { out: Some(dir.clone()), steps: Some(3), ..Default::default() }, &mut |_, _| {}).unwrap();
         assert!(report.completed);
         let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
         assert_eq!((summary["completed"].as_bool(), summary["steps"].as_u64()), (Some(true), Some(3)));

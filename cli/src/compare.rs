@@ -135,7 +135,10 @@ pub fn compare(req: &Request) -> Result<Comparison> {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
     // The scene must load at all (any method): otherwise there is nothing to compare.
-    let base = cairn::scene::load_with(&req.scene, &cairn::scene::LoadOptions { sets: req.sets.clone(), limits: req.limits, ..Default::default() })?;
+    let base = cairn::scene::load_with(
+        &req.scene,
+        &cairn::scene::LoadOptions { sets: req.sets.clone(), limits: req.limits, ..Default::default() },
+    )?;
     let bodies = plotted_bodies(&base, &req.bodies)?;
     let duration = req.duration.unwrap_or(base.duration);
     let rows: Mutex<Vec<Option<Row>>> = Mutex::new(vec![None; req.methods.len()]);

@@ -236,7 +236,20 @@ fn scene_path(s: &str) -> Result<PathBuf> {
 
 fn real_main() -> Result<()> {
     match Cli::parse().command {
-        Command::Run { scene, method, dt, duration, out, sets, limits, frame_every, check_intersections, metrics_every, contacts, view } => {
+        Command::Run {
+            scene,
+            method,
+            dt,
+            duration,
+            out,
+            sets,
+            limits,
+            frame_every,
+            check_intersections,
+            metrics_every,
+            contacts,
+            view,
+        } => {
             if (view || contacts || metrics_every.is_some()) && out.is_none() {
                 bail!("--view, --contacts and --metrics-every need --out DIR (they write into the run folder)");
             }

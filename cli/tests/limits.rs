@@ -29,13 +29,17 @@ fn tmp(name: &str) -> PathBuf {
 #[test]
 fn bench_refuses_huge_steps_and_tiles_before_allocating() {
     let e = refused(&["bench", "--scene", "stack10", "--steps", "18446744073709551615"]);
-    assert!(e.contains("--steps: 18446744073709551615 steps, over the limit of 1000000000 steps per run; raise it with `--limit steps=N`"), "{e}");
+    assert!(
+        e.contains("--steps: 18446744073709551615 steps, over the limit of 1000000000 steps per run; raise it with `--limit steps=N`"),
+        "{e}"
+    );
     let e = refused(&["bench", "--scene", "stack10", "--tile", "100000"]);
     assert!(e.contains("--tile 100000: 11 bodies × 10000000000 tiles: 110000000000 bodies, over the limit of 1000000 bodies"), "{e}");
     // --limit lowers and raises it
-    let e = refused(&["bench", "--scene", "stack10", "--tile", "2", "--limit", "bodies=40"]);
-    assert!(e.contains("44 bodies, over the limit of 40 bodies"), "{e}");
-    let o = cairn().args(["bench", "--scene", "stack10", "--tile", "2", "--limit", "bodies=44", "--steps", "2", "--json"]).output().unwrap();
+    let e = refused(&["bench", "--scene", "cubedrop", "--tile", "3", "--limit", "bodies=17"]);
+    assert!(e.contains("--tile 3: 2 bodies × 9 tiles: 18 bodies, over the limit of 17 bodies"), "{e}");
+    let o =
+        cairn().args(["bench", "--scene", "cubedrop", "--tile", "3", "--limit", "bodies=18", "--steps", "2", "--json"]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let e = refused(&["bench", "--scene", "stack10", "--limit", "bodys=3"]);
     assert!(e.contains("--limit: unknown key `bodys`"), "{e}");
@@ -52,7 +56,8 @@ fn run_refuses_tiny_and_nan_time_steps_and_too_many_steps() {
     let e = refused(&["run", "scenes/stack10.toml", "--limit", "steps=10"]);
     assert!(e.contains("over the limit of 10 steps per run"), "{e}");
     // --limit raises one: 10 steps of 1e-10 s
-    let o = cairn().args(["run", "scenes/stack10.toml", "--dt", "1e-10", "--duration", "1e-9", "--limit", "dt_min=1e-12"]).output().unwrap();
+    let o =
+        cairn().args(["run", "scenes/stack10.toml", "--dt", "1e-10", "--duration", "1e-9", "--limit", "dt_min=1e-12"]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 

@@ -199,7 +199,9 @@ pub fn load_with(path: &Path, opts: &LoadOptions) -> Result<Model, InputError> {
     let _limits = limits::scoped(opts.limits);
     if path.exists() {
         // a device or FIFO is refused by what it is, before its name
-        limits::check_regular(path, limits::FileKind::Scene).map_err(|e| InputError::at(&file, e))?;
+        let robot = path.extension().is_some_and(|e| e == "urdf" || e == "xml");
+        let kind = if robot { limits::FileKind::Robot } else { limits::FileKind::Scene };
+        limits::check_regular(path, kind).map_err(|e| InputError::at(&file, e))?;
     }
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     if ext == "urdf" || ext == "xml" {

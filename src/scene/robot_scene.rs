@@ -73,8 +73,10 @@ pub(super) fn place_all(
         let robot = read(&dir.join(&t.file)).map_err(|e| format!("{what}: {e}"))?;
         let file = dir.join(&t.file).display().to_string();
         // each link is a body: counted before any is placed
-        super::limits::current()
-            .check_bodies(bodies.len() as u64 + robot.links.len() as u64, &format!("{what}: its {} links make the scene", robot.links.len()))?;
+        super::limits::current().check_bodies(
+            bodies.len() as u64 + robot.links.len() as u64,
+            &format!("{what}: its {} links make the scene", robot.links.len()),
+        )?;
         let mat_name = t.material.clone().unwrap_or_else(|| "default".into());
         let material = materials.iter().position(|m| m.name == mat_name).ok_or_else(|| format!("{what}: unknown material `{mat_name}`"))?;
         let placement = Placement {
@@ -91,9 +93,13 @@ pub(super) fn place_all(
             }
             materials.push(m);
         }
+        let first = bodies.len();
         for b in placed.bodies {
-            if names.insert(b.name.clone(), bodies.len()).is_some() {
-                return Err(format!("{what}: body name `{}` exists already (give the robot a `prefix`)", b.name));
+            match names.insert(b.name.clone(), bodies.len()) {
+                // a name twice in the one file: a prefix would not separate them
+                Some(i) if i >= first => return Err(format!("{what}: the file names two bodies (links) `{}`", b.name)),
+                Some(_) => return Err(format!("{what}: body name `{}` exists already (give the robot a `prefix`)", b.name)),
+                None => {}
             }
             bodies.push(b);
         }

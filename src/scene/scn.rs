@@ -112,7 +112,10 @@ fn parse(text: &str) -> Result<Vec<Group>, String> {
     let mut groups = Vec::new();
     while let Some((tok, line)) = lx.next()? {
         let Tok::Word(primitive) = tok else {
-            return Err(format!("line {line}: expected a primitive name (world, camera, box, sphere, ifs, tri), got {tok:?}"));
+            return Err(format!(
+                "line {line}: expected a primitive name (world, camera, box, sphere, ifs, tri), got {}",
+                describe(&Some((tok, line)))
+            ));
         };
         match lx.next()? {
             Some((Tok::Sym('{'), _)) => {}
@@ -124,7 +127,7 @@ fn parse(text: &str) -> Result<Vec<Group>, String> {
             let key = match tok {
                 Tok::Sym('}') => break,
                 Tok::Word(w) => w,
-                other => return Err(format!("line {pline}: expected a parameter name or `}}`, got {other:?}")),
+                other => return Err(format!("line {pline}: expected a parameter name or `}}`, got {}", describe(&Some((other, pline))))),
             };
             match lx.next()? {
                 Some((Tok::Sym('='), _)) => {}
@@ -460,7 +463,10 @@ sphere { base = (3, 0, 1) scale = 0.5 velocity = (1, 0, 0) normal = (0, 1, 0) } 
     #[test]
     fn replication_over_the_body_limit_is_refused_before_copying() {
         let e = to_toml("box { }\nbox { replication = (1, 0, 0, 1e9) }", 1_000_000).err().expect("refused");
-        assert!(e.contains("line 2") && e.contains("1000000001 bodies") && e.contains("limit of 1000000") && e.contains("--limit bodies"), "{e}");
+        assert!(
+            e.contains("line 2") && e.contains("1000000001 bodies") && e.contains("limit of 1000000") && e.contains("--limit bodies"),
+            "{e}"
+        );
         // within the limit (two bodies so far, one more allowed)
         assert!(to_toml("box { }\nbox { replication = (1, 0, 0, 2) }", 3).is_ok());
         assert!(to_toml("box { }\nbox { replication = (1, 0, 0, 3) }", 3).is_err());
