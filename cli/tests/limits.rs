@@ -90,7 +90,7 @@ fn npy_rows(path: &Path) -> (u64, u64) {
 #[test]
 fn sigint_stops_a_run_and_leaves_whole_files() {
     let out = tmp("sigint");
-    let mut child = cairn()
+    let child = cairn()
         .args(["run", "balls1000", "--duration", "100", "--frame-every", "1", "--out"])
         .arg(&out)
         .stdout(std::process::Stdio::piped())
