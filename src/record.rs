@@ -6,17 +6,22 @@
 //! body its pose as a row-major 3×4 matrix [R | p] of the body's reference frame. In Python:
 //! `a = np.load("trajectory.npy"); t = a[:, 0]; poses = a[:, 1:].reshape(len(a), -1, 3, 4)`.
 
+use crate::error::RunError;
 use crate::math::Vec3;
 use crate::method::StepStats;
 use crate::model::Model;
 use crate::state::State;
 use std::fs::File;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// Writes a 2-D float64 `.npy` file row by row; the row count goes into the header when finished.
+/// Writes a 2-D float64 `.npy` file row by row. The header's row count is rewritten at every
+/// [`NpyWriter::checkpoint`] (and when the writer is finished or dropped), so a run stopped at any point
+/// leaves a file numpy loads with the rows of the last checkpoint: rows are written before the header that
+/// counts them, and readers ignore bytes past the rows the header claims.
 pub struct NpyWriter {
-    out: BufWriter<File>,
+    out: Option<BufWriter<File>>,
+    path: PathBuf,
     cols: usize,
     rows: u64,
 }
@@ -34,29 +39,56 @@ fn npy_header(rows: u64, cols: usize) -> Vec<u8> {
     h
 }
 
+/// A write error naming the file.
+fn io_at(path: &Path) -> impl Fn(std::io::Error) -> RunError + '_ {
+    move |source| RunError::Io { path: path.display().to_string(), source }
+}
+
 impl NpyWriter {
     /// Creates the file with `cols` columns.
-    pub fn create(path: &Path, cols: usize) -> std::io::Result<Self> {
-        let mut out = BufWriter::new(File::create(path)?);
-        out.write_all(&npy_header(0, cols))?;
-        Ok(NpyWriter { out, cols, rows: 0 })
+    pub fn create(path: &Path, cols: usize) -> Result<Self, RunError> {
+        let mut out = BufWriter::new(File::create(path).map_err(io_at(path))?);
+        out.write_all(&npy_header(0, cols)).map_err(io_at(path))?;
+        Ok(NpyWriter { out: Some(out), path: path.to_path_buf(), cols, rows: 0 })
     }
     /// Appends one row (must have `cols` values).
-    pub fn push(&mut self, row: &[f64]) -> std::io::Result<()> {
+    pub fn push(&mut self, row: &[f64]) -> Result<(), RunError> {
         debug_assert_eq!(row.len(), self.cols);
-        for x in row {
-            self.out.write_all(&x.to_le_bytes())?;
-        }
+        let Some(out) = self.out.as_mut() else { return Ok(()) };
+        let bytes: Vec<u8> = row.iter().flat_map(|x| x.to_le_bytes()).collect();
+        out.write_all(&bytes).map_err(io_at(&self.path))?;
         self.rows += 1;
         Ok(())
     }
+    /// Writes the rows so far to the file, then the header that counts them.
+    pub fn checkpoint(&mut self) -> Result<(), RunError> {
+        let Some(out) = self.out.as_mut() else { return Ok(()) };
+        let r: std::io::Result<()> = (|| {
+            out.flush()?;
+            let f = out.get_mut();
+            f.seek(SeekFrom::Start(0))?;
+            f.write_all(&npy_header(self.rows, self.cols))?;
+            f.seek(SeekFrom::End(0))?;
+            Ok(())
+        })();
+        r.map_err(io_at(&self.path))
+    }
+    /// Rows pushed so far.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
     /// Writes the final header.
-    pub fn finish(mut self) -> std::io::Result<()> {
-        self.out.flush()?;
-        let mut f = self.out.into_inner().map_err(|e| e.into_error())?;
-        f.seek(SeekFrom::Start(0))?;
-        f.write_all(&npy_header(self.rows, self.cols))?;
+    pub fn finish(mut self) -> Result<(), RunError> {
+        self.checkpoint()?;
+        self.out = None;
         Ok(())
+    }
+}
+
+impl Drop for NpyWriter {
+    /// A writer dropped unfinished (a failed step, a write error elsewhere) leaves its rows counted.
+    fn drop(&mut self) {
+        let _ = self.checkpoint();
     }
 }
 
@@ -98,15 +130,22 @@ impl Tracker {
     }
 }
 
-/// Writes the run's outputs into a folder.
+/// Writes the run's outputs into a folder. `metrics.csv` gets whole lines only (each line one write), and
+/// every second of wall time [`Recorder::checkpoint_if_due`] flushes it and rewrites the `.npy` headers.
 pub struct Recorder {
     traj: NpyWriter,
     metrics: BufWriter<File>,
+    metrics_path: PathBuf,
+    line: String,
     row: Vec<f64>,
     frame_every: u64,
     metrics_every: u64,
     contacts: Option<NpyWriter>,
+    last_checkpoint: std::time::Instant,
 }
+
+/// Wall time between checkpoints of a recording, s.
+pub const CHECKPOINT_SECONDS: f64 = 1.0;
 
 /// The tessellation resolution of curved shapes in `geometry.json` (segments around a sphere, capsule or
 /// cylinder; see [`crate::geometry::surface::body_mesh`]).
@@ -163,42 +202,56 @@ impl Recorder {
         frame_every: u64,
         metrics_every: u64,
         contacts: bool,
-    ) -> std::io::Result<Self> {
-        std::fs::create_dir_all(dir)?;
-        let text = serde_json::to_string(&geometry_json(model)).map_err(std::io::Error::other)?;
-        std::fs::write(dir.join("geometry.json"), text)?;
+    ) -> Result<Self, RunError> {
+        std::fs::create_dir_all(dir).map_err(io_at(dir))?;
+        let text = serde_json::to_string(&geometry_json(model)).map_err(|e| io_at(dir)(std::io::Error::other(e)))?;
+        let gpath = dir.join("geometry.json");
+        std::fs::write(&gpath, text).map_err(io_at(&gpath))?;
         let contacts = if contacts { Some(NpyWriter::create(&dir.join("contacts.npy"), 7)?) } else { None };
         let traj = NpyWriter::create(&dir.join("trajectory.npy"), 1 + 12 * model.bodies.len())?;
-        let mut metrics = BufWriter::new(File::create(dir.join("metrics.csv"))?);
-        write!(metrics, "step,time,kinetic_energy,potential_energy,contacts,islands,max_penetration,iterations,residual,normal_impulse,friction_impulse,unresolved,resolutions,resolution_seconds")?;
+        let metrics_path = dir.join("metrics.csv");
+        let metrics = BufWriter::new(File::create(&metrics_path).map_err(io_at(&metrics_path))?);
+        let mut h = String::from("step,time,kinetic_energy,potential_energy,contacts,islands,max_penetration,iterations,residual,normal_impulse,friction_impulse,unresolved,resolutions,resolution_seconds");
         for s in stage_names {
-            write!(metrics, ",wall_{s}")?;
+            h += &format!(",wall_{s}");
         }
-        write!(metrics, ",wall_total")?;
+        h += ",wall_total";
         // per haptic proxy: the contact force and torque it receives, then the coupling's
         for k in 0..model.proxies.len() {
             for part in ["", "coupling_"] {
                 for c in ["fx", "fy", "fz", "tx", "ty", "tz"] {
-                    write!(metrics, ",proxy{k}_{part}{c}")?;
+                    h += &format!(",proxy{k}_{part}{c}");
                 }
             }
         }
         // `[world] check_intersections`: the check's two columns, last
         if model.check_intersections {
-            write!(metrics, ",intersections,min_distance")?;
+            h += ",intersections,min_distance";
         }
         // per joint with a coordinate (hinge, prismatic; k in the scene's `[[joint]]` order): q and q̇, last
         for (k, j) in model.joints.iter().enumerate() {
             if matches!(j.kind, crate::model::JointType::Hinge | crate::model::JointType::Prismatic) {
-                write!(metrics, ",joint{k}_q,joint{k}_qd")?;
+                h += &format!(",joint{k}_q,joint{k}_qd");
             }
         }
-        writeln!(metrics)?;
-        Ok(Recorder { traj, metrics, row: Vec::new(), frame_every: frame_every.max(1), metrics_every: metrics_every.max(1), contacts })
+        h.push('\n');
+        let mut r = Recorder {
+            traj,
+            metrics,
+            metrics_path,
+            line: String::new(),
+            row: Vec::new(),
+            frame_every: frame_every.max(1),
+            metrics_every: metrics_every.max(1),
+            contacts,
+            last_checkpoint: std::time::Instant::now(),
+        };
+        r.metrics.write_all(h.as_bytes()).map_err(io_at(&r.metrics_path))?;
+        Ok(r)
     }
 
     /// Records a trajectory frame of the state (call once before the first step, then after each).
-    pub fn frame(&mut self, model: &Model, state: &State) -> std::io::Result<()> {
+    pub fn frame(&mut self, model: &Model, state: &State) -> Result<(), RunError> {
         if state.step % self.frame_every != 0 {
             return Ok(());
         }
@@ -212,7 +265,7 @@ impl Recorder {
 
     /// Records the contact points of a step whose frame is written (with `contacts`): one `contacts.npy` row
     /// per point, `[step, px, py, pz, nx, ny, nz]`.
-    pub fn contacts(&mut self, state: &State, stats: &StepStats) -> std::io::Result<()> {
+    pub fn contacts(&mut self, state: &State, stats: &StepStats) -> Result<(), RunError> {
         let Some(w) = self.contacts.as_mut() else { return Ok(()) };
         if state.step % self.frame_every != 0 {
             return Ok(());
@@ -224,12 +277,16 @@ impl Recorder {
     }
 
     /// Records the metrics of a step (every `metrics_every` steps: the others are skipped).
-    pub fn metrics(&mut self, model: &Model, state: &State, stats: &StepStats, stages: usize) -> std::io::Result<()> {
+    pub fn metrics(&mut self, model: &Model, state: &State, stats: &StepStats, stages: usize) -> Result<(), RunError> {
+        use std::fmt::Write as _;
         if state.step % self.metrics_every != 0 {
             return Ok(());
         }
-        write!(
-            self.metrics,
+        // the line is built whole and written in one call: the buffer then only ever flushes whole lines
+        let l = &mut self.line;
+        l.clear();
+        let _ = write!(
+            l,
             "{},{},{:e},{:e},{},{},{:e},{},{:e},{:e},{:e},{},{},{:e}",
             state.step,
             state.time,
@@ -245,38 +302,58 @@ impl Recorder {
             stats.unresolved,
             stats.resolutions,
             stats.resolution_seconds
-        )?;
+        );
         let mut total = 0.0;
         for s in &stats.stage_seconds[..stages] {
-            write!(self.metrics, ",{s:e}")?;
+            let _ = write!(l, ",{s:e}");
             total += s;
         }
-        write!(self.metrics, ",{total:e}")?;
+        let _ = write!(l, ",{total:e}");
         for r in &stats.proxies {
             for v in r.contact_force.iter().chain(&r.contact_torque).chain(&r.coupling_force).chain(&r.coupling_torque) {
-                write!(self.metrics, ",{v:e}")?;
+                let _ = write!(l, ",{v:e}");
             }
         }
         if model.check_intersections {
             // an empty min_distance: no pair within the check's reach
-            write!(self.metrics, ",{},", stats.intersections.unwrap_or(0))?;
+            let _ = write!(l, ",{},", stats.intersections.unwrap_or(0));
             if let Some(d) = stats.min_distance {
-                write!(self.metrics, "{d:e}")?;
+                let _ = write!(l, "{d:e}");
             }
         }
         for (_, q, qd) in crate::dynamics::joint::coordinates(model, state) {
-            write!(self.metrics, ",{q:e},{qd:e}")?;
+            let _ = write!(l, ",{q:e},{qd:e}");
         }
-        writeln!(self.metrics)
+        l.push('\n');
+        self.metrics.write_all(l.as_bytes()).map_err(io_at(&self.metrics_path))
+    }
+
+    /// Flushes `metrics.csv` and rewrites the `.npy` headers with the rows written so far.
+    pub fn checkpoint(&mut self) -> Result<(), RunError> {
+        self.metrics.flush().map_err(io_at(&self.metrics_path))?;
+        if let Some(c) = self.contacts.as_mut() {
+            c.checkpoint()?;
+        }
+        self.traj.checkpoint()?;
+        self.last_checkpoint = std::time::Instant::now();
+        Ok(())
+    }
+
+    /// [`Recorder::checkpoint`] when [`CHECKPOINT_SECONDS`] have passed since the last one.
+    pub fn checkpoint_if_due(&mut self) -> Result<(), RunError> {
+        if self.last_checkpoint.elapsed().as_secs_f64() >= CHECKPOINT_SECONDS {
+            self.checkpoint()?;
+        }
+        Ok(())
     }
 
     /// Flushes everything.
-    pub fn finish(mut self) -> std::io::Result<()> {
-        self.metrics.flush()?;
-        if let Some(c) = self.contacts {
+    pub fn finish(mut self) -> Result<(), RunError> {
+        self.checkpoint()?;
+        if let Some(c) = self.contacts.take() {
             c.finish()?;
         }
-        self.traj.finish()
+        Ok(())
     }
 }
 
@@ -303,6 +380,8 @@ pub fn summary_json(model: &Model, state: &State, tracker: &Tracker, wall_second
         "scene": model.name,
         "method": model.method.as_str(),
         "dt": model.dt,
+        // false when the run was stopped (a signal, the caller's cancellation) before its last step
+        "completed": true,
         "steps": tracker.steps,
         "time": state.time,
         "wall_seconds": wall_seconds,

@@ -6,6 +6,8 @@ use crate::method::StepStats;
 use crate::record::{summary_json, Recorder, Tracker};
 use crate::world::World;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// What a run does besides stepping.
@@ -21,6 +23,9 @@ pub struct RunOptions {
     pub metrics_every: Option<u64>,
     /// Also write `contacts.npy`: the contact points and normals of each frame's step.
     pub contacts: bool,
+    /// When set (by a signal handler, another thread), the run stops after the step in progress and writes
+    /// its files with `"completed": false` in `summary.json`.
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 /// What a finished run reports.
@@ -28,6 +33,8 @@ pub struct RunOptions {
 pub struct RunReport {
     /// Steps taken.
     pub steps: u64,
+    /// Whether every step asked for was taken (false: cancelled through `RunOptions::cancel`).
+    pub completed: bool,
     /// Wall time of the stepping (recording included), s.
     pub wall_seconds: f64,
     /// Peaks over the run (penetration, displacement per body).
@@ -46,41 +53,140 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
 }
 
 /// Runs `world` from its current state. `progress` is called after every step with the world and that
-/// step's statistics.
+/// step's statistics. The output files are checkpointed every second of wall time, so a run killed at any
+/// point leaves `trajectory.npy` and `metrics.csv` whole up to the last checkpoint; a cancelled run
+/// (`RunOptions::cancel`) stops after the step in progress and writes every file.
 pub fn run(world: &mut World, options: &RunOptions, progress: &mut dyn FnMut(&World, &StepStats)) -> Result<RunReport, RunError> {
     let steps = options.steps.unwrap_or_else(|| default_steps(world));
     let frame_every = options.frame_every.unwrap_or(((1.0 / 60.0) / world.model.dt).round().max(1.0) as u64);
     let stages = world.stage_names();
     let mut recorder = match &options.out {
-        Some(dir) => Some(
-            Recorder::create(dir, &world.model, stages, frame_every, options.metrics_every.unwrap_or(1), options.contacts)
-                .map_err(io(dir))?,
-        ),
+        Some(dir) => Some(Recorder::create(dir, &world.model, stages, frame_every, options.metrics_every.unwrap_or(1), options.contacts)?),
         None => None,
     };
-    if let (Some(r), Some(dir)) = (recorder.as_mut(), &options.out) {
-        r.frame(&world.model, &world.state).map_err(io(dir))?;
+    if let Some(r) = recorder.as_mut() {
+        r.frame(&world.model, &world.state)?;
     }
+    let cancelled = || options.cancel.as_ref().is_some_and(|c| c.load(Ordering::SeqCst));
     let mut tracker = Tracker::new(&world.state);
     let t0 = Instant::now();
     for _ in 0..steps {
+        if cancelled() {
+            break;
+        }
         let stats = world.step()?;
         tracker.update(&world.state, &stats);
-        if let (Some(r), Some(dir)) = (recorder.as_mut(), &options.out) {
-            r.metrics(&world.model, &world.state, &stats, stages.len()).map_err(io(dir))?;
-            r.contacts(&world.state, &stats).map_err(io(dir))?;
-            r.frame(&world.model, &world.state).map_err(io(dir))?;
+        if let Some(r) = recorder.as_mut() {
+            r.metrics(&world.model, &world.state, &stats, stages.len())?;
+            r.contacts(&world.state, &stats)?;
+            r.frame(&world.model, &world.state)?;
+            r.checkpoint_if_due()?;
         }
         progress(world, &stats);
     }
+    let completed = tracker.steps == steps;
     let wall_seconds = t0.elapsed().as_secs_f64();
     let mut summary = summary_json(&world.model, &world.state, &tracker, wall_seconds);
+    summary["completed"] = serde_json::json!(completed);
     summary["notes"] = serde_json::json!(world.notes());
     if let (Some(r), Some(dir)) = (recorder, &options.out) {
-        r.finish().map_err(io(dir))?;
+        r.finish()?;
         let path = dir.join("summary.json");
         let text = serde_json::to_string_pretty(&summary).map_err(|e| io(&path)(std::io::Error::other(e)))?;
         std::fs::write(&path, text).map_err(io(&path))?;
     }
-    Ok(RunReport { steps, wall_seconds, tracker, summary })
+    Ok(RunReport { steps: tracker.steps, completed, wall_seconds, tracker, summary })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A ball dropping onto a ground: a few steps cost nothing.
+    fn world() -> World {
+        let text = "format = 1\n[world]\ndt = 0.01\nduration = 1.0\n[[body]]\nkind = \"static\"\nshape = { type = \"box\", size = [4.0, 4.0, 1.0] }\nposition = [0.0, 0.0, -0.5]\n[[body]]\nshape = { type = \"sphere\", radius = 0.1 }\nposition = [0.0, 0.0, 1.0]\n";
+        World::new(crate::scene::load_str(text, "t.toml", "t", Path::new("."), &[]).unwrap()).unwrap()
+    }
+
+    fn tmp(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("cairn-run-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    /// The row count of an `.npy` header, checked against the file's length (at least that many rows).
+    fn npy_rows(path: &Path, cols: usize) -> u64 {
+        let bytes = std::fs::read(path).unwrap();
+        let header = String::from_utf8_lossy(&bytes[10..128]).to_string();
+        let shape = header.split("'shape': (").nth(1).unwrap().split(')').next().unwrap().to_string();
+        let (rows, c) = shape.split_once(", ").unwrap();
+        assert_eq!(c.trim().parse::<usize>().unwrap(), cols);
+        let rows: u64 = rows.parse().unwrap();
+        assert!(bytes.len() as u64 >= 128 + rows * cols as u64 * 8, "{path:?}: header claims {rows} rows, file has {} bytes", bytes.len());
+        rows
+    }
+
+    #[test]
+    fn a_cancelled_run_writes_its_files_up_to_the_last_step() {
+        let dir = tmp("cancel");
+        let mut w = world();
+        let cancel = Arc::new(AtomicBool::new(false));
+        let options = RunOptions { out: Some(dir.clone()), frame_every: Some(1), cancel: Some(cancel.clone()), ..Default::default() };
+        let report = run(&mut w, &options, &mut |w, _| {
+            if w.state.step == 7 {
+                cancel.store(true, Ordering::SeqCst);
+            }
+        })
+        .unwrap();
+        assert!(!report.completed);
+        assert_eq!(report.steps, 7);
+        // the initial frame and one per step
+        assert_eq!(npy_rows(&dir.join("trajectory.npy"), 1 + 24), 8);
+        let metrics = std::fs::read_to_string(dir.join("metrics.csv")).unwrap();
+        assert_eq!(metrics.lines().count(), 1 + 7);
+        assert!(metrics.ends_with('\n'));
+        let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+        assert_eq!(summary["completed"], false);
+        assert_eq!(summary["steps"], 7);
+        // uncancelled: completed
+        let report =
+            run(&mut world(), &RunOptions { out: Some(dir.clone()), steps: Some(3), ..Default::default() }, &mut |_, _| {}).unwrap();
+        assert!(report.completed);
+        let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+        assert_eq!((summary["completed"].as_bool(), summary["steps"].as_u64()), (Some(true), Some(3)));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn an_npy_header_counts_the_rows_of_the_last_checkpoint_even_if_never_finished() {
+        let dir = tmp("checkpoint");
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.npy");
+        let mut w = crate::record::NpyWriter::create(&path, 2).unwrap();
+        for k in 0..5 {
+            w.push(&[k as f64, 0.0]).unwrap();
+        }
+        w.checkpoint().unwrap();
+        w.push(&[9.0, 9.0]).unwrap();
+        // a process killed here runs no destructor
+        std::mem::forget(w);
+        assert_eq!(npy_rows(&path, 2), 5);
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn a_full_disk_names_the_file_and_leaves_the_trajectory_consistent() {
+        if !Path::new("/dev/full").exists() {
+            return;
+        }
+        let dir = tmp("full");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::os::unix::fs::symlink("/dev/full", dir.join("metrics.csv")).unwrap();
+        let options = RunOptions { out: Some(dir.clone()), frame_every: Some(1), ..Default::default() };
+        let e = run(&mut world(), &options, &mut |_, _| {}).unwrap_err().to_string();
+        assert!(e.contains("cannot write") && e.contains("metrics.csv") && e.contains("No space left"), "{e}");
+        npy_rows(&dir.join("trajectory.npy"), 25);
+        assert!(!dir.join("summary.json").exists());
+        std::fs::remove_dir_all(&dir).ok();
+    }
 }

@@ -3,7 +3,7 @@
 use cairn::error::InputError;
 use cairn::model::MethodKey;
 use cairn::record::Tracker;
-use cairn::scene::LoadOptions;
+use cairn::scene::{Limits, LoadOptions};
 use cairn::world::World;
 use std::path::Path;
 use std::time::Instant;
@@ -64,13 +64,14 @@ pub fn bench_scene(
     method: Option<MethodKey>,
     steps: Option<u64>,
     extra: &[(String, String)],
+    limits: &Limits,
 ) -> Result<BenchResult, anyhow::Error> {
-    let model = cairn::scene::load_with(path, &options(method, extra))?;
+    let model = cairn::scene::load_with(path, &options(method, extra, limits))?;
     bench_model(model, steps)
 }
 
-fn options(method: Option<MethodKey>, extra: &[(String, String)]) -> LoadOptions {
-    LoadOptions { method, sets: extra.to_vec(), ..Default::default() }
+fn options(method: Option<MethodKey>, extra: &[(String, String)], limits: &Limits) -> LoadOptions {
+    LoadOptions { method, sets: extra.to_vec(), limits: *limits, ..Default::default() }
 }
 
 /// [`bench_scene`] on the scene tiled `n` × `n` times (`scene::bench_scenes::tiled_scene`) at `pitch`, by default
@@ -80,14 +81,21 @@ pub fn bench_tiled(
     method: Option<MethodKey>,
     steps: Option<u64>,
     extra: &[(String, String)],
+    limits: &Limits,
     n: usize,
     pitch: Option<f64>,
 ) -> Result<BenchResult, anyhow::Error> {
-    let opts = options(method, extra);
+    let opts = options(method, extra, limits);
+    // the scene once, untiled: its bodies times n² are checked against the body limit before tiling
+    let model = cairn::scene::load_with(path, &opts)?;
+    let tiles = (n as u64).saturating_mul(n as u64);
+    let bodies = (model.bodies.len() as u64).saturating_mul(tiles);
+    limits
+        .check_bodies(bodies, &format!("--tile {n}: {} bodies × {tiles} tiles", model.bodies.len()))
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     let pitch = match pitch {
         Some(p) => p,
         None => {
-            let model = cairn::scene::load_with(path, &opts)?;
             let span = |f: fn(&cairn::model::Body) -> f64| {
                 let v = model.bodies.iter().map(f);
                 v.clone().fold(f64::NEG_INFINITY, f64::max) - v.fold(f64::INFINITY, f64::min)
@@ -109,7 +117,8 @@ pub fn bench_model(model: cairn::model::Model, steps: Option<u64>) -> Result<Ben
     let mut world = World::new(model).map_err(|e: InputError| anyhow::anyhow!(e))?;
     let stages: Vec<String> = world.stage_names().iter().map(|s| s.to_string()).collect();
     let mut tracker = Tracker::new(&world.state);
-    let mut times = Vec::with_capacity(n as usize);
+    // reserved up to a million steps: a long run grows it, a huge --steps does not allocate at once
+    let mut times = Vec::with_capacity(n.min(1 << 20) as usize);
     let mut stage_sum = vec![0.0; stages.len()];
     let mut contacts = 0.0;
     let mut iterations = 0.0;

@@ -22,6 +22,8 @@ pub struct Request {
     pub duration: Option<f64>,
     pub out: Option<PathBuf>,
     pub sets: Vec<(String, String)>,
+    /// `--limit`s.
+    pub limits: cairn::scene::Limits,
     /// Bodies whose heights are plotted (names); empty: the dynamic body that starts highest.
     pub bodies: Vec<String>,
     /// Run the shared intersection check after every step.
@@ -133,7 +135,10 @@ pub fn compare(req: &Request) -> Result<Comparison> {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
     // The scene must load at all (any method): otherwise there is nothing to compare.
-    let base = cairn::scene::load(&req.scene, &req.sets)?;
+    let base = cairn::scene::load_with(
+        &req.scene,
+        &cairn::scene::LoadOptions { sets: req.sets.clone(), limits: req.limits, ..Default::default() },
+    )?;
     let bodies = plotted_bodies(&base, &req.bodies)?;
     let duration = req.duration.unwrap_or(base.duration);
     let rows: Mutex<Vec<Option<Row>>> = Mutex::new(vec![None; req.methods.len()]);
@@ -194,6 +199,7 @@ fn run_one(req: &Request, method: MethodKey, duration: f64, bodies: &[usize]) ->
         duration: Some(duration),
         check_intersections: req.check.then_some(true),
         sets: req.sets.clone(),
+        limits: req.limits,
         ..Default::default()
     };
     let model = match cairn::scene::load_with(&req.scene, &opts) {

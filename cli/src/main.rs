@@ -39,6 +39,39 @@ impl SetArgs {
     }
 }
 
+/// `--limit KEY=VALUE`, on the subcommands that load scenes from files the user names (run, bench, compare).
+#[derive(Args, Debug, Default)]
+struct LimitArgs {
+    /// Raise (or lower) a load limit (repeatable; over the scene's [limits]): bodies (default 1000000), steps
+    /// (1e9 per run), dt_min (1e-9 s), scene_mib (64), robot_mib (64), mesh_mib (512).
+    #[arg(long = "limit", value_name = "KEY=VALUE")]
+    limits: Vec<String>,
+}
+
+impl LimitArgs {
+    fn parse(&self) -> Result<cairn::scene::Limits> {
+        let mut l = cairn::scene::Limits::default();
+        for s in &self.limits {
+            let (k, v) = s.split_once('=').with_context(|| format!("--limit `{s}`: expected KEY=VALUE"))?;
+            l.set(k, v).map_err(|e| anyhow::anyhow!(e))?;
+        }
+        Ok(l)
+    }
+}
+
+/// The error of a run stopped by SIGINT or SIGTERM: its files are written (`"completed": false`), and the
+/// process exits with status 130.
+#[derive(Debug)]
+struct Interrupted(String);
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
 #[derive(Parser)]
 #[command(name = "cairn", version, about = "Rigid bodies in contact: five contact methods, one world, one scene format")]
 struct Cli {
@@ -69,6 +102,8 @@ enum Command {
         no_out: bool,
         #[command(flatten)]
         sets: SetArgs,
+        #[command(flatten)]
+        limits: LimitArgs,
         /// Write a trajectory frame every N steps (default: about 60 frames per simulated second).
         #[arg(long)]
         frame_every: Option<u64>,
@@ -135,6 +170,8 @@ enum Command {
         json: bool,
         #[command(flatten)]
         sets: SetArgs,
+        #[command(flatten)]
+        limits: LimitArgs,
         /// Cost against size instead: generated 3D pyramids of cubes (30 to 2,870) and ball piles (100 to
         /// 4,000), ms per step against bodies and the fitted exponent (`--method`, default lcp; `--steps`,
         /// default 60).
@@ -167,6 +204,8 @@ enum Command {
         out: Option<PathBuf>,
         #[command(flatten)]
         sets: SetArgs,
+        #[command(flatten)]
+        limits: LimitArgs,
         /// Bodies whose heights are plotted (comma-separated names; default: the dynamic body that starts highest).
         #[arg(long, value_delimiter = ',')]
         bodies: Vec<String>,
@@ -192,7 +231,7 @@ enum Command {
 fn main() {
     if let Err(e) = real_main() {
         eprintln!("error: {e:#}");
-        std::process::exit(1);
+        std::process::exit(if e.downcast_ref::<Interrupted>().is_some() { 130 } else { 1 });
     }
 }
 
@@ -210,6 +249,7 @@ fn real_main() -> Result<()> {
             out,
             no_out,
             sets,
+            limits,
             frame_every,
             check_intersections,
             metrics_every,
@@ -229,28 +269,34 @@ fn real_main() -> Result<()> {
                 duration,
                 check_intersections: check_intersections.then_some(true),
                 sets: sets.parse()?,
+                limits: limits.parse()?,
             };
-            let options = cairn::run::RunOptions { steps: None, out, frame_every, metrics_every, contacts };
+            let options = cairn::run::RunOptions { steps: None, out, frame_every, metrics_every, contacts, cancel: None };
             cmd_run(&scene, &load, options, view, default_out)
         }
         Command::View { dirs, out } => cmd_view(&dirs, out.as_deref()),
         Command::Export { dir, gltf } => cmd_export(&dir, &gltf),
         Command::Validate { method, only, sets, plots } => cmd_validate(method_key(&method)?, &only, &sets.parse()?, &plots),
-        Command::Bench { method, scene, steps, json, sets, scaling, scaling_max, tile, tile_pitch } => {
+        Command::Bench { method, scene, steps, json, sets, limits, scaling, scaling_max, tile, tile_pitch } => {
             let sets = sets.parse()?;
+            let limits = limits.parse()?;
+            if let Some(n) = steps {
+                limits.check_steps(n, "--steps").map_err(|e| anyhow::anyhow!(e))?;
+            }
             let method = method.as_deref().map(method_key).transpose()?;
             if scaling {
                 return scaling_table(method.unwrap_or(MethodKey::Lcp), steps, scaling_max, &sets, json);
             }
-            cmd_bench(method, scene, steps, json, &sets, tile, tile_pitch)
+            cmd_bench(method, scene, steps, json, &sets, &limits, tile, tile_pitch)
         }
-        Command::Compare { scene, methods, duration, out, sets, bodies, no_check, jobs } => {
+        Command::Compare { scene, methods, duration, out, sets, limits, bodies, no_check, jobs } => {
             let req = compare::Request {
                 scene: scene_path(&scene)?,
                 methods: compare::parse_methods(Some(&methods))?,
                 duration,
                 out,
                 sets: sets.parse()?,
+                limits: limits.parse()?,
                 bodies,
                 check: !no_check,
                 jobs: jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
@@ -382,6 +428,7 @@ fn cmd_bench(
     steps: Option<u64>,
     json: bool,
     sets: &[(String, String)],
+    limits: &cairn::scene::Limits,
     tile: Option<usize>,
     tile_pitch: Option<f64>,
 ) -> Result<()> {
@@ -402,8 +449,8 @@ fn cmd_bench(
         bar.set_message(n.clone());
         let r = match tile {
             Some(0) => anyhow::bail!("--tile must be at least 1"),
-            Some(t) => crate::bench::bench_tiled(&scene_path(n)?, method, steps, sets, t, tile_pitch)?,
-            None => crate::bench::bench_scene(&scene_path(n)?, method, steps, sets)?,
+            Some(t) => crate::bench::bench_tiled(&scene_path(n)?, method, steps, sets, limits, t, tile_pitch)?,
+            None => crate::bench::bench_scene(&scene_path(n)?, method, steps, sets, limits)?,
         };
         bar.suspend(|| print_bench(&r, json));
         bar.inc(1);
@@ -582,6 +629,12 @@ fn run(scene: &str, load: &cairn::scene::LoadOptions, mut options: cairn::run::R
         indicatif::ProgressBar::hidden()
     };
     options.steps = Some(steps);
+    // SIGINT / SIGTERM: the run stops after the step in progress and writes its files ("completed": false)
+    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = cancel.clone();
+    ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::SeqCst))
+        .context("cannot install the SIGINT/SIGTERM handler")?;
+    options.cancel = Some(cancel);
     let out = options.out.clone();
     let report = cairn::run::run(&mut world, &options, &mut |w, stats| {
         bar.inc(1);
@@ -590,6 +643,13 @@ fn run(scene: &str, load: &cairn::scene::LoadOptions, mut options: cairn::run::R
         }
     })?;
     bar.finish_and_clear();
+    if !report.completed {
+        let files = match &out {
+            Some(dir) => format!("; {} holds them (summary.json: \"completed\": false)", dir.display()),
+            None => String::new(),
+        };
+        return Err(Interrupted(format!("interrupted after {} of {steps} steps{files}", report.steps)).into());
+    }
     for note in world.notes().iter().skip(world.model.notes.len()) {
         eprintln!("note: {note}");
     }

@@ -37,10 +37,17 @@ pub fn read_npy(path: &Path) -> Result<Npy> {
         .map_err(|_| bad("bad shape"))?;
     let [rows, cols] = dims[..] else { return Err(bad(&format!("shape ({shape}) is not 2-D"))) };
     let body = &bytes[start + hlen..];
-    if body.len() != rows * cols * 8 {
-        return Err(bad(&format!("{} data bytes for shape ({rows}, {cols})", body.len())));
-    }
-    let data = body.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
+    // the header is checked against the file's length before anything is allocated: a header that claims
+    // more rows than the file holds is refused; bytes past the claimed rows (a row cut short when a run was
+    // killed between checkpoints) are ignored, as numpy does
+    let need = rows.checked_mul(cols).and_then(|n| n.checked_mul(8));
+    let Some(need) = need.filter(|&n| n <= body.len()) else {
+        return Err(bad(&format!(
+            "the header claims {rows} rows of {cols} values, the file holds {} whole rows",
+            if cols == 0 { 0 } else { body.len() / (cols * 8) }
+        )));
+    };
+    let data = body[..need].chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
     Ok(Npy { rows, cols, data })
 }
 
@@ -254,5 +261,40 @@ mod tests {
             let flipped = (got[0] + q.x).abs() + (got[1] + q.y).abs() + (got[2] + q.z).abs() + (got[3] + q.w).abs();
             assert!(same.min(flipped) < 1e-12, "axis {axis:?} angle {angle}: {got:?} vs {q:?}");
         }
+    }
+
+    /// Writes an `.npy` file of `rows` rows of `cols` values whose header claims `claimed` rows.
+    fn npy(path: &Path, claimed: &str, rows: usize, cols: usize) {
+        let dict = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': ({claimed}, {cols}), }}");
+        let mut b = b"\x93NUMPY\x01\x00".to_vec();
+        let pad = 128 - 10 - dict.len() - 1;
+        b.extend(118u16.to_le_bytes());
+        b.extend(dict.as_bytes());
+        b.extend(std::iter::repeat_n(b' ', pad));
+        b.push(b'\n');
+        b.extend((0..rows * cols).flat_map(|k| (k as f64).to_le_bytes()));
+        std::fs::write(path, b).unwrap();
+    }
+
+    #[test]
+    fn npy_headers_are_checked_against_the_file_length() {
+        let dir = std::env::temp_dir().join(format!("cairn-runfiles-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("t.npy");
+        // a header of 2^61 rows over three rows: refused, no allocation
+        npy(&p, "2305843009213693952", 3, 2);
+        let e = read_npy(&p).err().unwrap().to_string();
+        assert!(e.contains("the header claims 2305843009213693952 rows of 2 values, the file holds 3 whole rows"), "{e}");
+        // rows * cols overflowing
+        npy(&p, "18446744073709551615", 3, 2);
+        assert!(read_npy(&p).is_err());
+        // a truncated file: 4 claimed, 3 present
+        npy(&p, "4", 3, 2);
+        assert!(read_npy(&p).err().unwrap().to_string().contains("claims 4 rows"));
+        // more rows than claimed (a run killed between checkpoints): the claimed ones
+        npy(&p, "2", 3, 2);
+        let a = read_npy(&p).unwrap();
+        assert_eq!((a.rows, a.cols, a.data), (2, 2, vec![0.0, 1.0, 2.0, 3.0]));
+        std::fs::remove_dir_all(&dir).ok();
     }
 }

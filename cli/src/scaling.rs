@@ -60,7 +60,7 @@ pub fn run(
     for (family, bodies, text) in scenes {
         let path = dir.join(format!("{family}{bodies}.toml"));
         std::fs::write(&path, text)?;
-        let result = bench_scene(&path, Some(method), Some(steps), sets);
+        let result = bench_scene(&path, Some(method), Some(steps), sets, &cairn::scene::Limits::default());
         std::fs::remove_file(&path)?;
         let row = ScalingRow { family, bodies, result: result? };
         report(&row);

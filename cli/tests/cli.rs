@@ -81,7 +81,7 @@ fn bad_input_exits_nonzero_with_a_message() {
     assert!(String::from_utf8_lossy(&st.stderr).contains("unknown method `nosuch`: allowed are `lcp`"));
     let st = cairn().args(["run", "scenes/stack10.toml", "--dt", "-1"]).output().unwrap();
     assert!(!st.status.success());
-    assert!(String::from_utf8_lossy(&st.stderr).contains("world.dt must be > 0"));
+    assert!(String::from_utf8_lossy(&st.stderr).contains("--dt must be > 0"));
 }
 
 #[test]

@@ -64,7 +64,14 @@ pub fn load_options(
     }
     let method =
         method.map(|m| cairn::model::MethodKey::parse(m).map_err(|e| crate::SceneError::new_err(format!("method: {e}")))).transpose()?;
-    Ok(cairn::scene::LoadOptions { method, dt, duration, check_intersections: check_intersections.then_some(true), sets })
+    Ok(cairn::scene::LoadOptions {
+        method,
+        dt,
+        duration,
+        check_intersections: check_intersections.then_some(true),
+        sets,
+        ..Default::default()
+    })
 }
 
 /// A JSON value as Python objects (numbers keep their bits: integers as int, the rest as float).

@@ -58,8 +58,12 @@ impl TriMeshData {
 /// Loads an OBJ or STL file (by extension).
 pub fn load(path: &Path) -> Result<TriMeshData, InputError> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| InputError::at(&name, format!("cannot read mesh file: {e}")))?;
+    // the extension first, then a regular file within the mesh size limit (`[limits] mesh_mib`)
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    if ext != "obj" && ext != "stl" {
+        return Err(InputError::at(&name, format!("unknown mesh extension `{ext}`: allowed are .obj and .stl")));
+    }
+    let bytes = crate::scene::limits::read_capped(path, crate::scene::limits::FileKind::Mesh).map_err(|e| InputError::at(&name, e))?;
     let mesh = match ext.as_str() {
         "obj" => parse_obj(&String::from_utf8_lossy(&bytes)),
         "stl" => parse_stl(&bytes),
@@ -70,7 +74,7 @@ pub fn load(path: &Path) -> Result<TriMeshData, InputError> {
         return Err(InputError::at(&name, "the mesh has no triangles"));
     }
     if let Some(v) = mesh.vertices.iter().find(|v| !crate::math::finite3(**v)) {
-        return Err(InputError::at(&name, format!("non-finite vertex {v:?}")));
+        return Err(InputError::at(&name, format!("non-finite vertex [{}, {}, {}]", v.x, v.y, v.z)));
     }
     Ok(mesh)
 }

@@ -149,7 +149,7 @@ pub fn build(desc: ShapeDesc, needs_volume: bool) -> Result<Geometry, String> {
             if closed.is_err() || um.volume <= 0.0 {
                 // open surface on a static body: collide against the triangles themselves
                 let s = SharedShape::trimesh(mesh.vertices.clone(), mesh.triangles.clone())
-                    .map_err(|e| format!("mesh file {source}: invalid triangle mesh: {e:?}"))?;
+                    .map_err(|e| format!("mesh file {source}: invalid triangle mesh: {e}"))?;
                 (s, vec![], um)
             } else {
                 let hull = SharedShape::convex_hull(&mesh.vertices).ok_or("the mesh has no 3-D convex hull")?;
@@ -166,7 +166,7 @@ pub fn build(desc: ShapeDesc, needs_volume: bool) -> Result<Geometry, String> {
                     // the decomposition's hulls only approximate the surface: a face counts as real within 2% of
                     // the body's size
                     let surface = parry3d_f64::shape::TriMesh::new(mesh.vertices.clone(), mesh.triangles.clone())
-                        .map_err(|e| format!("mesh file {source}: invalid triangle mesh: {e:?}"))?;
+                        .map_err(|e| format!("mesh file {source}: invalid triangle mesh: {e}"))?;
                     let size = compound.compute_local_bounding_sphere().radius;
                     piece_faces = faces::classify(&parts, &surface, 0.02 * size);
                     (compound, parts, um)
@@ -181,7 +181,7 @@ pub fn build(desc: ShapeDesc, needs_volume: bool) -> Result<Geometry, String> {
                 .map(|p| SharedShape::convex_hull(p).map(|s| (Pose::IDENTITY, s)).ok_or("a generated piece has no 3-D hull"))
                 .collect::<Result<Vec<_>, _>>()?;
             let surface = parry3d_f64::shape::TriMesh::new(mesh.vertices.clone(), mesh.triangles.clone())
-                .map_err(|e| format!("invalid triangle mesh: {e:?}"))?;
+                .map_err(|e| format!("invalid triangle mesh: {e}"))?;
             let compound = SharedShape::compound(parts.clone());
             let size = compound.compute_local_bounding_sphere().radius;
             piece_faces = faces::classify(&parts, &surface, face_tolerance.max(1e-9 * size));

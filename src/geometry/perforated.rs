@@ -19,7 +19,7 @@ pub fn perforated_box(size: Vec3, wall: f64, holes: usize) -> Result<Generated, 
         return Err(format!("`holes` must be a whole number from 1 to 64, got {holes}"));
     }
     if !(size.min_element() > 0.0 && size.is_finite()) {
-        return Err(format!("`size` entries must be finite and > 0, got {size:?}"));
+        return Err(format!("`size` entries must be finite and > 0, got {}", crate::math::show_list(&size.to_array())));
     }
     if !(wall > 0.0 && 2.0 * wall < size.min_element()) {
         return Err(format!("`wall` ({wall}) must be > 0 and less than half the smallest side ({})", size.min_element()));

@@ -73,7 +73,7 @@ impl Polytope {
 
     /// The convex hull of `points` as a polytope.
     pub fn from_points(points: &[Vec3]) -> Result<Self, String> {
-        let (v, t) = parry3d_f64::transformation::try_convex_hull(points).map_err(|e| format!("convex hull failed: {e:?}"))?;
+        let (v, t) = parry3d_f64::transformation::try_convex_hull(points).map_err(|e| format!("convex hull failed: {e}"))?;
         let mut center = Vec3::ZERO;
         for p in &v {
             center += *p;

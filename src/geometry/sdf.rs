@@ -251,7 +251,7 @@ impl Sdf {
             }
             let (v, t) = mesh_of(desc).ok_or("the convex hull failed")?;
             let mesh = TriMesh::with_flags(v, t, TriMeshFlags::ORIENTED)
-                .map_err(|e| format!("the {} shape is not a valid triangle mesh: {e:?}", desc.type_name()))?;
+                .map_err(|e| format!("the {} shape is not a valid triangle mesh: {e}", desc.type_name()))?;
             // NaN marks a node beyond the band: its sign comes from the flood fill below
             let raw: Vec<f64> = (0..count)
                 .into_par_iter()

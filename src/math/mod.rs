@@ -39,6 +39,11 @@ pub fn tangent_basis(n: Vec3) -> (Vec3, Vec3) {
 }
 
 /// True when every component is finite.
+/// Numbers as a message shows them: `[0.5, -1, 8]` (not Rust's debug text, `DVec3(0.5, -1.0, 8.0)`).
+pub fn show_list(xs: &[f64]) -> String {
+    format!("[{}]", xs.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", "))
+}
+
 pub fn finite3(v: Vec3) -> bool {
     v.x.is_finite() && v.y.is_finite() && v.z.is_finite()
 }

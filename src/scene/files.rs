@@ -15,7 +15,8 @@ pub fn scenes_dir() -> PathBuf {
 }
 
 /// A scene by path, or by bundled name with or without its extension (`pyramid20` and `pyramid20.toml` →
-/// `scenes/pyramid20.toml`, `stack60` → `scenes/stack60.scn`).
+/// `scenes/pyramid20.toml`, `stack60` → `scenes/stack60.scn`). A path that exists but is no regular file (a
+/// directory, `/dev/zero`) and names no bundled scene is returned too, for the loader to say what it is.
 pub fn find_scene(name: &str) -> Option<PathBuf> {
     let p = PathBuf::from(name);
     if p.is_file() {
@@ -29,7 +30,8 @@ pub fn find_scene(name: &str) -> Option<PathBuf> {
             return Some(q);
         }
     }
-    ["toml", "scn"].iter().map(|ext| dir.join(format!("{name}.{ext}"))).find(|q| q.is_file())
+    let bundled = ["toml", "scn"].iter().map(|ext| dir.join(format!("{name}.{ext}"))).find(|q| q.is_file());
+    bundled.or_else(|| p.exists().then_some(p))
 }
 
 /// The bundled scenes, sorted by file name.

@@ -130,7 +130,7 @@ pub(super) fn joints(list: Vec<JointT>, bodies: &[Body], names: &BTreeMap<String
         let anchor = vec3(j.anchor, &format!("{what}: anchor"))?;
         let axis = vec3(j.axis.unwrap_or([0.0, 0.0, 1.0]), &format!("{what}: axis"))?;
         if matches!(kind, JointType::Hinge | JointType::Prismatic) && j.axis.is_none() {
-            return Err(format!("{what}: a {kind:?} joint needs `axis`"));
+            return Err(format!("{what}: a {} joint needs `axis`", format!("{kind:?}").to_lowercase()));
         }
         if axis.length() < 1e-12 {
             return Err(format!("{what}: axis is zero"));

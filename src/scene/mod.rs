@@ -6,6 +6,7 @@
 pub mod bench_scenes;
 mod files;
 mod joints;
+pub mod limits;
 pub mod mjcf;
 mod proxy;
 pub mod robot;
@@ -15,6 +16,7 @@ mod shape;
 pub mod urdf;
 mod xml;
 pub use files::{description, find_scene, list_robots, list_scenes, scenes_dir};
+pub use limits::Limits;
 
 use crate::error::InputError;
 use crate::math::{Mat3, Quat, Vec3};
@@ -44,6 +46,7 @@ struct SceneFile<S> {
     proxy: Vec<proxy::ProxyT>,
     #[serde(default)]
     robot: Vec<robot_scene::RobotT>,
+    limits: Option<Limits>,
 }
 
 #[derive(Deserialize)]
@@ -172,6 +175,8 @@ pub struct LoadOptions {
     pub check_intersections: Option<bool>,
     /// `key=value` overrides of scene paths.
     pub sets: Vec<(String, String)>,
+    /// `--limit KEY=VALUE`: limits set by the front end, over the scene's `[limits]` table.
+    pub limits: Limits,
 }
 
 impl LoadOptions {
@@ -189,6 +194,13 @@ pub fn load(path: &Path, sets: &[(String, String)]) -> Result<Model, InputError>
 /// Loads and validates a scene file with the front end's options.
 pub fn load_with(path: &Path, opts: &LoadOptions) -> Result<Model, InputError> {
     let file = path.display().to_string();
+    let _limits = limits::scoped(opts.limits);
+    if path.exists() {
+        // a device or FIFO is refused by what it is, before its name
+        let robot = path.extension().is_some_and(|e| e == "urdf" || e == "xml");
+        let kind = if robot { limits::FileKind::Robot } else { limits::FileKind::Scene };
+        limits::check_regular(path, kind).map_err(|e| InputError::at(&file, e))?;
+    }
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     if ext == "urdf" || ext == "xml" {
         return robot_scene::load_file(path, opts);
@@ -202,12 +214,12 @@ pub fn load_with(path: &Path, opts: &LoadOptions) -> Result<Model, InputError> {
             ),
         ));
     }
-    let text = std::fs::read_to_string(path).map_err(|e| InputError::at(&file, format!("cannot read scene file: {e}")))?;
+    let text = limits::read_text_capped(path, limits::FileKind::Scene).map_err(|e| InputError::at(&file, e))?;
     let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("scene").to_string();
     let dir = path.parent().unwrap_or(Path::new("."));
     if path.extension().is_some_and(|e| e == "scn") {
         // the pulsk format: translated into a TOML scene, then loaded like one
-        let (table, notes) = scn::to_toml(&text).map_err(|e| InputError::at(&file, e))?;
+        let (table, notes) = scn::to_toml(&text, opts.limits.bodies()).map_err(|e| InputError::at(&file, e))?;
         let toml_text = toml::to_string(&table).map_err(|e| InputError::at(&file, format!("translation failed: {e}")))?;
         let mut model = load_str_with(&toml_text, &file, &name, dir, opts)?;
         model.notes.extend(notes.into_iter().map(|n| format!("ignored (cairn cannot use it): {n}")));
@@ -234,7 +246,16 @@ pub fn load_str_with(text: &str, file: &str, name: &str, dir: &Path, opts: &Load
         if let toml::Value::Table(t) = &mut value {
             apply_set_list(t, sets).map_err(|e| InputError::at(file, e))?;
         }
-        value.try_into().map_err(|e| InputError::at(file, format!("after --set overrides: {e}")))?
+        match value.try_into() {
+            Ok(scene) => scene,
+            Err(e) => {
+                // a mistake the file itself makes is reported with its line, as without --set
+                if let Err(at_line) = toml::from_str::<SceneFile<toml::Spanned<toml::Table>>>(text) {
+                    return Err(InputError::at(file, at_line));
+                }
+                return Err(InputError::at(file, format!("after --set overrides: {e}")));
+            }
+        }
     };
     build(scene, text, name, dir, opts).map_err(|e| InputError::at(file, e))
 }
@@ -316,14 +337,35 @@ struct WorldValues {
     check_resolution: u32,
 }
 
-fn world_values(w: Option<WorldT>, opts: &LoadOptions) -> Result<WorldValues, String> {
+fn world_values(w: Option<WorldT>, opts: &LoadOptions, lim: &Limits) -> Result<WorldValues, String> {
     let w =
         w.unwrap_or(WorldT { gravity: None, dt: None, duration: None, method: None, check_intersections: None, check_resolution: None });
     let gravity = vec3(w.gravity.unwrap_or([0.0, 0.0, -9.81]), "world.gravity")?;
-    let dt = positive(opts.dt.or(w.dt).unwrap_or(0.01), "world.dt")?;
-    let duration = finite(opts.duration.or(w.duration).unwrap_or(5.0), "world.duration")?;
+    // a value from the command line is named as the user gave it
+    let dt_name = if opts.dt.is_some() { "--dt" } else { "world.dt" };
+    let duration_name = if opts.duration.is_some() { "--duration" } else { "world.duration" };
+    let dt = positive(opts.dt.or(w.dt).unwrap_or(0.01), dt_name)?;
+    if dt < lim.dt_min() {
+        return Err(format!(
+            "{dt_name} = {} s is below the smallest time step allowed, {} s; lower that with `--limit dt_min=S` or `[limits] dt_min = S` in the scene",
+            limits::show(dt),
+            limits::show(lim.dt_min())
+        ));
+    }
+    let duration = finite(opts.duration.or(w.duration).unwrap_or(5.0), duration_name)?;
     if duration < 0.0 {
-        return Err(format!("world.duration must be >= 0, got {duration}"));
+        return Err(format!("{duration_name} must be >= 0, got {duration}"));
+    }
+    let steps = (duration / dt).round();
+    if steps > lim.steps() as f64 {
+        return Err(format!(
+            "{duration_name} = {} s at {dt_name} = {} s is {} steps, over the limit of {} steps per run; {}",
+            limits::show(duration),
+            limits::show(dt),
+            limits::show(steps),
+            lim.steps(),
+            limits::how_to_raise("steps")
+        ));
     }
     let method = match opts.method {
         Some(m) => m,
@@ -369,6 +411,25 @@ fn materials(tables: Vec<MaterialT>) -> Result<Vec<Material>, String> {
     Ok(materials)
 }
 
+/// Refuses a scene whose `[[body]]` tables, `repeat` counted, hold more bodies than the limit, before any is
+/// made (a `repeat` of 1000 × 1000 × 10 would otherwise allocate until the allocator aborts).
+fn count_bodies(tables: &[BodyT], lim: &Limits) -> Result<(), String> {
+    let mut total: u64 = 0;
+    for (bi, b) in tables.iter().enumerate() {
+        let n = b.repeat.as_ref().map_or(1, |r| r.count.iter().map(|&c| c as u64).product::<u64>());
+        total = total.saturating_add(n);
+        if total > lim.bodies() {
+            let label = b.name.as_ref().map_or(format!("body #{bi}"), |n| format!("body `{n}`"));
+            let how = match &b.repeat {
+                Some(r) => format!("{label} with repeat.count = [{}, {}, {}] makes the scene", r.count[0], r.count[1], r.count[2]),
+                None => format!("{label} makes the scene"),
+            };
+            return lim.check_bodies(total, &how);
+        }
+    }
+    Ok(())
+}
+
 /// The `[[body]]` tables, each `repeat` expanded, with their names' indices.
 fn bodies(tables: Vec<BodyT>, materials: &[Material], dir: &Path) -> Result<(Vec<Body>, BTreeMap<String, usize>), String> {
     let mut bodies: Vec<Body> = Vec::new();
@@ -411,7 +472,8 @@ fn bodies(tables: Vec<BodyT>, materials: &[Material], dir: &Path) -> Result<(Vec
         let (count, step) = match &b.repeat {
             Some(r) => {
                 if r.count.contains(&0) {
-                    return Err(format!("{label}: repeat.count must be >= 1 in every direction, got {:?}", r.count));
+                    let [a, b, c] = r.count;
+                    return Err(format!("{label}: repeat.count must be >= 1 in every direction, got [{a}, {b}, {c}]"));
                 }
                 (r.count, vec3(r.step, &format!("{label}: repeat.step"))?)
             }
@@ -478,9 +540,15 @@ fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path, op
         Some(1) => {}
         Some(v) => return Err(format!("`format = {v}` is not known to this program: the known version is 1")),
     }
-    let w = world_values(s.world, opts)?;
+    let table = s.limits.unwrap_or_default();
+    table.check_table()?;
+    // the command line's limits over the scene's; the file readers below see them through `limits::current`
+    let lim = opts.limits.or(&table);
+    let _limits = limits::scoped(lim);
+    let w = world_values(s.world, opts, &lim)?;
     let solver = solver_tables(s.solver, text)?;
     let mut materials = materials(s.material)?;
+    count_bodies(&s.body, &lim)?;
     let (mut bodies, mut names) = bodies(s.body, &materials, dir)?;
     let mut placed = robot_scene::place_all(s.robot, dir, &mut bodies, &mut names, &mut materials, (w.gravity, w.dt))?;
     // the robots' joints first, then the scene's

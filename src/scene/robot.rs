@@ -189,10 +189,10 @@ pub fn place(robot: &Robot, file: &str, p: &Placement, base_bodies: usize, base_
         let inv_inertia = if kind == BodyKind::Dynamic {
             if inertia.determinant() <= 0.0 || !inertia.is_finite() {
                 return Err(format!(
-                    "{}: link `{}`: the inertia tensor {:?} is not positive definite",
+                    "{}: link `{}`: the inertia tensor {} (columns) is not positive definite",
                     head.at,
                     head.name,
-                    inertia.to_cols_array()
+                    crate::math::show_list(&inertia.to_cols_array())
                 ));
             }
             inertia.inverse()
@@ -327,7 +327,7 @@ pub fn joint_listing(file: &str, robot: &Robot, first_joint: usize) -> Option<St
         .iter()
         .filter_map(|l| if let Attach::Joint(j) = &l.attach { Some(j) } else { None })
         .enumerate()
-        .map(|(k, j)| format!("joint{} = `{}` ({:?})", first_joint + k, j.name, j.kind))
+        .map(|(k, j)| format!("joint{} = `{}` ({})", first_joint + k, j.name, format!("{:?}", j.kind).to_lowercase()))
         .collect();
     (!names.is_empty()).then(|| format!("{file}: {}", names.join(", ")))
 }

@@ -42,12 +42,17 @@ pub(super) struct Robots {
 /// Reads a robot file by its extension.
 pub fn read(path: &Path) -> Result<Robot, String> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{file}: cannot read robot file: {e}"))?;
+    // the extension first: nothing is read of a file that would be refused
+    let ext = path.extension().and_then(|e| e.to_str());
+    if !matches!(ext, Some("urdf" | "xml")) {
+        return Err(format!("{file}: a robot file must be `.urdf` (URDF) or `.xml` (MJCF)"));
+    }
+    let text = super::limits::read_text_capped(path, super::limits::FileKind::Robot).map_err(|e| format!("{file}: {e}"))?;
     let dir = path.parent().unwrap_or(Path::new("."));
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("urdf") => super::urdf::load(&text, &file, dir),
-        Some("xml") => super::mjcf::load(&text, &file, dir),
-        _ => Err(format!("{file}: a robot file must be `.urdf` (URDF) or `.xml` (MJCF)")),
+    if ext == Some("urdf") {
+        super::urdf::load(&text, &file, dir)
+    } else {
+        super::mjcf::load(&text, &file, dir)
     }
 }
 
@@ -67,6 +72,11 @@ pub(super) fn place_all(
         let what = format!("robot #{ri} (`{}`)", t.file);
         let robot = read(&dir.join(&t.file)).map_err(|e| format!("{what}: {e}"))?;
         let file = dir.join(&t.file).display().to_string();
+        // each link is a body: counted before any is placed
+        super::limits::current().check_bodies(
+            bodies.len() as u64 + robot.links.len() as u64,
+            &format!("{what}: its {} links make the scene", robot.links.len()),
+        )?;
         let mat_name = t.material.clone().unwrap_or_else(|| "default".into());
         let material = materials.iter().position(|m| m.name == mat_name).ok_or_else(|| format!("{what}: unknown material `{mat_name}`"))?;
         let placement = Placement {
@@ -83,14 +93,18 @@ pub(super) fn place_all(
             }
             materials.push(m);
         }
+        let first = bodies.len();
         for b in placed.bodies {
-            if names.insert(b.name.clone(), bodies.len()).is_some() {
-                return Err(format!("{what}: body name `{}` exists already (give the robot a `prefix`)", b.name));
+            match names.insert(b.name.clone(), bodies.len()) {
+                // a name twice in the one file: a prefix would not separate them
+                Some(i) if i >= first => return Err(format!("{what}: the file names two bodies (links) `{}`", b.name)),
+                Some(_) => return Err(format!("{what}: body name `{}` exists already (give the robot a `prefix`)", b.name)),
+                None => {}
             }
             bodies.push(b);
         }
         if let Some(g) = robot.gravity.filter(|g| *g != world.0) {
-            out.notes.push(format!("{file}: the file's gravity {g:?} is not used (the scene's world.gravity is)"));
+            out.notes.push(format!("{file}: the file's gravity [{}, {}, {}] is not used (the scene's world.gravity is)", g.x, g.y, g.z));
         }
         if let Some(dt) = robot.dt.filter(|&dt| dt != world.1) {
             out.notes.push(format!("{file}: the file's time step {dt} is not used (the scene's world.dt is)"));

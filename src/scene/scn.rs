@@ -112,7 +112,10 @@ fn parse(text: &str) -> Result<Vec<Group>, String> {
     let mut groups = Vec::new();
     while let Some((tok, line)) = lx.next()? {
         let Tok::Word(primitive) = tok else {
-            return Err(format!("line {line}: expected a primitive name (world, camera, box, sphere, ifs, tri), got {tok:?}"));
+            return Err(format!(
+                "line {line}: expected a primitive name (world, camera, box, sphere, ifs, tri), got {}",
+                describe(&Some((tok, line)))
+            ));
         };
         match lx.next()? {
             Some((Tok::Sym('{'), _)) => {}
@@ -124,7 +127,7 @@ fn parse(text: &str) -> Result<Vec<Group>, String> {
             let key = match tok {
                 Tok::Sym('}') => break,
                 Tok::Word(w) => w,
-                other => return Err(format!("line {pline}: expected a parameter name or `}}`, got {other:?}")),
+                other => return Err(format!("line {pline}: expected a parameter name or `}}`, got {}", describe(&Some((other, pline))))),
             };
             match lx.next()? {
                 Some((Tok::Sym('='), _)) => {}
@@ -191,7 +194,8 @@ fn value(lx: &mut Lexer, line: usize, key: &str) -> Result<Value, String> {
 }
 
 /// Translates a `.scn` text into a TOML scene table. Returns the table and the notes on what was ignored.
-pub fn to_toml(text: &str) -> Result<(toml::Table, Vec<String>), String> {
+/// `max_bodies` is the scene's body limit (`--limit bodies`), checked before any replica is made.
+pub fn to_toml(text: &str, max_bodies: u64) -> Result<(toml::Table, Vec<String>), String> {
     let groups = parse(text)?;
     let mut ignored: BTreeMap<String, usize> = BTreeMap::new();
     let mut world = toml::Table::new();
@@ -230,7 +234,7 @@ pub fn to_toml(text: &str) -> Result<(toml::Table, Vec<String>), String> {
             }
             "camera" => *ignored.entry("camera".into()).or_default() += 1,
             "box" | "sphere" | "ifs" | "tri" => {
-                let made = body(g, &mut ignored, &mut materials)?;
+                let made = body(g, &mut ignored, &mut materials, (bodies.len() as u64, max_bodies))?;
                 for mut b in made {
                     let name = b.get("name").and_then(|v| v.as_str()).unwrap_or("").to_string();
                     if let Some(first) = names.insert(name.clone(), g.line) {
@@ -259,8 +263,13 @@ pub fn to_toml(text: &str) -> Result<(toml::Table, Vec<String>), String> {
     Ok((root, notes))
 }
 
-/// The bodies of one object group (several with a replication).
-fn body(g: &Group, ignored: &mut BTreeMap<String, usize>, materials: &mut Vec<(String, toml::Table)>) -> Result<Vec<toml::Table>, String> {
+/// The bodies of one object group (several with a replication); `count` is (bodies so far, the body limit).
+fn body(
+    g: &Group,
+    ignored: &mut BTreeMap<String, usize>,
+    materials: &mut Vec<(String, toml::Table)>,
+    count: (u64, u64),
+) -> Result<Vec<toml::Table>, String> {
     let p = &g.primitive;
     let mut name = None;
     let mut base = [0.0; 3];
@@ -303,6 +312,15 @@ fn body(g: &Group, ignored: &mut BTreeMap<String, usize>, materials: &mut Vec<(S
                 Value::Tuple(t) if t.len() == 4 => {
                     if t[3] < 1.0 || t[3].fract() != 0.0 {
                         return Err(format!("line {l}: {p} `replication` count n must be a whole number >= 1, got {}", t[3]));
+                    }
+                    // counted before any copy is made: a count of 1e9 is refused here, not by the allocator
+                    let (before, max) = count;
+                    if t[3] > (max - before.min(max)) as f64 {
+                        return Err(format!(
+                            "line {l}: {p} `replication` count {} makes the scene {} bodies, over the limit of {max} bodies; raise it with `--limit bodies=N`",
+                            t[3],
+                            before as f64 + t[3]
+                        ));
                     }
                     replication = ([t[0], t[1], t[2]], t[3] as usize);
                 }
@@ -402,7 +420,7 @@ mod tests {
 box { name = \"ground\" base = (0, 0, -0.5) scale = (10, 10, 1) density = 0 color = 0x808080 }\n\
 box { name = \"b\" base = (0, 0, 0.5) scale = 1 density = 500 elasticity = 0.1 friction = 0.7 color = random replication = (0, 0, 1.0, 3) }\n\
 sphere { base = (3, 0, 1) scale = 0.5 velocity = (1, 0, 0) normal = (0, 1, 0) } // a ball\n";
-        let (t, notes) = to_toml(text).unwrap();
+        let (t, notes) = to_toml(text, u64::MAX).unwrap();
         let bodies = t["body"].as_array().unwrap();
         assert_eq!(bodies.len(), 5);
         assert_eq!(bodies[3]["name"].as_str(), Some("b_3"));
@@ -437,8 +455,20 @@ sphere { base = (3, 0, 1) scale = 0.5 velocity = (1, 0, 0) normal = (0, 1, 0) } 
             ("box { name = \"a }", "unterminated string"),
             ("box { base = (1e999, 0, 0) }", "finite"),
         ] {
-            let e = to_toml(text).err().unwrap_or_else(|| panic!("accepted: {text}"));
+            let e = to_toml(text, u64::MAX).err().unwrap_or_else(|| panic!("accepted: {text}"));
             assert!(e.contains(want), "{text}: {e}");
         }
+    }
+
+    #[test]
+    fn replication_over_the_body_limit_is_refused_before_copying() {
+        let e = to_toml("box { }\nbox { replication = (1, 0, 0, 1e9) }", 1_000_000).err().expect("refused");
+        assert!(
+            e.contains("line 2") && e.contains("1000000001 bodies") && e.contains("limit of 1000000") && e.contains("--limit bodies"),
+            "{e}"
+        );
+        // within the limit (two bodies so far, one more allowed)
+        assert!(to_toml("box { }\nbox { replication = (1, 0, 0, 2) }", 3).is_ok());
+        assert!(to_toml("box { }\nbox { replication = (1, 0, 0, 3) }", 3).is_err());
     }
 }

@@ -62,7 +62,7 @@ fn scale_of(t: &toml::Table) -> Result<Vec3, String> {
         Some(v) => return Err(format!("`scale` must be a number or [sx, sy, sz], got {} `{v}`", v.type_str())),
     };
     if !(s.x.is_finite() && s.y.is_finite() && s.z.is_finite()) || s.x == 0.0 || s.y == 0.0 || s.z == 0.0 {
-        return Err(format!("`scale` must be finite and nonzero, got {s:?}"));
+        return Err(format!("`scale` must be finite and nonzero, got {}", crate::math::show_list(&s.to_array())));
     }
     Ok(s)
 }
@@ -111,7 +111,7 @@ impl GeometryCache {
                 only_keys(t, &ty, &["size"])?;
                 let size = vec3_of(t.get("size").ok_or("missing `size` ([x, y, z] full edge lengths)")?, "size")?;
                 if size.min_element() <= 0.0 {
-                    return Err(format!("`size` entries must be > 0, got {size:?}"));
+                    return Err(format!("`size` entries must be > 0, got {}", crate::math::show_list(&size.to_array())));
                 }
                 ShapeDesc::Box { size }
             }

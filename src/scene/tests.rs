@@ -303,6 +303,7 @@ fn typed_load_options_replace_the_world_values_and_are_checked_like_them() {
         duration: Some(0.5),
         check_intersections: Some(true),
         sets: vec![("world.dt".into(), "0.004".into())],
+        ..Default::default()
     };
     let m = super::load_str_with(&text, "s.toml", "s", Path::new("."), &opts).unwrap();
     assert_eq!((m.method, m.dt, m.duration, m.check_intersections), (MethodKey::Abd, 0.002, 0.5, true));
@@ -327,4 +328,36 @@ fn typed_load_options_replace_the_world_values_and_are_checked_like_them() {
     .unwrap_err()
     .0;
     assert!(e.contains("world.check_resolution must be in 4..=256"), "{e}");
+}
+
+#[test]
+fn messages_show_numbers_plainly_and_name_the_line_without_set() {
+    let body = |shape: &str| format!("format = 1\n[[body]]\nname = \"b\"\nshape = {shape}\n");
+    let e = super::load_str(&body("{ type = \"box\", size = [0.5, -1.0, 8.0] }"), "t.toml", "t", Path::new("."), &[]).unwrap_err().0;
+    assert_eq!(e, "t.toml: body `b`: shape: `size` entries must be > 0, got [0.5, -1, 8]");
+    let meshes = crate::scene::scenes_dir().join("robots/meshes");
+    let e = super::load_str(&body("{ type = \"mesh\", mesh = \"forearm.stl\", scale = [0.0, 1.0, 1.0] }"), "t.toml", "t", &meshes, &[])
+        .unwrap_err()
+        .0;
+    assert_eq!(e, "t.toml: body `b`: shape: `scale` must be finite and nonzero, got [0, 1, 1]");
+    // a structural mistake of the file names its line, with or without --set; one a --set brings in says so
+    let text = "format = 1\n[world]\ndt = 0.01\ngravty = [0.0, 0.0, -9.81]\n";
+    let plain = super::load_str(text, "t.toml", "t", Path::new("."), &[]).unwrap_err().0;
+    let set = super::load_str(text, "t.toml", "t", Path::new("."), &[("world.dt".into(), "0.02".into())]).unwrap_err().0;
+    for e in [&plain, &set] {
+        assert!(e.contains("line 4") && e.contains("gravty") && !e.contains("--set"), "{e}");
+    }
+    let e = super::load_str("format = 1\n", "t.toml", "t", Path::new("."), &[("world.gravty".into(), "1".into())]).unwrap_err().0;
+    assert!(e.contains("after --set overrides") && e.contains("gravty"), "{e}");
+}
+
+#[test]
+fn a_name_twice_in_one_mjcf_file_does_not_suggest_a_prefix() {
+    let d = std::env::temp_dir().join(format!("cairn-mjcf-dup-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let xml = "<mujoco><worldbody>\n<body name=\"a\"><freejoint/><geom type=\"sphere\" size=\"0.1\"/></body>\n<body name=\"a\" pos=\"1 0 0\"><freejoint/><geom type=\"sphere\" size=\"0.1\"/></body>\n</worldbody></mujoco>\n";
+    std::fs::write(d.join("dup.xml"), xml).unwrap();
+    let e = super::load_with(&d.join("dup.xml"), &Default::default()).unwrap_err().0;
+    assert!(!e.contains("prefix"), "{e}");
+    std::fs::remove_dir_all(&d).ok();
 }

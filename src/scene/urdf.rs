@@ -188,7 +188,7 @@ fn geometry(src: &Src, g: Node, dir: &Path, notes: &mut Notes) -> Result<ShapeDe
             src.attrs(s, &["size"], &[], notes)?;
             let size = src.fixed::<3>(s, "size")?.ok_or_else(|| src.at(s, "missing attribute `size`"))?;
             if size.iter().any(|&x| x <= 0.0) {
-                return Err(src.at(s, format!("`size` entries must be > 0, got {size:?}")));
+                return Err(src.at(s, format!("`size` entries must be > 0, got {}", crate::math::show_list(&size))));
             }
             Ok(ShapeDesc::Box { size: Vec3::from_array(size) })
         }

@@ -106,7 +106,7 @@ pub(super) fn geom(cx: &mut Ctx, n: Node, class: &str, in_world: bool) -> Result
     let size = el.nums(cx, "size")?.unwrap_or_default();
     let need = |k: usize| -> Result<(), String> {
         if size.len() < k || size[..k].iter().any(|&x| x <= 0.0) {
-            return Err(cx.src.at(n, format!("a `{ty}` geom needs {k} positive `size` number(s), got {size:?}")));
+            return Err(cx.src.at(n, format!("a `{ty}` geom needs {k} positive `size` number(s), got {}", crate::math::show_list(&size))));
         }
         Ok(())
     };

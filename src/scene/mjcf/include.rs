@@ -48,7 +48,8 @@ fn splice(
         let name = n.attribute("file").ok_or_else(|| at("missing attribute `file`".into()))?;
         let path = dir.join(name);
         let inc = path.display().to_string();
-        let inner = std::fs::read_to_string(&path).map_err(|e| at(format!("cannot read `{inc}`: {e}")))?;
+        let inner = crate::scene::limits::read_text_capped(&path, crate::scene::limits::FileKind::Robot)
+            .map_err(|e| at(format!("cannot read `{inc}`: {}", e.trim_start_matches("cannot read robot file: "))))?;
         let idoc = parse(&inc, &inner)?;
         let root = idoc.root_element();
         if !root.has_tag_name("mujoco") {
