@@ -311,9 +311,9 @@ fn typed_load_options_replace_the_world_values_and_are_checked_like_them() {
     let m = super::load_str_with(&text, "s.toml", "s", Path::new("."), &LoadOptions::default()).unwrap();
     assert_eq!((m.method, m.dt, m.duration, m.check_intersections), (MethodKey::Lcp, 0.01, 2.0, false));
     for (opts, needle) in [
-        (LoadOptions { dt: Some(-1.0), ..Default::default() }, "world.dt must be > 0"),
-        (LoadOptions { dt: Some(f64::NAN), ..Default::default() }, "world.dt"),
-        (LoadOptions { duration: Some(-1.0), ..Default::default() }, "world.duration must be >= 0"),
+        (LoadOptions { dt: Some(-1.0), ..Default::default() }, "dt must be > 0"),
+        (LoadOptions { dt: Some(f64::NAN), ..Default::default() }, "dt must be a finite number"),
+        (LoadOptions { duration: Some(-1.0), ..Default::default() }, "duration must be >= 0"),
     ] {
         let e = super::load_str_with(&text, "s.toml", "s", Path::new("."), &opts).unwrap_err().0;
         assert!(e.contains(needle) && e.contains("s.toml"), "{e}");
