@@ -1,6 +1,7 @@
 //! The `cairn` command line: run, validate, bench, scenes.
 
 mod bench;
+mod bench_table;
 mod compare;
 mod export;
 mod plot;
@@ -9,6 +10,7 @@ mod progress;
 mod runfiles;
 mod scaling;
 mod source_tables;
+mod validate_table;
 mod view;
 
 use anyhow::{bail, Context, Result};
@@ -276,7 +278,9 @@ fn real_main() -> Result<()> {
         }
         Command::View { dirs, out } => cmd_view(&dirs, out.as_deref()),
         Command::Export { dir, gltf } => cmd_export(&dir, &gltf),
-        Command::Validate { method, only, sets, plots } => cmd_validate(method_key(&method)?, &only, &sets.parse()?, &plots),
+        Command::Validate { method, only, sets, plots } => {
+            validate_table::cmd_validate(method_key(&method)?, &only, &sets.parse()?, &plots)
+        }
         Command::Bench { method, scene, steps, json, sets, limits, scaling, scaling_max, tile, tile_pitch } => {
             let sets = sets.parse()?;
             let limits = limits.parse()?;
@@ -285,9 +289,9 @@ fn real_main() -> Result<()> {
             }
             let method = method.as_deref().map(method_key).transpose()?;
             if scaling {
-                return scaling_table(method.unwrap_or(MethodKey::Lcp), steps, scaling_max, &sets, json);
+                return bench_table::scaling_table(method.unwrap_or(MethodKey::Lcp), steps, scaling_max, &sets, json);
             }
-            cmd_bench(method, scene, steps, json, &sets, &limits, tile, tile_pitch)
+            bench_table::cmd_bench(method, scene, steps, json, &sets, &limits, tile, tile_pitch)
         }
         Command::Compare { scene, methods, duration, out, sets, limits, bodies, no_check, jobs } => {
             let req = compare::Request {
@@ -373,135 +377,6 @@ fn cmd_export(dir: &Path, gltf: &Path) -> Result<()> {
     Ok(())
 }
 
-/// `cairn validate`: the table of the method's experiments (or `only` those); an error when a row fails.
-fn cmd_validate(key: MethodKey, only: &[String], sets: &[(String, String)], plots: &Path) -> Result<()> {
-    let method = key.as_str();
-    let names: Vec<String> =
-        if only.is_empty() { cairn_validate::experiments(key).iter().map(|s| s.to_string()).collect() } else { only.to_vec() };
-    warn_other_solvers(sets, key);
-    let mut rows = Vec::new();
-    let bar = crate::progress::bar(names.len() as u64, "experiments");
-    for n in &names {
-        bar.set_message(n.clone());
-        rows.extend(cairn_validate::run_experiment(n, key, sets));
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
-    let w = [
-        rows.iter().map(|r| r.experiment.chars().count()).max().unwrap_or(10).max(10),
-        rows.iter().map(|r| r.expected.chars().count()).max().unwrap_or(8).max(8),
-        rows.iter().map(|r| r.measured.chars().count()).max().unwrap_or(8).max(8),
-        rows.iter().map(|r| r.tolerance.chars().count()).max().unwrap_or(9).max(9),
-    ];
-    let pad = |s: &str, n: usize| format!("{s}{}", " ".repeat(n.saturating_sub(s.chars().count())));
-    println!("validation of method `{method}`");
-    println!("{} | {} | {} | {} | result", pad("experiment", w[0]), pad("expected", w[1]), pad("measured", w[2]), pad("tolerance", w[3]));
-    println!("{}", "-".repeat(w.iter().sum::<usize>() + 21));
-    for r in &rows {
-        println!(
-            "{} | {} | {} | {} | {}",
-            pad(&r.experiment, w[0]),
-            pad(&r.expected, w[1]),
-            pad(&r.measured, w[2]),
-            pad(&r.tolerance, w[3]),
-            if r.pass { "pass" } else { "FAIL" }
-        );
-    }
-    let failed = rows.iter().filter(|r| !r.pass).count();
-    println!("{} passed, {} failed", rows.len() - failed, failed);
-    if method == "volumetric-penalty" && (only.is_empty() || only.iter().any(|o| o == "vp_cubedrop")) {
-        cubedrop_plot(plots, sets)?;
-    }
-    if failed > 0 {
-        bail!("{failed} validation row(s) failed");
-    }
-    if !(method == "volumetric-penalty" && (only.is_empty() || only.iter().any(|o| o == "vp_cubedrop"))) {
-        println!("wrote nothing (the table above is the result)");
-    }
-    Ok(())
-}
-
-/// `cairn bench`: one line (or JSON object) per scene; `impulse` without `--scene` adds the pulsk report's tables.
-fn cmd_bench(
-    method: Option<MethodKey>,
-    scene: Vec<String>,
-    steps: Option<u64>,
-    json: bool,
-    sets: &[(String, String)],
-    limits: &cairn::scene::Limits,
-    tile: Option<usize>,
-    tile_pitch: Option<f64>,
-) -> Result<()> {
-    let tables = scene.is_empty() && method == Some(MethodKey::Impulse);
-    let names: Vec<String> = if scene.is_empty() { crate::bench::STANDARD_SCENES.iter().map(|s| s.to_string()).collect() } else { scene };
-    let names: Vec<String> = names
-        .into_iter()
-        .flat_map(|n| if n == "joints" { crate::bench::JOINT_SCENES.map(String::from).to_vec() } else { vec![n] })
-        .collect();
-    if !json {
-        println!(
-            "{:<12} {:<8} {:>6} {:>6} {:>10} {:>10} {:>7} {:>9} {:>12} {:>11}  stages (ms)",
-            "scene", "method", "bodies", "steps", "ms/step", "mean ms", "it/step", "contacts", "max pen (mm)", "displ. (mm)"
-        );
-    }
-    let bar = crate::progress::bar(names.len() as u64, "scenes");
-    for n in &names {
-        bar.set_message(n.clone());
-        let r = match tile {
-            Some(0) => anyhow::bail!("--tile must be at least 1"),
-            Some(t) => crate::bench::bench_tiled(&scene_path(n)?, method, steps, sets, limits, t, tile_pitch)?,
-            None => crate::bench::bench_scene(&scene_path(n)?, method, steps, sets, limits)?,
-        };
-        bar.suspend(|| print_bench(&r, json));
-        bar.inc(1);
-    }
-    bar.finish_and_clear();
-    if tables {
-        source_tables(json)?;
-    }
-    if !json {
-        println!("peak resident memory: {:.1} MB", crate::bench::peak_rss_mb());
-        println!("wrote nothing (the table above is the result; --json for one JSON object per scene)");
-    }
-    Ok(())
-}
-
-fn print_bench(r: &crate::bench::BenchResult, json: bool) {
-    if json {
-        println!(
-            "{}",
-            serde_json::json!({"scene": r.scene, "method": r.method, "bodies": r.bodies, "steps": r.steps, "ms_per_step": r.ms_per_step,
-                "mean_ms_per_step": r.mean_ms_per_step, "iterations": r.iterations, "contacts": r.contacts, "max_penetration": r.max_penetration, "max_drift": r.max_drift,
-                "max_displacement": r.max_drift,
-                "stage_ms": r.stage_ms.iter().map(|(k, v)| (k.clone(), serde_json::json!(v))).collect::<serde_json::Map<_, _>>(),
-                "unresolved": r.unresolved, "us_per_resolution": r.us_per_resolution,
-                "peak_rss_mb": r.peak_rss_mb, "points_tested": r.points_tested, "us_per_point_tested": r.us_per_point_tested})
-        );
-        return;
-    }
-    let stages: Vec<String> = r.stage_ms.iter().map(|(k, v)| format!("{k} {v:.3}")).collect();
-    println!(
-        "{:<12} {:<8} {:>6} {:>6} {:>10.3} {:>10.3} {:>7.2} {:>9.1} {:>12.3} {:>11.3}  {}",
-        r.scene,
-        r.method,
-        r.bodies,
-        r.steps,
-        r.ms_per_step,
-        r.mean_ms_per_step,
-        r.iterations,
-        r.contacts,
-        r.max_penetration * 1e3,
-        r.max_drift * 1e3,
-        stages.join(", ")
-    );
-    if r.points_tested > 0.0 {
-        println!(
-            "{:<12} points tested {:.0}/step, in contact {:.0}/step, contact evaluation {:.3} µs per point tested",
-            "", r.points_tested, r.contacts, r.us_per_point_tested
-        );
-    }
-}
-
 /// `cairn compare`: the table, and with `--out` the folder's pages.
 fn cmd_compare(req: &compare::Request) -> Result<()> {
     let c = compare::compare(req)?;
@@ -546,51 +421,6 @@ fn cmd_scenes() -> Result<()> {
 /// `cairn params METHOD`: the parameter table of docs/methods/METHOD.md.
 fn cmd_params(key: MethodKey) -> Result<()> {
     print!("{}", cairn::methods::param_docs::method_table(key));
-    Ok(())
-}
-
-/// `cairn bench --scaling`: one line per generated scene as it finishes, then the fitted exponents.
-fn scaling_table(method: MethodKey, steps: Option<u64>, max: Option<usize>, sets: &[(String, String)], json: bool) -> Result<()> {
-    use crate::scaling::{run, DEFAULT_MAX_BODIES, DEFAULT_STEPS};
-    if !json {
-        println!("{:<10} {:<8} {:>6} {:>6} {:>10} {:>10} {:>9}", "family", "method", "bodies", "steps", "ms/step", "mean ms", "contacts");
-    }
-    let mut report = |r: &crate::scaling::ScalingRow| {
-        let b = &r.result;
-        if json {
-            println!(
-                "{}",
-                serde_json::json!({"family": r.family, "method": b.method, "bodies": r.bodies, "steps": b.steps,
-                    "ms_per_step": b.ms_per_step, "mean_ms_per_step": b.mean_ms_per_step, "contacts": b.contacts})
-            );
-        } else {
-            println!(
-                "{:<10} {:<8} {:>6} {:>6} {:>10.3} {:>10.3} {:>9.1}",
-                r.family, b.method, r.bodies, b.steps, b.ms_per_step, b.mean_ms_per_step, b.contacts
-            );
-        }
-    };
-    let (_, fits) = run(method, steps.unwrap_or(DEFAULT_STEPS), max.unwrap_or(DEFAULT_MAX_BODIES), sets, &mut report)?;
-    for (family, p) in fits {
-        match (json, p) {
-            (true, _) => println!("{}", serde_json::json!({"family": family, "exponent": p})),
-            (false, Some(p)) => println!("{family}: ms/step ∝ bodies^{p:.3} (least squares on log–log)"),
-            (false, None) => println!("{family}: fewer than two sizes, no exponent"),
-        }
-    }
-    Ok(())
-}
-
-/// The pulsk report's two tables, reproduced (`cairn bench --method impulse` without `--scene`): source_tables.rs.
-fn source_tables(json: bool) -> Result<()> {
-    let cells = crate::source_tables::run_cells(300, &|n: &str| scene_path(n))?;
-    if json {
-        for c in &cells {
-            println!("{}", serde_json::json!({"table": "source", "cell": c}));
-        }
-    } else {
-        print!("{}", crate::source_tables::format(&cells));
-    }
     Ok(())
 }
 
@@ -676,28 +506,4 @@ fn run(scene: &str, load: &cairn::scene::LoadOptions, mut options: cairn::run::R
         world.state.kinetic_energy(m)
     );
     Ok(out)
-}
-
-/// Writes the cube drop's angular momentum about the tilt axis, volumetric and single-point (Hasegawa et al.,
-/// Fig. 9), as an SVG plot and a CSV table.
-fn cubedrop_plot(dir: &Path, sets: &[(String, String)]) -> Result<()> {
-    let [vol, point] = cairn_validate::volumetric::cubedrop_curves(sets)?;
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let svg = dir.join("cubedrop_angular_momentum.svg");
-    crate::plot::lines(
-        &svg,
-        "Cube drop (Hasegawa et al. Fig. 9): angular momentum about the tilt axis",
-        "step (dt = 10 ms)",
-        "L_x (kg m²/s)",
-        &[crate::plot::Series { name: "volumetric penalty", points: &vol }, crate::plot::Series { name: "single point", points: &point }],
-    )
-    .map_err(|e| anyhow::anyhow!(e))?;
-    let mut csv = String::from("step,volumetric,single_point\n");
-    for (a, b) in vol.iter().zip(&point) {
-        csv += &format!("{},{:e},{:e}\n", a.0, a.1, b.1);
-    }
-    let path = dir.join("cubedrop_angular_momentum.csv");
-    std::fs::write(&path, csv).with_context(|| format!("cannot write {}", path.display()))?;
-    println!("plot: {} (data: {})", svg.display(), path.display());
-    Ok(())
 }

@@ -8,6 +8,7 @@ mod files;
 mod joints;
 pub mod limits;
 pub mod mjcf;
+mod options;
 mod proxy;
 pub mod robot;
 mod robot_scene;
@@ -17,6 +18,8 @@ pub mod urdf;
 mod xml;
 pub use files::{description, find_scene, list_robots, list_scenes, scenes_dir};
 pub use limits::Limits;
+use options::apply_set_list;
+pub use options::LoadOptions;
 
 use crate::error::InputError;
 use crate::math::{Mat3, Quat, Vec3};
@@ -160,32 +163,6 @@ fn vec3(a: [f64; 3], what: &str) -> Result<Vec3, String> {
     Ok(Vec3::from_array(a))
 }
 
-/// What a front end sets on a scene besides its file: typed values that replace the file's `[world]` ones
-/// (checked as the file's are), and `--set` overrides of arbitrary paths (`solver.lcp.iterations=50`), applied
-/// to the text first.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct LoadOptions {
-    /// Replaces `world.method`.
-    pub method: Option<MethodKey>,
-    /// Replaces `world.dt`, s.
-    pub dt: Option<f64>,
-    /// Replaces `world.duration`, s.
-    pub duration: Option<f64>,
-    /// Replaces `world.check_intersections`.
-    pub check_intersections: Option<bool>,
-    /// `key=value` overrides of scene paths.
-    pub sets: Vec<(String, String)>,
-    /// `--limit KEY=VALUE`: limits set by the front end, over the scene's `[limits]` table.
-    pub limits: Limits,
-}
-
-impl LoadOptions {
-    /// Options that only run `method`.
-    pub fn method(method: MethodKey) -> Self {
-        LoadOptions { method: Some(method), ..Default::default() }
-    }
-}
-
 /// Loads and validates a scene file, with optional `--set` overrides.
 pub fn load(path: &Path, sets: &[(String, String)]) -> Result<Model, InputError> {
     load_with(path, &LoadOptions { sets: sets.to_vec(), ..Default::default() })
@@ -258,57 +235,6 @@ pub fn load_str_with(text: &str, file: &str, name: &str, dir: &Path, opts: &Load
         }
     };
     build(scene, text, name, dir, opts).map_err(|e| InputError::at(file, e))
-}
-
-fn apply_set_list(t: &mut toml::Table, sets: &[(String, String)]) -> Result<(), String> {
-    let mut value = toml::Value::Table(std::mem::take(t));
-    let r = set_in_value(&mut value, sets);
-    if let toml::Value::Table(back) = value {
-        *t = back;
-    }
-    r
-}
-
-/// Applies `key=value` overrides to a scene. Keys are dotted paths (`solver.lcp.iterations`, `world.dt`,
-/// `body.0.mass`); values are TOML values (a bare word that is not TOML is taken as a string).
-fn set_in_value(root: &mut toml::Value, sets: &[(String, String)]) -> Result<(), String> {
-    for (key, raw) in sets {
-        let value: toml::Value = match format!("v = {raw}").parse::<toml::Table>() {
-            Ok(mut t) => t.remove("v").unwrap_or(toml::Value::String(raw.clone())),
-            Err(_) => toml::Value::String(raw.clone()),
-        };
-        let parts: Vec<&str> = key.split('.').collect();
-        if parts.iter().any(|p| p.is_empty()) {
-            return Err(format!("--set {key}: empty path segment"));
-        }
-        let mut cur = &mut *root;
-        for (i, part) in parts.iter().enumerate() {
-            let last = i + 1 == parts.len();
-            cur = match cur {
-                toml::Value::Table(t) => {
-                    if last {
-                        t.insert(part.to_string(), value);
-                        break;
-                    }
-                    t.entry(part.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()))
-                }
-                toml::Value::Array(a) => {
-                    let len = a.len();
-                    let idx: usize =
-                        part.parse().map_err(|_| format!("--set {key}: `{part}` must be an index into an array of {len} entries"))?;
-                    let slot =
-                        a.get_mut(idx).ok_or_else(|| format!("--set {key}: index {idx} out of range (the array has {len} entries)"))?;
-                    if last {
-                        *slot = value;
-                        break;
-                    }
-                    slot
-                }
-                _ => return Err(format!("--set {key}: `{}` is not a table or an array", parts[..i].join("."))),
-            };
-        }
-    }
-    Ok(())
 }
 
 /// Parses each `[solver.<key>]` table into its method's parameters; the message names the table and, when
