@@ -21,6 +21,11 @@ pub struct ContactPoint {
     pub point: crate::math::Vec3,
     /// Unit normal, world frame (the method's own convention of direction).
     pub normal: crate::math::Vec3,
+    /// The two bodies in contact (model indices).
+    pub bodies: [usize; 2],
+    /// The force body `bodies[0]` receives from `bodies[1]` at `point`, world frame, N (a velocity-level method
+    /// reports its impulse over the step divided by dt); `bodies[1]` receives its opposite.
+    pub force: crate::math::Vec3,
 }
 
 /// What every method reports after a step.

@@ -515,7 +515,7 @@ impl Abd {
         culling::candidates(&self.surfaces, &self.x, None, &self.dynamic, self.dhat, &mut self.pairs, &mut self.groups);
         let dh2 = self.dhat * self.dhat;
         let mut dmin = f64::INFINITY;
-        for p in &self.pairs {
+        for (g, p) in self.groups.iter().flat_map(|g| self.pairs[g.range.clone()].iter().map(move |p| (g, p))) {
             let shape = barrier::PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x };
             let xs = assemble::stencil(&self.x, &p.verts);
             if !barrier::may_be_within(shape, &xs, dh2) {
@@ -529,7 +529,12 @@ impl Abd {
                 let sum = |ks: std::ops::Range<usize>| Vec3::from_array(std::array::from_fn(|r| ks.clone().map(|k| c[k] * xs[k][r]).sum()));
                 let (rel, first) = (sum(0..4), sum(0..if p.edge_edge { 2 } else { 1 }));
                 if rel.length() > 0.0 {
-                    st.contact_points.push(crate::method::ContactPoint { point: first - 0.5 * rel, normal: rel.normalize() });
+                    st.contact_points.push(crate::method::ContactPoint {
+                        point: first - 0.5 * rel,
+                        normal: rel.normalize(),
+                        bodies: [g.bodies[0] as usize, g.bodies[1] as usize],
+                        force: Vec3::ZERO,
+                    });
                 }
                 st.normal_impulse += h * barrier::force_magnitude(shape, &xs, d, dh2, self.kappa);
             }

@@ -362,7 +362,12 @@ impl ImplicitPenalty {
         for p in &pairs {
             for (field, hits) in [(p.a, &p.hits[0]), (p.b, &p.hits[1])] {
                 let x = state.bodies[field].x;
-                stats.contact_points.extend(hits.iter().map(|h| ContactPoint { point: x + h.c.a, normal: h.c.g.normalize_or_zero() }));
+                stats.contact_points.extend(hits.iter().map(|h| ContactPoint {
+                    point: x + h.c.a,
+                    normal: h.c.g.normalize_or_zero(),
+                    bodies: [p.a, p.b],
+                    force: Vec3::ZERO,
+                }));
             }
         }
         for p in &pairs {

@@ -64,9 +64,12 @@ impl Impulse {
             .iter()
             .flat_map(|g| {
                 let x = pred.bodies[g.a as usize].x;
-                points[g.first as usize..(g.first + g.len) as usize]
-                    .iter()
-                    .map(move |p| crate::method::ContactPoint { point: x + p.ra, normal: p.n })
+                points[g.first as usize..(g.first + g.len) as usize].iter().map(move |p| crate::method::ContactPoint {
+                    point: x + p.ra,
+                    normal: p.n,
+                    bodies: [g.a as usize, g.b as usize],
+                    force: Vec3::ZERO,
+                })
             })
             .collect();
     }

@@ -22,8 +22,12 @@ impl Lcp {
         check_finite(model, state, "collision")?;
         self.collision.detect(model, state, self.params.margin, h);
         stats.contacts = self.collision.contacts.len();
-        stats.contact_points =
-            self.collision.contacts.iter().map(|c| ContactPoint { point: 0.5 * (c.point_a + c.point_b), normal: c.normal }).collect();
+        stats.contact_points = self
+            .collision
+            .contacts
+            .iter()
+            .map(|c| ContactPoint { point: 0.5 * (c.point_a + c.point_b), normal: c.normal, bodies: [c.a, c.b], force: Vec3::ZERO })
+            .collect();
         stats.max_penetration = self.collision.max_penetration();
         Ok(())
     }

@@ -333,7 +333,7 @@ impl Volumetric {
             self.force[a] -= f;
             self.torque[a] -= (patch.point - sa.x).cross(f) + tau_n;
             active += 1;
-            self.contact_points.push(crate::method::ContactPoint { point: patch.point, normal: patch.normal });
+            self.contact_points.push(crate::method::ContactPoint { point: patch.point, normal: patch.normal, bodies: [a, b], force: -f });
             sum_n += patch.force;
             sum_t += ft.length();
         }
