@@ -155,6 +155,48 @@ pub struct Load {
     pub end: f64,
 }
 
+/// A frame fixed to a body (MJCF `<site>`, a scene's `[[site]]`): where sensors read and site actuators act.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Site {
+    pub name: String,
+    pub body: usize,
+    /// The frame in the body's reference frame.
+    pub position: Vec3,
+    pub rotation: Quat,
+    /// The volume a touch sensor counts contacts in.
+    pub shape: SiteShape,
+}
+
+/// A site's volume, in its frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SiteShape {
+    /// Every point (a touch sensor counts all the body's contacts).
+    Everywhere,
+    Sphere(f64),
+    /// Half-extents.
+    Box(Vec3),
+    /// Radius and half-length along z.
+    Capsule(f64, f64),
+    Cylinder(f64, f64),
+    /// Semi-axes.
+    Ellipsoid(Vec3),
+}
+
+impl SiteShape {
+    /// Whether the point `p` (site frame) lies in the volume (on its surface included).
+    pub fn contains(&self, p: Vec3) -> bool {
+        let tol = 1e-9;
+        match *self {
+            SiteShape::Everywhere => true,
+            SiteShape::Sphere(r) => p.length() <= r + tol,
+            SiteShape::Box(h) => p.x.abs() <= h.x + tol && p.y.abs() <= h.y + tol && p.z.abs() <= h.z + tol,
+            SiteShape::Capsule(r, h) => Vec3::new(p.x, p.y, p.z - p.z.clamp(-h, h)).length() <= r + tol,
+            SiteShape::Cylinder(r, h) => p.z.abs() <= h + tol && (p.x * p.x + p.y * p.y).sqrt() <= r + tol,
+            SiteShape::Ellipsoid(a) => (p / a).length() <= 1.0 + tol,
+        }
+    }
+}
+
 /// The contact methods of the scene format (`world.method`), as a typed key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -228,6 +270,14 @@ pub struct Model {
     pub bodies: Vec<Body>,
     pub joints: Vec<Joint>,
     pub loads: Vec<Load>,
+    /// Actuators (MJCF `<actuator>`, a scene's `[[actuator]]`, each joint motor as a servo, a URDF joint's
+    /// effort input), in their order: the order of `World::ctrl`.
+    pub actuators: Vec<crate::dynamics::actuator::Actuator>,
+    /// Control schedules (`[[control]]`, `cairn run --ctrl`).
+    pub controls: Vec<crate::dynamics::actuator::Control>,
+    pub sites: Vec<Site>,
+    /// Sensors, in their order: the order of `World::sensordata`.
+    pub sensors: Vec<crate::dynamics::sensor::Sensor>,
     /// Haptic proxies (`[[proxy]]`): bodies driven through a virtual coupling (dynamics/proxy.rs).
     pub proxies: Vec<crate::dynamics::proxy::Proxy>,
     /// Body pairs (a, b), a < b, sorted, that never collide: a robot's parent and child links, and every pair
@@ -242,6 +292,11 @@ impl Model {
             Some(j) if !j.name.is_empty() => j.name.clone(),
             _ => format!("joint{k}"),
         }
+    }
+
+    /// Index of the actuator called `name`.
+    pub fn actuator_index(&self, name: &str) -> Option<usize> {
+        self.actuators.iter().position(|a| a.name == name)
     }
 
     /// Index of the body called `name`.

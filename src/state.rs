@@ -24,6 +24,9 @@ pub struct State {
     /// Targets of the joints' motors, one entry per joint in the model's order (`None`: no motor).
     #[serde(default)]
     pub motor_targets: Vec<Option<crate::dynamics::joint::MotorTarget>>,
+    /// The actuators' controls and activations.
+    #[serde(default)]
+    pub inputs: crate::dynamics::actuator::Inputs,
     /// Each body's affine map about its centre of mass, row-major [A | p] (A close to, but not exactly, the
     /// rotation `q`), for a method whose bodies deform affinely (`abd`); empty for the rigid methods.
     #[serde(default)]
@@ -66,7 +69,8 @@ impl State {
             })
             .collect();
         let motor_targets = crate::dynamics::joint::initial_targets(model);
-        State { time: 0.0, step: 0, bodies, proxies, motor_targets, ..Default::default() }
+        let inputs = crate::dynamics::actuator::Inputs::initial(model, &motor_targets);
+        State { time: 0.0, step: 0, bodies, proxies, motor_targets, inputs, ..Default::default() }
     }
 
     /// Origin of body `i`'s reference frame in the world.

@@ -28,6 +28,16 @@ pub struct World {
     method: Box<dyn Method + Send>,
     /// The intersection check of `[world] check_intersections` (its surfaces tessellated once, here).
     check: Option<SurfaceCheck>,
+    /// What the last step produced: its contacts, the actuators' forces and the sensors' data.
+    readout: Readout,
+}
+
+/// The outputs of the last step (before the first: no contacts, the forces and sensors at the initial state).
+#[derive(Debug, Clone, Default)]
+struct Readout {
+    contacts: Vec<crate::method::ContactPoint>,
+    actuator_forces: Vec<f64>,
+    sensordata: Vec<f64>,
 }
 
 /// The frame in which a force, torque or point given to [`World::apply_force`] / [`World::apply_torque`] is
@@ -57,7 +67,104 @@ impl World {
         let method = crate::METHODS.create(&model)?;
         let state = State::from_model(&model);
         let check = model.check_intersections.then(|| SurfaceCheck::new(&model, &state));
-        Ok(World { model, state, method, check })
+        let mut w = World { model, state, method, check, readout: Readout::default() };
+        w.initial_readout();
+        Ok(w)
+    }
+
+    /// The readout of a state nothing has stepped from yet: the actuators' forces now, the sensors with no
+    /// acceleration and no contact.
+    fn initial_readout(&mut self) {
+        let forces = crate::dynamics::actuator::forces(&self.model, &self.state);
+        let rec = crate::dynamics::sensor::StepRecord {
+            before: &self.state.bodies,
+            applied: &[],
+            time: self.state.time,
+            contacts: &[],
+            actuator_forces: &forces,
+        };
+        let mut data = Vec::new();
+        crate::dynamics::sensor::read(&self.model, &self.state, &rec, &mut data);
+        self.readout = Readout { contacts: Vec::new(), actuator_forces: forces, sensordata: data };
+    }
+
+    /// The actuators' names, in the order of [`World::ctrl`].
+    pub fn actuator_names(&self) -> Vec<&str> {
+        self.model.actuators.iter().map(|a| a.name.as_str()).collect()
+    }
+
+    /// The actuators' controls now (a servo's: its motor's target over its scale).
+    pub fn ctrl(&self) -> Vec<f64> {
+        let mut c = self.state.inputs.ctrl.clone();
+        c.resize(self.model.actuators.len(), 0.0);
+        for (k, a) in self.model.actuators.iter().enumerate() {
+            if let (Some(s), Some(Some(t))) = (a.servo, self.state.motor_targets.get(a.servo.map_or(0, |s| s.joint))) {
+                c[k] = t.value / s.scale;
+            }
+        }
+        c
+    }
+
+    /// Sets every actuator's control for the coming steps (one number per actuator, in the order of
+    /// [`World::actuator_names`]); from then on the scene's schedules no longer move them. A control outside
+    /// an actuator's `ctrlrange` is clamped when the force is computed, as MuJoCo does. An error says the
+    /// expected length, or names the actuator whose control is not finite.
+    pub fn set_ctrl(&mut self, ctrl: &[f64]) -> Result<(), InputError> {
+        let n = self.model.actuators.len();
+        if ctrl.len() != n {
+            return Err(InputError::at(
+                &self.model.name,
+                format!("set_ctrl: expected {n} controls (one per actuator), got {}", ctrl.len()),
+            ));
+        }
+        if let Some(k) = ctrl.iter().position(|c| !c.is_finite()) {
+            return Err(InputError::at(
+                &self.model.name,
+                format!("set_ctrl: the control of actuator `{}` must be finite, got {}", self.model.actuators[k].name, ctrl[k]),
+            ));
+        }
+        if self.state.inputs.ctrl.len() != n {
+            self.state.inputs = crate::dynamics::actuator::Inputs::initial(&self.model, &self.state.motor_targets);
+        }
+        if self.state.motor_targets.len() != self.model.joints.len() {
+            self.state.motor_targets = crate::dynamics::joint::initial_targets(&self.model);
+        }
+        for (k, a) in self.model.actuators.iter().enumerate() {
+            self.state.inputs.ctrl[k] = ctrl[k];
+            self.state.inputs.external[k] = true;
+            if let Some(s) = a.servo {
+                let u = a.ctrl_range.map_or(ctrl[k], |[lo, hi]| ctrl[k].clamp(lo, hi));
+                let value = crate::dynamics::actuator::servo_value(&self.model, s.joint, u * s.scale);
+                self.state.motor_targets[s.joint] = Some(crate::dynamics::joint::MotorTarget { value, rate: 0.0, external: true });
+            }
+        }
+        Ok(())
+    }
+
+    /// The actuators' activations (0 for an actuator without dynamics).
+    pub fn act(&self) -> &[f64] {
+        &self.state.inputs.act
+    }
+
+    /// The scalar force of each actuator during the last step (before the first: at the initial state).
+    pub fn actuator_forces(&self) -> &[f64] {
+        &self.readout.actuator_forces
+    }
+
+    /// The sensors' names, in their order.
+    pub fn sensor_names(&self) -> Vec<&str> {
+        self.model.sensors.iter().map(|s| s.name.as_str()).collect()
+    }
+
+    /// Every sensor's numbers after the last step, flat, in the sensors' order (MuJoCo's `sensordata`);
+    /// [`crate::dynamics::sensor::layout`] gives each sensor's offset.
+    pub fn sensordata(&self) -> &[f64] {
+        &self.readout.sensordata
+    }
+
+    /// The contacts of the last step with their forces (empty before the first step).
+    pub fn contacts(&self) -> &[crate::method::ContactPoint] {
+        &self.readout.contacts
     }
 
     /// A world from scene text (TOML, format 1), named `name`; paths in it are relative to the current folder.
@@ -160,6 +267,7 @@ impl World {
         }
         self.method = crate::METHODS.create(&self.model)?;
         self.state = snapshot.state.clone();
+        self.initial_readout();
         Ok(())
     }
 
@@ -169,6 +277,7 @@ impl World {
         self.method = crate::METHODS.create(&self.model)?;
         self.state = State::from_model(&self.model);
         self.check = self.model.check_intersections.then(|| SurfaceCheck::new(&self.model, &self.state));
+        self.initial_readout();
         Ok(())
     }
 
@@ -260,12 +369,34 @@ impl World {
     pub fn step(&mut self) -> Result<StepStats, SimError> {
         crate::dynamics::proxy::follow_paths(&self.model, &mut self.state);
         crate::dynamics::joint::follow_paths(&self.model, &mut self.state);
+        crate::dynamics::actuator::follow_controls(&self.model, &mut self.state);
+        // the actuators' forces at the start of the step, held over it, join the forces applied from outside
+        let forces = crate::dynamics::actuator::forces(&self.model, &self.state);
+        let sensing = !self.model.sensors.is_empty();
+        let (before, applied) = if sensing { (self.state.bodies.clone(), self.state.applied.clone()) } else { Default::default() };
+        let time = self.state.time;
+        let mut actuated = Vec::new();
+        crate::dynamics::actuator::wrenches(&self.model, &self.state, &forces, &mut actuated);
+        self.state.applied.extend(actuated);
         // forces applied from outside last this one step (every method reads them with the scene's loads)
         let result = self.method.step(&self.model, &mut self.state);
         self.state.applied.clear();
         let mut stats = result?;
+        crate::dynamics::actuator::advance_activations(&self.model, &mut self.state.inputs, self.model.dt);
         self.state.step += 1;
         self.state.time = self.state.step as f64 * self.model.dt;
+        self.readout.contacts.clone_from(&stats.contact_points);
+        self.readout.actuator_forces = forces;
+        if sensing {
+            let rec = crate::dynamics::sensor::StepRecord {
+                before: &before,
+                applied: &applied,
+                time,
+                contacts: &self.readout.contacts,
+                actuator_forces: &self.readout.actuator_forces,
+            };
+            crate::dynamics::sensor::read(&self.model, &self.state, &rec, &mut self.readout.sensordata);
+        }
         if let Some(check) = &mut self.check {
             let r = check.run(&self.state);
             stats.intersections = Some(r.intersections);

@@ -115,6 +115,10 @@ mod tests {
             }],
             joints: vec![],
             loads: vec![],
+            actuators: vec![],
+            controls: vec![],
+            sites: vec![],
+            sensors: vec![],
         }
     }
 

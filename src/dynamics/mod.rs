@@ -1,5 +1,6 @@
 //! Rigid-body dynamics shared by the methods: integration, external loads, the contact graph.
 
+pub mod actuator;
 pub mod collision_matrix;
 pub mod contact_spring;
 pub mod graph;
@@ -7,3 +8,5 @@ pub mod integrate;
 pub mod joint;
 pub mod joint_block;
 pub mod proxy;
+pub mod sensor;
+pub mod tree;

@@ -52,6 +52,8 @@ struct MotorWaypointT {
 pub(super) struct JointT {
     #[serde(rename = "type")]
     kind: JointTypeT,
+    /// Optional; what actuators, sensors and `joint_names` call the joint (default `joint<k>`).
+    name: Option<String>,
     body1: String,
     body2: Option<String>,
     anchor: [f64; 3],
@@ -156,7 +158,7 @@ pub(super) fn joints(list: Vec<JointT>, bodies: &[Body], names: &BTreeMap<String
             JointFrame::from_world(anchor, axis, reference, pose(Some(body1))),
             JointFrame::from_world(anchor, axis, reference, pose(body2)),
         ];
-        joints.push(Joint { kind, body1, body2, frames, anchor, axis, limits: j.limits, motor, name: String::new() });
+        joints.push(Joint { kind, body1, body2, frames, anchor, axis, limits: j.limits, motor, name: j.name.unwrap_or_default() });
     }
 
     Ok(joints)

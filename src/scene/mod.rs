@@ -3,6 +3,7 @@
 //! Syntax and type errors come from the TOML parser with line and column; every semantic check names the
 //! file, the body or key, what is wrong and what is allowed. Nothing here panics on bad input.
 
+mod actuators;
 pub mod bench_scenes;
 mod files;
 mod joints;
@@ -13,6 +14,7 @@ mod proxy;
 pub mod robot;
 mod robot_scene;
 pub mod scn;
+mod sensors;
 mod shape;
 pub mod urdf;
 mod xml;
@@ -49,6 +51,14 @@ struct SceneFile<S> {
     proxy: Vec<proxy::ProxyT>,
     #[serde(default)]
     robot: Vec<robot_scene::RobotT>,
+    #[serde(default)]
+    actuator: Vec<actuators::ActuatorT>,
+    #[serde(default)]
+    control: Vec<actuators::ControlT>,
+    #[serde(default)]
+    site: Vec<sensors::SiteT>,
+    #[serde(default)]
+    sensor: Vec<sensors::SensorT>,
     limits: Option<Limits>,
 }
 
@@ -479,7 +489,23 @@ fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path, op
     let mut placed = robot_scene::place_all(s.robot, dir, &mut bodies, &mut names, &mut materials, (w.gravity, w.dt))?;
     // the robots' joints first, then the scene's
     let mut joints = std::mem::take(&mut placed.joints);
+    let robot_joints = joints.len();
     joints.extend(joints::joints(s.joint, &bodies, &names)?);
+    // sites, actuators (the robots', the scene's, then the scene joints' motors as servos), controls, sensors
+    let mut sites = std::mem::take(&mut placed.sites);
+    sites.extend(sensors::sites(s.site, &names, &sites)?);
+    let mut acts = std::mem::take(&mut placed.actuators);
+    acts.extend(actuators::actuators(s.actuator, &joints, &sites, acts.len())?);
+    acts.extend(actuators::servos(&joints, robot_joints));
+    let (actuator_list, ratios): (Vec<_>, Vec<_>) = acts.into_iter().unzip();
+    for (k, a) in actuator_list.iter().enumerate() {
+        if actuator_list[..k].iter().any(|b| b.name == a.name) {
+            return Err(format!("two actuators are called `{}` (give the robot a `prefix` or the actuator a `name`)", a.name));
+        }
+    }
+    let controls = actuators::controls(s.control, &actuator_list)?;
+    let mut sensor_list = std::mem::take(&mut placed.sensors);
+    sensor_list.extend(sensors::sensors(s.sensor, &names, &joints, &actuator_list, &mut sites, sensor_list.len())?);
     let loads = loads(s.load, &names)?;
     let proxies = proxy::proxies(s.proxy, &bodies, &names, w.dt)?;
     // two bodies joined by a joint never collide with each other, under every method (as MuJoCo's parent–child
@@ -488,7 +514,7 @@ fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path, op
     exclusions.extend(joints.iter().filter_map(|j| j.body2.map(|b| (j.body1.min(b) as u32, j.body1.max(b) as u32))));
     exclusions.sort_unstable();
     exclusions.dedup();
-    Ok(Model {
+    let mut model = Model {
         name: name.to_string(),
         gravity: w.gravity,
         dt: w.dt,
@@ -502,9 +528,15 @@ fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path, op
         bodies,
         joints,
         loads,
+        actuators: actuator_list,
+        controls,
+        sites,
+        sensors: sensor_list,
         proxies,
         exclusions,
-    })
+    };
+    actuators::apply_dampratios(&mut model, &ratios)?;
+    Ok(model)
 }
 
 fn rotation_of(rotation: Option<[f64; 4]>, rotation_deg: Option<[f64; 3]>, axis_angle: Option<&AxisAngleT>) -> Result<Quat, String> {

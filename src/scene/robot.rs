@@ -9,11 +9,13 @@
 //! collide (the model's exclusions), as in MuJoCo and in the usual URDF simulators; a body with no collision
 //! geometry collides with nothing.
 
+use crate::dynamics::actuator::{Actuator, Transmission};
+use crate::dynamics::sensor::{Sensor, SensorKind};
 use crate::geometry::compound::combine;
 use crate::geometry::mass::UnitMass;
 use crate::geometry::{build, ShapeDesc};
 use crate::math::{Mat3, Pose, Quat, Vec3};
-use crate::model::{Body, BodyKind, Joint, JointFrame, JointType, Material, Motor};
+use crate::model::{Body, BodyKind, Joint, JointFrame, JointType, Material, Motor, Site, SiteShape};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -42,6 +44,8 @@ pub struct RobotJoint {
     pub friction: f64,
     /// Rotor inertia on the joint coordinate (MJCF `armature`).
     pub armature: f64,
+    /// The largest effort of the joint's actuator (URDF `limit effort`), when given.
+    pub effort: Option<f64>,
     /// Where the joint is written, for messages: `file line L, <joint name="…">`.
     pub at: String,
 }
@@ -84,6 +88,27 @@ pub struct Robot {
     pub notes: Vec<String>,
     /// Link pairs that never collide beyond parent and child (MJCF `<contact><exclude>`).
     pub exclusions: Vec<(usize, usize)>,
+    /// Frames on links (MJCF `<site>`).
+    pub sites: Vec<RobotSite>,
+    /// Actuators, their joints, sites and servos numbered within the robot (joints in link order, as
+    /// [`joint_links`] lists them), with the `dampratio` of a `position` actuator still to be turned into kv.
+    pub actuators: Vec<(Actuator, Option<f64>)>,
+    /// Sensors, their joints, actuators and sites numbered within the robot, a body by its link.
+    pub sensors: Vec<Sensor>,
+}
+
+/// A frame on a link, in the link's frame.
+#[derive(Debug, Clone)]
+pub struct RobotSite {
+    pub name: String,
+    pub link: usize,
+    pub pose: Pose,
+    pub shape: SiteShape,
+}
+
+/// The links attached by a joint, in link order: the robot's joint `k` is that of `joint_links(robot)[k]`.
+pub fn joint_links(links: &[Link]) -> Vec<usize> {
+    (0..links.len()).filter(|&l| matches!(links[l].attach, Attach::Joint(_))).collect()
 }
 
 /// Where and how a robot is placed in a scene.
@@ -106,11 +131,23 @@ pub struct Placed {
     /// Pairs of body indices (of the whole model), a < b.
     pub exclusions: Vec<(u32, u32)>,
     pub notes: Vec<String>,
+    /// Numbered within the whole model, given the counts before the robot (`Bases`).
+    pub sites: Vec<Site>,
+    pub actuators: Vec<(Actuator, Option<f64>)>,
+    pub sensors: Vec<Sensor>,
+}
+
+/// How many joints, actuators and sites the model has before a robot is placed (its own are numbered after).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Bases {
+    pub joints: usize,
+    pub actuators: usize,
+    pub sites: usize,
 }
 
 /// Places `robot` (read from `file`) into a model that has `base_bodies` bodies and `base_materials` materials
 /// already. Errors name the file, the link or joint and what is wrong.
-pub fn place(robot: &Robot, file: &str, p: &Placement, base_bodies: usize, base_materials: usize) -> Result<Placed, String> {
+pub fn place(robot: &Robot, file: &str, p: &Placement, base_bodies: usize, base_materials: usize, bases: Bases) -> Result<Placed, String> {
     let mut out = Placed { notes: robot.notes.clone(), ..Placed::default() };
     let mat_index: Vec<usize> = (0..robot.materials.len()).map(|i| base_materials + i).collect();
     for m in &robot.materials {
@@ -232,6 +269,49 @@ pub fn place(robot: &Robot, file: &str, p: &Placement, base_bodies: usize, base_
         }
         let Attach::Joint(j) = &link.attach else { continue };
         joint_of(j, &mut out, child, parent, base_bodies, p, file)?;
+    }
+    // sites, in the frame of the body their link is merged into
+    for s in &robot.sites {
+        let b = body_of[s.link];
+        let head = &robot.links[members[b][0]];
+        let rel = head.pose.inverse() * robot.links[s.link].pose * s.pose;
+        let name = format!("{}{}", p.prefix, s.name);
+        out.sites.push(Site { name, body: base_bodies + b, position: rel.translation, rotation: rel.rotation, shape: s.shape });
+    }
+    for (a, ratio) in &robot.actuators {
+        let mut a = a.clone();
+        a.name = format!("{}{}", p.prefix, a.name);
+        a.transmission = match a.transmission {
+            Transmission::Joint(j) => Transmission::Joint(bases.joints + j),
+            Transmission::Tendon(parts) => Transmission::Tendon(parts.into_iter().map(|(j, c)| (bases.joints + j, c)).collect()),
+            Transmission::Site(s) => Transmission::Site(bases.sites + s),
+        };
+        if let Some(s) = &mut a.servo {
+            s.joint += bases.joints;
+        }
+        out.actuators.push((a, *ratio));
+    }
+    for s in &robot.sensors {
+        use SensorKind::*;
+        let kind = match s.kind {
+            JointPos(j) => JointPos(bases.joints + j),
+            JointVel(j) => JointVel(bases.joints + j),
+            JointActuatorFrc(j) => JointActuatorFrc(bases.joints + j),
+            ActuatorPos(k) => ActuatorPos(bases.actuators + k),
+            ActuatorVel(k) => ActuatorVel(bases.actuators + k),
+            ActuatorFrc(k) => ActuatorFrc(bases.actuators + k),
+            Touch(x) => Touch(bases.sites + x),
+            Force(x) => Force(bases.sites + x),
+            Torque(x) => Torque(bases.sites + x),
+            FramePos(x) => FramePos(bases.sites + x),
+            FrameQuat(x) => FrameQuat(bases.sites + x),
+            FrameLinVel(x) => FrameLinVel(bases.sites + x),
+            FrameAngVel(x) => FrameAngVel(bases.sites + x),
+            Accelerometer(x) => Accelerometer(bases.sites + x),
+            Gyro(x) => Gyro(bases.sites + x),
+            SubtreeCom(link) => SubtreeCom(base_bodies + body_of[link]),
+        };
+        out.sensors.push(Sensor { name: format!("{}{}", p.prefix, s.name), kind, ..s.clone() });
     }
     Ok(out)
 }

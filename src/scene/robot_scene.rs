@@ -2,7 +2,7 @@
 //! `cairn run model.xml`, which load a file as a scene of its own (translated into a TOML scene with one
 //! `[[robot]]`, so `--set` overrides and every check apply as to any scene).
 
-use super::robot::{finish_exclusions, joint_listing, place, Placement, Robot};
+use super::robot::{finish_exclusions, joint_listing, place, Bases, Placement, Robot};
 use super::{rotation_of, vec3, AxisAngleT};
 use crate::error::InputError;
 use crate::math::Vec3;
@@ -37,6 +37,10 @@ pub(super) struct Robots {
     pub joints: Vec<Joint>,
     pub exclusions: Vec<(u32, u32)>,
     pub notes: Vec<String>,
+    pub sites: Vec<crate::model::Site>,
+    /// Each with the `dampratio` still to be applied (see `scene::actuators`).
+    pub actuators: Vec<(crate::dynamics::actuator::Actuator, Option<f64>)>,
+    pub sensors: Vec<crate::dynamics::sensor::Sensor>,
 }
 
 /// Reads a robot file by its extension.
@@ -86,7 +90,8 @@ pub(super) fn place_all(
             prefix: t.prefix.as_deref().unwrap_or(""),
             material,
         };
-        let placed = place(&robot, &file, &placement, bodies.len(), materials.len()).map_err(|e| format!("{what}: {e}"))?;
+        let bases = Bases { joints: out.joints.len(), actuators: out.actuators.len(), sites: out.sites.len() };
+        let placed = place(&robot, &file, &placement, bodies.len(), materials.len(), bases).map_err(|e| format!("{what}: {e}"))?;
         for m in placed.materials {
             if materials.iter().any(|x| x.name == m.name) {
                 return Err(format!("{what}: material `{}` exists already (give the robot a `prefix`)", m.name));
@@ -111,6 +116,9 @@ pub(super) fn place_all(
         }
         out.notes.extend(joint_listing(&file, &robot, out.joints.len()));
         out.joints.extend(placed.joints);
+        out.sites.extend(placed.sites);
+        out.actuators.extend(placed.actuators);
+        out.sensors.extend(placed.sensors);
         out.exclusions.extend(placed.exclusions);
         out.notes.extend(placed.notes);
     }

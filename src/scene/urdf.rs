@@ -99,7 +99,8 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
         new_index[l] = links.len();
         links.push(Link { name: names[l].clone(), parent, attach, pose: pose[l], geoms, inertial, at: src.at(node, "link") });
     }
-    Ok(Robot { links, notes: notes.lines(file), ..Robot::default() })
+    let actuators = effort_inputs(&links);
+    Ok(Robot { links, notes: notes.lines(file), actuators, ..Robot::default() })
 }
 
 /// URDF `origin`: `xyz` and `rpy` (fixed axes: roll about x, then pitch about y, then yaw about z).
@@ -298,8 +299,13 @@ fn joint(src: &Src, n: Node, frame: Pose, notes: &mut Notes) -> Result<Attach, S
         return Err(src.at(n, "the joint axis is zero"));
     }
     let mut limits = None;
+    let mut effort = None;
     if let Some(l) = find("limit") {
-        src.attrs(l, &["lower", "upper"], &["effort", "velocity"], notes)?;
+        src.attrs(l, &["lower", "upper", "effort"], &["velocity"], notes)?;
+        effort = src.num(l, "effort")?;
+        if effort.is_some_and(|e| !(e >= 0.0)) {
+            return Err(src.at(l, "`effort` must be a number >= 0 (N·m or N; 0: no bound)"));
+        }
         if ty != "continuous" {
             let lo = src.num(l, "lower")?.unwrap_or(0.0);
             let hi = src.num(l, "upper")?.unwrap_or(0.0);
@@ -330,6 +336,22 @@ fn joint(src: &Src, n: Node, frame: Pose, notes: &mut Notes) -> Result<Attach, S
         damping,
         friction,
         armature: 0.0,
+        effort: effort.filter(|&e| e > 0.0),
         at: src.at(n, "joint"),
     }))
+}
+
+/// One torque (or force) input per hinge or prismatic joint, named after it, bounded by its `effort`: URDF
+/// describes no actuator, so each moving joint gets the effort input PyBullet's torque control drives.
+fn effort_inputs(links: &[Link]) -> Vec<(crate::dynamics::actuator::Actuator, Option<f64>)> {
+    let mut out = Vec::new();
+    for (k, l) in super::robot::joint_links(links).into_iter().enumerate() {
+        let Attach::Joint(j) = &links[l].attach else { continue };
+        if matches!(j.kind, JointType::Hinge | JointType::Prismatic) {
+            let mut a = crate::dynamics::actuator::Actuator::motor(j.name.clone(), k, 1.0);
+            a.force_range = j.effort.map(|e| [-e, e]);
+            out.push((a, None));
+        }
+    }
+    out
 }

@@ -1,64 +1,198 @@
 //! MJCF `<actuator>` and `<tendon>` sections (see mod.rs for the supported subset).
 
-use super::context::Ctx;
+use super::context::{Ctx, El};
+use crate::dynamics::actuator::{Actuator, Dynamics, Servo, Transmission};
 use crate::model::{JointType, Motor};
 use crate::scene::robot::{Attach, Link};
 use roxmltree::Node;
 use std::collections::BTreeMap;
 
-/// A `motor` or `position` actuator on a joint: a position servo becomes (or joins) the joint's PD motor; a
-/// torque motor, with no control input in cairn, applies no torque (noted).
-pub(super) fn actuator(cx: &mut Ctx, n: Node, joint_link: &BTreeMap<String, usize>, links: &mut [Link]) -> Result<(), String> {
+/// The names an actuator or a sensor refers to: joints (name → the robot's joint number and its link),
+/// fixed tendons (name → joints and coefficients), sites (name → number).
+pub(super) struct Names {
+    pub joints: BTreeMap<String, (usize, usize)>,
+    pub tendons: BTreeMap<String, Vec<(usize, f64)>>,
+    pub sites: BTreeMap<String, usize>,
+    pub actuators: BTreeMap<String, usize>,
+}
+
+/// The actuator elements cairn reads.
+pub(super) const KINDS: [&str; 6] = ["motor", "position", "velocity", "intvelocity", "damper", "general"];
+
+/// Whether a `*limited` attribute holds: true, false, or (auto) when its range is given and autolimits is on.
+fn limited(cx: &Ctx, el: &El, key: &str, range: &str) -> Result<bool, String> {
+    match el.get(key) {
+        Some("true") => Ok(true),
+        Some("false") => Ok(false),
+        None | Some("auto") => Ok(cx.autolimits && el.get(range).is_some()),
+        Some(x) => Err(cx.src.at(el.node, format!("`{key}` must be true, false or auto, got `{x}`"))),
+    }
+}
+
+/// A range that `limited` turns on: [lo, hi] with lo ≤ hi, or None when not limited.
+fn range(cx: &Ctx, el: &El, key: &str, range_key: &str) -> Result<Option<[f64; 2]>, String> {
+    if !limited(cx, el, key, range_key)? {
+        return Ok(None);
+    }
+    let [lo, hi] = el.fixed::<2>(cx, range_key)?.ok_or_else(|| cx.src.at(el.node, format!("{key}=\"true\" needs `{range_key}`")))?;
+    if lo > hi {
+        return Err(cx.src.at(el.node, format!("`{range_key}` is reversed: {lo} > {hi}")));
+    }
+    Ok(Some([lo, hi]))
+}
+
+/// One actuator element of `KINDS`, added to `out` with its `dampratio` still to apply; a `position` actuator
+/// on a joint with no spring and a symmetric force range becomes that joint's motor (a servo: each method applies
+/// motors implicitly where it can), every other actuator acts through its gain/bias law.
+pub(super) fn actuator(
+    cx: &mut Ctx,
+    n: Node,
+    names: &Names,
+    links: &mut [Link],
+    out: &mut Vec<(Actuator, Option<f64>)>,
+) -> Result<(), String> {
+    let tag = n.tag_name().name();
     let el = cx.el(n, "main")?;
-    let used = ["name", "joint", "gear", "kp", "kv", "forcerange", "forcelimited", "dampratio", "tendon", "site", "body", "jointinparent"];
-    el.check(cx, &used, &["ctrlrange", "ctrllimited", "group", "user"])?;
-    for t in ["tendon", "site", "body", "jointinparent"] {
-        if el.get(t).is_some() {
-            return Err(cx.src.at(n, format!("actuators on a `{t}` are not supported: only on a `joint`")));
+    let mut used = vec!["name", "joint", "tendon", "site", "gear", "ctrlrange", "ctrllimited", "forcerange", "forcelimited"];
+    used.extend(match tag {
+        "position" => &["kp", "kv", "dampratio", "inheritrange", "timeconst"][..],
+        "velocity" => &["kv"][..],
+        "intvelocity" => &["kp", "kv", "dampratio", "inheritrange", "actrange", "actlimited"][..],
+        "damper" => &["kv"][..],
+        "general" => &["dyntype", "gaintype", "biastype", "dynprm", "gainprm", "biasprm", "actrange", "actlimited", "actearly"][..],
+        _ => &[][..],
+    });
+    el.check(cx, &used, &["group", "user", "lengthrange"])?;
+    let name = el.get("name").map(str::to_string).unwrap_or_else(|| format!("actuator{}", out.len()));
+    let given: Vec<&str> = ["joint", "tendon", "site"].into_iter().filter(|k| el.get(k).is_some()).collect();
+    if given.len() != 1 {
+        return Err(cx.src.at(n, "give exactly one of `joint`, `tendon`, `site` (cairn's transmissions)"));
+    }
+    let target = el.get(given[0]).unwrap_or_default().to_string();
+    let gear_v = el.nums(cx, "gear")?.unwrap_or_else(|| vec![1.0]);
+    if gear_v.len() > 6 || gear_v.iter().any(|g| !g.is_finite()) {
+        return Err(cx.src.at(n, "`gear` must be up to six numbers"));
+    }
+    let mut gear = [0.0; 6];
+    gear[..gear_v.len()].copy_from_slice(&gear_v);
+    let site_gear = given[0] == "site";
+    if !site_gear && (gear[0] == 0.0 || gear[1..].iter().any(|&g| g != 0.0)) {
+        return Err(cx.src.at(n, "`gear` on a joint or tendon must be one nonzero number (its ratio)"));
+    }
+    if gear.iter().all(|&g| g == 0.0) {
+        return Err(cx.src.at(n, "`gear` is zero"));
+    }
+    let (transmission, joint) = match given[0] {
+        "joint" => {
+            let &(j, l) =
+                names.joints.get(&target).ok_or_else(|| cx.src.at(n, format!("unknown joint `{target}` (or one that is free)")))?;
+            let Attach::Joint(rj) = &links[l].attach else { unreachable!("joints map to joint links") };
+            if rj.kind == JointType::Ball {
+                return Err(cx.src.at(n, "an actuator on a ball joint is not supported (cairn's joint actuators act on one coordinate)"));
+            }
+            (Transmission::Joint(j), Some((j, l)))
+        }
+        "tendon" => (
+            Transmission::Tendon(
+                names.tendons.get(&target).cloned().ok_or_else(|| cx.src.at(n, format!("unknown fixed tendon `{target}`")))?,
+            ),
+            None,
+        ),
+        _ => (Transmission::Site(*names.sites.get(&target).ok_or_else(|| cx.src.at(n, format!("unknown site `{target}`")))?), None),
+    };
+    let mut ctrl = range(cx, &el, "ctrllimited", "ctrlrange")?;
+    let force = range(cx, &el, "forcelimited", "forcerange")?;
+    let num = |k: &str| el.num(cx, k);
+    if let Some(r) = num("inheritrange")?.filter(|&r| r > 0.0) {
+        let lim = joint.and_then(|(_, l)| if let Attach::Joint(j) = &links[l].attach { j.limits } else { None });
+        let [lo, hi] = lim.ok_or_else(|| cx.src.at(n, "`inheritrange` needs a joint with a range"))?;
+        let (mid, half) = (0.5 * (lo + hi), 0.5 * (hi - lo) * r);
+        // the joint's limits are in radians (or m) already, the units of a position actuator's control
+        ctrl = Some([mid - half, mid + half]);
+    }
+    let (mut a, ratio) = match tag {
+        "general" => (general(cx, &el, name, transmission, gear)?, None),
+        _ => crate::scene::actuators::shortcut(tag, name, transmission, gear, num("kp")?, num("kv")?, num("dampratio")?, ctrl, force)
+            .map_err(|e| cx.src.at(n, e))?,
+    };
+    a.ctrl_range = ctrl;
+    a.force_range = force;
+    if tag == "position" {
+        if let Some(tc) = num("timeconst")?.filter(|&t| t > 0.0) {
+            a.dynamics = Dynamics::FilterExact(tc);
         }
     }
-    let jname = el.get("joint").ok_or_else(|| cx.src.at(n, "missing `joint`"))?.to_string();
-    let &l = joint_link.get(&jname).ok_or_else(|| cx.src.at(n, format!("unknown joint `{jname}` (or one that is free)")))?;
-    let gear = el.nums(cx, "gear")?.unwrap_or(vec![1.0]);
-    if gear.iter().skip(1).any(|&g| g != 0.0) || gear.first() == Some(&0.0) {
-        return Err(cx.src.at(n, "`gear` must be one nonzero number (the joint's ratio)"));
+    if matches!(tag, "intvelocity" | "general") {
+        a.act_range = range(cx, &el, "actlimited", "actrange")?;
     }
-    let g = gear.first().copied().unwrap_or(1.0);
-    let limited = el.get("forcelimited") == Some("true") || (el.get("forcelimited").is_none() && cx.autolimits);
-    let max_force = if limited { el.fixed::<2>(cx, "forcerange")?.map(|[lo, hi]| g.abs() * lo.abs().max(hi.abs())) } else { None };
-    let Attach::Joint(j) = &mut links[l].attach else { unreachable!("joint_link holds joints only") };
-    if j.kind == JointType::Ball {
-        return Err(cx.src.at(n, "an actuator on a ball joint is not supported (cairn's motors act on one coordinate)"));
+    if tag == "intvelocity" && a.act_range.is_none() {
+        a.act_range = ctrl;
     }
-    if n.has_tag_name("motor") {
-        cx.notes.add("motor actuator (a torque input): cairn has no control input, so it applies zero torque");
-        return Ok(());
+    // a plain position servo on a joint without a spring: the joint's motor
+    if let (true, Some((j, l)), Dynamics::None) = (tag == "position", joint, a.dynamics) {
+        let Attach::Joint(rj) = &mut links[l].attach else { unreachable!("joints map to joint links") };
+        let symmetric = force.is_none_or(|[lo, hi]| lo == -hi);
+        if rj.motor.is_none() && symmetric {
+            let g = gear[0];
+            rj.motor = Some(Motor {
+                target: 0.0,
+                stiffness: a.gain[0] * g * g,
+                damping: -a.bias[2] * g * g,
+                max_force: force.map(|[_, hi]| hi * g.abs()),
+                path: Vec::new(),
+            });
+            a.servo = Some(Servo { joint: j, scale: 1.0 / g, whole_motor: false });
+        }
     }
-    if el.num(cx, "dampratio")?.is_some_and(|d| d != 0.0) {
-        return Err(cx.src.at(n, "`dampratio` is not supported: give `kv`"));
-    }
-    let kp = el.num(cx, "kp")?.unwrap_or(1.0) * g * g;
-    let kv = el.num(cx, "kv")?.unwrap_or(0.0) * g * g;
-    if kp < 0.0 || kv < 0.0 {
-        return Err(cx.src.at(n, "`kp` and `kv` must be >= 0"));
-    }
-    // the servo (target: the control, 0 at the start) adds to a joint spring exactly: k = k_s + k_p,
-    // target = k_s t_s / k
-    let old = j.motor.take().unwrap_or(Motor { target: 0.0, stiffness: 0.0, damping: 0.0, max_force: None, path: Vec::new() });
-    let k = old.stiffness + kp;
-    let target = if k > 0.0 { old.stiffness * old.target / k } else { 0.0 };
-    let max = match (old.max_force, max_force) {
-        (Some(a), Some(b)) => Some(a + b),
-        (a, b) => a.or(b),
-    };
-    j.motor = Some(Motor { target, stiffness: k, damping: old.damping + kv, max_force: max, path: Vec::new() });
+    out.push((a, ratio));
     Ok(())
 }
 
-/// A `<tendon>` section. A fixed tendon couples joint coordinates only through its stiffness, damping, friction,
-/// limits or an actuator; one with none of these exerts no force and is noted as ignored (the gym humanoid's
-/// hip–knee tendons are such). Any other tendon is an error: cairn couples no joint coordinates.
-pub(super) fn tendons(cx: &mut Ctx, n: Node, joint_link: &BTreeMap<String, usize>) -> Result<(), String> {
+/// A `general` actuator's law and dynamics.
+fn general(cx: &Ctx, el: &El, name: String, transmission: Transmission, gear: [f64; 6]) -> Result<Actuator, String> {
+    let n = el.node;
+    let prm = |k: &str| -> Result<[f64; 3], String> {
+        let v = el.nums(cx, k)?.unwrap_or_default();
+        Ok(std::array::from_fn(|i| v.get(i).copied().unwrap_or(0.0)))
+    };
+    let (gainprm, biasprm, dynprm) = (prm("gainprm")?, prm("biasprm")?, prm("dynprm")?);
+    let gainprm = if el.get("gainprm").is_none() { [1.0, 0.0, 0.0] } else { gainprm };
+    let dynprm0 = if el.get("dynprm").is_none() { 1.0 } else { dynprm[0] };
+    if el.get("actearly") == Some("true") {
+        return Err(cx.src.at(n, "`actearly=\"true\"` is not supported: the force uses the activation at the start of the step"));
+    }
+    let gain = match el.get("gaintype").unwrap_or("fixed") {
+        "fixed" => [gainprm[0], 0.0, 0.0],
+        "affine" => gainprm,
+        t => return Err(cx.src.at(n, format!("gaintype `{t}` is not supported; supported: fixed, affine"))),
+    };
+    let bias = match el.get("biastype").unwrap_or("none") {
+        "none" => [0.0; 3],
+        "affine" => biasprm,
+        t => return Err(cx.src.at(n, format!("biastype `{t}` is not supported; supported: none, affine"))),
+    };
+    let dynamics = match el.get("dyntype").unwrap_or("none") {
+        "none" => Dynamics::None,
+        "integrator" => Dynamics::Integrator,
+        "filter" | "filterexact" if !(dynprm0 > 0.0) => {
+            return Err(cx.src.at(n, format!("a filter needs a time constant dynprm[0] > 0, got {dynprm0}")))
+        }
+        "filter" => Dynamics::Filter(dynprm0),
+        "filterexact" => Dynamics::FilterExact(dynprm0),
+        t => return Err(cx.src.at(n, format!("dyntype `{t}` is not supported; supported: none, integrator, filter, filterexact"))),
+    };
+    Ok(Actuator { name, transmission, gear, dynamics, gain, bias, ..Actuator::motor(String::new(), 0, 1.0) })
+}
+
+/// A `<tendon>` section: each fixed tendon's joints and coefficients (what an actuator on it drives). A tendon
+/// with stiffness, damping, friction or limits is an error (cairn couples no joint coordinates by itself), as
+/// is a spatial tendon.
+pub(super) fn tendons(
+    cx: &mut Ctx,
+    n: Node,
+    joints: &BTreeMap<String, (usize, usize)>,
+    out: &mut BTreeMap<String, Vec<(usize, f64)>>,
+) -> Result<(), String> {
     let src = cx.src;
     for t in src.children(n, &["fixed", "spatial"], &[], &mut cx.notes)? {
         let name = t.attribute("name").unwrap_or("(unnamed)");
@@ -82,18 +216,18 @@ pub(super) fn tendons(cx: &mut Ctx, n: Node, joint_link: &BTreeMap<String, usize
             return Err(src.at(
                 t,
                 format!(
-                    "fixed tendon `{name}` has {what}: tendons that exert a force are not supported (cairn couples no joint coordinates)"
+                    "fixed tendon `{name}` has {what}: tendons that exert a force of their own are not supported (only actuators on fixed tendons)"
                 ),
             ));
         }
+        let mut parts = Vec::new();
         for j in src.children(t, &["joint"], &[], &mut cx.notes)? {
             src.attrs(j, &["joint", "coef"], &[], &mut cx.notes)?;
             let jn = src.required(j, "joint")?;
-            if !joint_link.contains_key(jn) {
-                return Err(src.at(j, format!("fixed tendon `{name}`: unknown joint `{jn}`")));
-            }
+            let &(k, _) = joints.get(jn).ok_or_else(|| src.at(j, format!("fixed tendon `{name}`: unknown joint `{jn}`")))?;
+            parts.push((k, src.num(j, "coef")?.unwrap_or(1.0)));
         }
-        cx.notes.add("ignored: a fixed tendon without stiffness, damping, friction, limits or actuator (it exerts no force)");
+        out.insert(name.to_string(), parts);
     }
     Ok(())
 }

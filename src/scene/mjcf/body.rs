@@ -5,8 +5,8 @@ use super::context::Ctx;
 use super::geom::{geom, inertial, orientation};
 use crate::geometry::compound::combine;
 use crate::math::{Pose, Vec3};
-use crate::model::JointType;
-use crate::scene::robot::{Attach, Inertial, Link, RobotJoint};
+use crate::model::{JointType, SiteShape};
+use crate::scene::robot::{Attach, Inertial, Link, RobotJoint, RobotSite};
 use roxmltree::Node;
 use std::collections::BTreeMap;
 
@@ -32,7 +32,7 @@ pub(super) fn body(
     let local = Pose::from_parts(Vec3::from_array(cx.src.fixed::<3>(n, "pos")?.unwrap_or([0.0; 3])), orientation(cx, &cx.el(me, &class)?)?);
     let pose = frame * local;
     let src = cx.src;
-    let kids = src.children(n, &["inertial", "joint", "freejoint", "geom", "body"], &["site", "camera", "light"], &mut cx.notes)?;
+    let kids = src.children(n, &["inertial", "joint", "freejoint", "geom", "body", "site"], &["camera", "light"], &mut cx.notes)?;
     let name = n.attribute("name").map(str::to_string).unwrap_or_else(|| format!("body{}", links.len()));
     // the joints: a body with several is chained through intermediate links (below)
     let joints: Vec<Node> = kids.iter().copied().filter(|k| k.has_tag_name("joint") || k.has_tag_name("freejoint")).collect();
@@ -73,6 +73,9 @@ pub(super) fn body(
     }
     body_link.insert(name.clone(), index);
     links.push(Link { name, parent, attach: last, pose, geoms, inertial, at: src.at(n, "body") });
+    for k in kids.iter().filter(|k| k.has_tag_name("site")) {
+        site(cx, *k, &class, index)?;
+    }
     for b in kids.iter().filter(|k| k.has_tag_name("body")) {
         body(cx, *b, Some(index), pose, &class, links, joint_link, body_link)?;
     }
@@ -216,6 +219,34 @@ fn joint(cx: &mut Ctx, n: Node, class: &str, frame: Pose) -> Result<Attach, Stri
         damping,
         friction,
         armature,
+        effort: None,
         at: cx.src.at(n, "joint"),
     }))
+}
+
+/// A `<site>`: a frame on link `link` (sensors read there, site actuators act there) and its volume.
+fn site(cx: &mut Ctx, n: Node, class: &str, link: usize) -> Result<(), String> {
+    let el = cx.el(n, class)?;
+    let used = ["name", "type", "size", "pos", "quat", "euler", "axisangle", "xyaxes", "zaxis"];
+    el.check(cx, &used, &["rgba", "group", "material", "user"])?;
+    let name = el.get("name").map(str::to_string).unwrap_or_else(|| format!("site@line{}", cx.src.line(n)));
+    if cx.sites.iter().any(|s| s.name == name) {
+        return Err(cx.src.at(n, format!("a second site called `{name}`")));
+    }
+    let size = el.nums(cx, "size")?.unwrap_or_else(|| vec![0.005]);
+    if size.iter().any(|&x| !(x > 0.0) || !x.is_finite()) {
+        return Err(cx.src.at(n, "`size` must be positive numbers"));
+    }
+    let at = |k: usize| size.get(k).copied().unwrap_or(size[0]);
+    let shape = match el.get("type").unwrap_or("sphere") {
+        "sphere" => SiteShape::Sphere(at(0)),
+        "box" => SiteShape::Box(Vec3::new(at(0), at(1), at(2))),
+        "capsule" => SiteShape::Capsule(at(0), at(1)),
+        "cylinder" => SiteShape::Cylinder(at(0), at(1)),
+        "ellipsoid" => SiteShape::Ellipsoid(Vec3::new(at(0), at(1), at(2))),
+        t => return Err(cx.src.at(n, format!("site type `{t}` is not supported; supported: sphere, box, capsule, cylinder, ellipsoid"))),
+    };
+    let pose = Pose::from_parts(Vec3::from_array(el.fixed::<3>(cx, "pos")?.unwrap_or([0.0; 3])), orientation(cx, &el)?);
+    cx.sites.push(RobotSite { name, link, pose, shape });
+    Ok(())
 }

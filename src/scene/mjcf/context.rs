@@ -28,6 +28,8 @@ pub(super) struct Ctx<'a> {
     pub materials: Vec<Material>,
     /// Link pairs that never collide (`<contact><exclude>`, and a multi-joint body with its MJCF parent).
     pub exclusions: Vec<(usize, usize)>,
+    /// The bodies' `<site>`s, in file order.
+    pub sites: Vec<crate::scene::robot::RobotSite>,
 }
 
 /// An element with its default class applied: the node (for messages) and the merged attributes.

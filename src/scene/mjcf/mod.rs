@@ -16,13 +16,14 @@ mod body;
 mod context;
 mod geom;
 mod include;
+mod sensor;
 
 pub use body::INTERMEDIATE_SHARE;
 
 use super::robot::{tree_order, Attach, Link, Robot};
 use super::xml::{parse, Notes, Src};
 use crate::math::{Pose, Vec3};
-use actuator::{actuator, tendons};
+use actuator::{actuator, tendons, Names, KINDS};
 use body::body;
 use context::{defaults, Class, Ctx};
 use geom::{geom, GeomOut};
@@ -50,13 +51,14 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
         meshes: BTreeMap::new(),
         materials: Vec::new(),
         exclusions: Vec::new(),
+        sites: Vec::new(),
     };
     let src = Src { file, doc: &doc, parts: &parts };
     src.attrs(root, &["model"], &[], &mut cx.notes)?;
     let kids = src.children(
         root,
-        &["compiler", "option", "default", "asset", "worldbody", "actuator", "contact", "tendon"],
-        &["size", "visual", "statistic", "sensor", "keyframe", "custom"],
+        &["compiler", "option", "default", "asset", "worldbody", "actuator", "contact", "tendon", "sensor"],
+        &["size", "visual", "statistic", "keyframe", "custom"],
         &mut cx.notes,
     )?;
     let mut robot = Robot::default();
@@ -71,14 +73,33 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
     if links.is_empty() {
         return Err(format!("{file}: the model has no body and no world geometry"));
     }
-    for k in kids.iter().filter(|k| k.has_tag_name("actuator")) {
-        for a in src.children(*k, &["motor", "position"], &[], &mut cx.notes)? {
-            actuator(&mut cx, a, &joint_link, &mut links)?;
+    // the names actuators and sensors refer to
+    let joint_links = super::robot::joint_links(&links);
+    let mut names = Names { joints: BTreeMap::new(), tendons: BTreeMap::new(), sites: BTreeMap::new(), actuators: BTreeMap::new() };
+    for (jname, &l) in &joint_link {
+        if let Some(k) = joint_links.iter().position(|&x| x == l) {
+            names.joints.insert(jname.clone(), (k, l));
         }
     }
-    for k in kids.iter().filter(|k| k.has_tag_name("tendon")) {
-        tendons(&mut cx, *k, &joint_link)?;
+    for (k, s) in cx.sites.iter().enumerate() {
+        names.sites.insert(s.name.clone(), k);
     }
+    for k in kids.iter().filter(|k| k.has_tag_name("tendon")) {
+        tendons(&mut cx, *k, &names.joints, &mut names.tendons)?;
+    }
+    for k in kids.iter().filter(|k| k.has_tag_name("actuator")) {
+        for a in src.children(*k, &KINDS, &[], &mut cx.notes)? {
+            actuator(&mut cx, a, &names, &mut links, &mut robot.actuators)?;
+            let (last, _) = robot.actuators.last().expect("just added");
+            if names.actuators.insert(last.name.clone(), robot.actuators.len() - 1).is_some() {
+                return Err(src.at(a, format!("a second actuator called `{}`", last.name)));
+            }
+        }
+    }
+    for k in kids.iter().filter(|k| k.has_tag_name("sensor")) {
+        sensor::sensors(&mut cx, *k, &mut names, &body_link, &links, &mut robot.sensors)?;
+    }
+    robot.sites = std::mem::take(&mut cx.sites);
     contact_exclusions(&mut cx, &kids, &body_link)?;
     // links are in tree order by construction; check it
     let names: Vec<String> = links.iter().map(|l| l.name.clone()).collect();
