@@ -59,6 +59,10 @@ pub struct Body {
     /// Initial velocity of the centre of mass and angular velocity (world frame).
     pub velocity: Vec3,
     pub angular_velocity: Vec3,
+    /// An intermediate link of an MJCF body with several joints: it stands for MuJoCo's massless frame between
+    /// the joints, so actuator forces on its joints pass through it to the bodies at the chain's ends
+    /// (dynamics/actuator.rs).
+    pub intermediate: bool,
 }
 
 impl Body {

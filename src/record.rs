@@ -228,10 +228,22 @@ impl Recorder {
         if model.check_intersections {
             h += ",intersections,min_distance";
         }
-        // per joint with a coordinate (hinge, prismatic; k in the scene's `[[joint]]` order): q and q̇, last
+        // per joint with a coordinate (hinge, prismatic; k in the scene's `[[joint]]` order): q and q̇
         for (k, j) in model.joints.iter().enumerate() {
             if matches!(j.kind, crate::model::JointType::Hinge | crate::model::JointType::Prismatic) {
                 h += &format!(",joint{k}_q,joint{k}_qd");
+            }
+        }
+        // per actuator its control and force, then per sensor its values (names with CSV-safe characters)
+        for a in &model.actuators {
+            let n = column_name(&a.name);
+            h += &format!(",ctrl_{n},force_{n}");
+        }
+        for s in &model.sensors {
+            let n = column_name(&s.name);
+            match s.kind.dim() {
+                1 => h += &format!(",sensor_{n}"),
+                d => (0..d).for_each(|i| h += &format!(",sensor_{n}_{i}")),
             }
         }
         h.push('\n');
@@ -277,7 +289,8 @@ impl Recorder {
     }
 
     /// Records the metrics of a step (every `metrics_every` steps: the others are skipped).
-    pub fn metrics(&mut self, model: &Model, state: &State, stats: &StepStats, stages: usize) -> Result<(), RunError> {
+    pub fn metrics(&mut self, world: &crate::world::World, stats: &StepStats, stages: usize) -> Result<(), RunError> {
+        let (model, state) = (&world.model, &world.state);
         use std::fmt::Write as _;
         if state.step % self.metrics_every != 0 {
             return Ok(());
@@ -323,6 +336,14 @@ impl Recorder {
         }
         for (_, q, qd) in crate::dynamics::joint::coordinates(model, state) {
             let _ = write!(l, ",{q:e},{qd:e}");
+        }
+        if !model.actuators.is_empty() {
+            for (c, f) in world.ctrl().iter().zip(world.actuator_forces()) {
+                let _ = write!(l, ",{c:e},{f:e}");
+            }
+        }
+        for v in world.sensordata() {
+            let _ = write!(l, ",{v:e}");
         }
         l.push('\n');
         self.metrics.write_all(l.as_bytes()).map_err(io_at(&self.metrics_path))
@@ -432,4 +453,9 @@ mod tests {
         assert_eq!(f64::from_le_bytes(bytes[NPY_HEADER_LEN + 40..NPY_HEADER_LEN + 48].try_into().unwrap()), 6.0);
         std::fs::remove_dir_all(&dir).ok();
     }
+}
+
+/// A name as a CSV column: characters other than letters, digits, `_`, `-`, `.` and `/` become `_`.
+fn column_name(name: &str) -> String {
+    name.chars().map(|c| if c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/') { c } else { '_' }).collect()
 }

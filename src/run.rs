@@ -77,7 +77,7 @@ pub fn run(world: &mut World, options: &RunOptions, progress: &mut dyn FnMut(&Wo
         let stats = world.step()?;
         tracker.update(&world.state, &stats);
         if let Some(r) = recorder.as_mut() {
-            r.metrics(&world.model, &world.state, &stats, stages.len())?;
+            r.metrics(world, &stats, stages.len())?;
             r.contacts(&world.state, &stats)?;
             r.frame(&world.model, &world.state)?;
             r.checkpoint_if_due()?;

@@ -122,6 +122,10 @@ enum Command {
         /// Also write view.html into the --out folder (see `cairn view`).
         #[arg(long)]
         view: bool,
+        /// Controls over time from a CSV file: a `time` column, then one column per actuator name (linear
+        /// between rows, held outside); replaces the scene's [[control]] of those actuators.
+        #[arg(long, value_name = "FILE.csv")]
+        ctrl: Option<PathBuf>,
     },
     /// Write view.html: a self-contained page (no network) that plays runs back in a browser. Give a run folder
     /// (of `cairn run --out`), several (shown side by side or overlaid, one colour per method), or a folder of
@@ -257,6 +261,7 @@ fn real_main() -> Result<()> {
             metrics_every,
             contacts,
             view,
+            ctrl,
         } => {
             if (view || contacts || metrics_every.is_some()) && no_out {
                 bail!("--view, --contacts and --metrics-every write into the run folder: drop --no-out");
@@ -274,7 +279,7 @@ fn real_main() -> Result<()> {
                 limits: limits.parse()?,
             };
             let options = cairn::run::RunOptions { steps: None, out, frame_every, metrics_every, contacts, cancel: None };
-            cmd_run(&scene, &load, options, view, default_out)
+            cmd_run(&scene, &load, options, view, default_out, ctrl.as_deref())
         }
         Command::View { dirs, out } => cmd_view(&dirs, out.as_deref()),
         Command::Export { dir, gltf } => cmd_export(&dir, &gltf),
@@ -318,8 +323,15 @@ fn real_main() -> Result<()> {
 
 /// `cairn run`: the run, then its plots page (and view page) in the run folder; the last line says what to
 /// open. `default_out`: no --out was given, so the folder is runs/SCENE-METHOD.
-fn cmd_run(scene: &str, load: &cairn::scene::LoadOptions, options: cairn::run::RunOptions, view: bool, default_out: bool) -> Result<()> {
-    let out = run(scene, load, options, default_out)?;
+fn cmd_run(
+    scene: &str,
+    load: &cairn::scene::LoadOptions,
+    options: cairn::run::RunOptions,
+    view: bool,
+    default_out: bool,
+    ctrl: Option<&Path>,
+) -> Result<()> {
+    let out = run(scene, load, options, default_out, ctrl)?;
     if let Some(dir) = &out {
         let plots = crate::plots_html::write_plots(dir)?;
         println!("plots: {}", plots.display());
@@ -435,9 +447,18 @@ fn parse_sets(sets: &[String]) -> Result<Vec<(String, String)>> {
 
 /// Runs the scene and prints its summary; returns the run folder written, if any (`default_out`: none was
 /// given, so it is runs/SCENE-METHOD, named after the scene file and the method that runs).
-fn run(scene: &str, load: &cairn::scene::LoadOptions, mut options: cairn::run::RunOptions, default_out: bool) -> Result<Option<PathBuf>> {
+fn run(
+    scene: &str,
+    load: &cairn::scene::LoadOptions,
+    mut options: cairn::run::RunOptions,
+    default_out: bool,
+    ctrl: Option<&Path>,
+) -> Result<Option<PathBuf>> {
     let path = scene_path(scene)?;
-    let model = cairn::scene::load_with(&path, load)?;
+    let mut model = cairn::scene::load_with(&path, load)?;
+    if let Some(ctrl) = ctrl {
+        cairn::scene::control_csv::apply(ctrl, &mut model)?;
+    }
     warn_other_solvers(&load.sets, model.method);
     if default_out {
         let stem = path.file_stem().map_or_else(|| model.name.clone(), |s| s.to_string_lossy().into_owned());

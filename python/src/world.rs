@@ -37,6 +37,11 @@ pub struct World {
     world: Mutex<cairn::World>,
     stages: &'static [&'static str],
     last: Option<StepStats>,
+    /// `World.ctrl`: one numpy array for the world's life, written by the user and read before each step.
+    ctrl: Option<Py<PyArray1<f64>>>,
+    /// What `ctrl` held when last synced from the world: a step passes the array on only when it differs, so
+    /// reading `ctrl` never stops a scene's control schedules.
+    ctrl_synced: Vec<f64>,
 }
 
 fn vec3(a: [f64; 3]) -> Vec3 {
@@ -50,7 +55,7 @@ fn quat(q: [f64; 4]) -> Quat {
 impl World {
     fn wrap(world: cairn::World) -> Self {
         let stages = world.stage_names();
-        World { world: Mutex::new(world), stages, last: None }
+        World { world: Mutex::new(world), stages, last: None, ctrl: None, ctrl_synced: Vec::new() }
     }
 
     fn lock(&self) -> MutexGuard<'_, cairn::World> {
@@ -73,6 +78,29 @@ impl World {
         let i: i64 = body.extract()?;
         usize::try_from(i)
             .map_err(|_| SceneError::new_err(format!("{}: body #{i} does not exist (the scene has {} bodies)", m.name, m.bodies.len())))
+    }
+
+    /// Passes `ctrl` on to the world when the user changed it since the last sync.
+    fn push_ctrl(&mut self, py: Python<'_>) -> PyResult<()> {
+        let Some(a) = &self.ctrl else { return Ok(()) };
+        let now: Vec<f64> = a.bind(py).to_vec()?;
+        if now.len() != self.ctrl_synced.len() || now.iter().zip(&self.ctrl_synced).any(|(a, b)| a.to_bits() != b.to_bits()) {
+            self.get_mut().set_ctrl(&now).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        }
+        Ok(())
+    }
+
+    /// Writes the world's controls into `ctrl` (a schedule or a reset may have moved them).
+    fn pull_ctrl(&mut self, py: Python<'_>) -> PyResult<()> {
+        let c = self.lock().ctrl();
+        if let Some(a) = &self.ctrl {
+            let a = a.bind(py);
+            let mut rw = a.readwrite();
+            let v = rw.as_slice_mut().map_err(|e| PyValueError::new_err(format!("ctrl: {e}")))?;
+            v.copy_from_slice(&c);
+        }
+        self.ctrl_synced = c;
+        Ok(())
     }
 
     /// One value per joint from its (q, q̇), NaN where the joint has no coordinate.
@@ -180,6 +208,7 @@ impl World {
     #[pyo3(signature = (n=1))]
     fn step(&mut self, py: Python<'_>, n: i64) -> PyResult<()> {
         let n = u64::try_from(n).map_err(|_| PyValueError::new_err(format!("step: n must be a non-negative number of steps, got {n}")))?;
+        self.push_ctrl(py)?;
         let world = self.world.get_mut().unwrap_or_else(PoisonError::into_inner);
         let mut last = None;
         let r = py.detach(|| {
@@ -191,6 +220,7 @@ impl World {
         if last.is_some() {
             self.last = last;
         }
+        self.pull_ctrl(py)?;
         r.map_err(sim_err)
     }
 
@@ -389,19 +419,19 @@ impl World {
     /// Brings the world back to `snapshot`: the following steps are those of the run it was taken from, bit
     /// for bit. Raises `SceneError` when it is of another method or number of bodies. `last_stats` becomes
     /// empty.
-    fn restore(&mut self, snapshot: &Bound<'_, Snapshot>) -> PyResult<()> {
+    fn restore(&mut self, py: Python<'_>, snapshot: &Bound<'_, Snapshot>) -> PyResult<()> {
         self.get_mut().restore(&snapshot.get().inner).map_err(scene_err)?;
         self.last = None;
-        Ok(())
+        self.pull_ctrl(py)
     }
 
     /// Brings the world back to the scene's initial state (time 0, the scene's poses and velocities, no
     /// warm starts, no pending forces), as `from_file` made it; `set_motor_target`s and `set_proxy_target`s
     /// are dropped too. `last_stats` becomes empty.
-    fn reset(&mut self) -> PyResult<()> {
+    fn reset(&mut self, py: Python<'_>) -> PyResult<()> {
         self.get_mut().reset().map_err(scene_err)?;
         self.last = None;
-        Ok(())
+        self.pull_ctrl(py)
     }
 
     /// Applies `force` (N) to `body` (an index or a name) during the next step only, at `point` (None: the
@@ -448,6 +478,87 @@ impl World {
     /// joint (`joint<k>_qd`); NaN for ball and fixed joints.
     fn joint_velocities<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
         self.joint_values(py, |_, qd| qd)
+    }
+
+    /// The actuators' names, in the order of `ctrl` (an MJCF file's `<actuator>` order, a URDF's moving
+    /// joints, a scene's `[[actuator]]`s, then each scene joint's motor named after its joint).
+    #[getter]
+    fn actuator_names(&self) -> Vec<String> {
+        self.lock().actuator_names().into_iter().map(str::to_string).collect()
+    }
+
+    /// The actuators' controls, shape (actuators,): a numpy array that stays this world's, so
+    /// `world.ctrl[:] = u` (or `world.ctrl = u`) sets the controls for the following steps, as MuJoCo's
+    /// `data.ctrl`. A control outside its actuator's `ctrlrange` is clamped when the force is computed. After a
+    /// step it shows the world's controls (a scene's `[[control]]` schedule moves those the user has not set).
+    #[getter]
+    fn get_ctrl<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+        if self.ctrl.is_none() {
+            let c = self.lock().ctrl();
+            self.ctrl = Some(PyArray1::from_vec(py, c.clone()).unbind());
+            self.ctrl_synced = c;
+        }
+        Ok(self.ctrl.as_ref().expect("set above").bind(py).clone())
+    }
+
+    /// Sets every control (a sequence of one number per actuator); raises `ValueError` naming the expected
+    /// length otherwise.
+    #[setter]
+    fn set_ctrl(&mut self, py: Python<'_>, values: Vec<f64>) -> PyResult<()> {
+        let n = self.lock().model.actuators.len();
+        if values.len() != n {
+            return Err(PyValueError::new_err(format!("ctrl: expected {n} controls (one per actuator), got {}", values.len())));
+        }
+        let a = self.get_ctrl(py)?;
+        let mut rw = a.readwrite();
+        rw.as_slice_mut().map_err(|e| PyValueError::new_err(format!("ctrl: {e}")))?.copy_from_slice(&values);
+        Ok(())
+    }
+
+    /// The actuators' activations, shape (actuators,) (0 for an actuator without activation dynamics).
+    #[getter]
+    fn act<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_slice(py, self.lock().act())
+    }
+
+    /// Each actuator's scalar force during the last step (N or N·m before the gear), shape (actuators,).
+    #[getter]
+    fn actuator_forces<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_slice(py, self.lock().actuator_forces())
+    }
+
+    /// The sensors' names, in their order.
+    #[getter]
+    fn sensor_names(&self) -> Vec<String> {
+        self.lock().sensor_names().into_iter().map(str::to_string).collect()
+    }
+
+    /// Each sensor's number of values, in `sensor_names` order (1, 3 or 4).
+    #[getter]
+    fn sensor_dims(&self) -> Vec<usize> {
+        self.lock().model.sensors.iter().map(|s| s.kind.dim()).collect()
+    }
+
+    /// Every sensor's values after the last step, flat in sensor order (MuJoCo's `data.sensordata`); a copy.
+    #[getter]
+    fn sensordata<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_slice(py, self.lock().sensordata())
+    }
+
+    /// The contacts of the last step as a dict of numpy arrays, one row per contact point: `bodies` (n, 2)
+    /// int64 body indices, `point` (n, 3) m, `normal` (n, 3) unit, `force` (n, 3) N: the force body
+    /// `bodies[:, 0]` receives (the other body receives its opposite).
+    fn contacts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let w = self.lock();
+        let c = w.contacts();
+        let n = c.len();
+        let d = PyDict::new(py);
+        let bodies: Vec<i64> = c.iter().flat_map(|p| [p.bodies[0] as i64, p.bodies[1] as i64]).collect();
+        d.set_item("bodies", PyArray1::from_vec(py, bodies).reshape([n, 2])?)?;
+        d.set_item("point", filled(py, [n, 3], n, |i| c[i].point.to_array()))?;
+        d.set_item("normal", filled(py, [n, 3], n, |i| c[i].normal.to_array()))?;
+        d.set_item("force", filled(py, [n, 3], n, |i| c[i].force.to_array()))?;
+        Ok(d)
     }
 
     fn __repr__(&self) -> String {

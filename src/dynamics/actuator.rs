@@ -273,19 +273,19 @@ fn push_joint(model: &Model, state: &State, j: usize, tau: f64, out: &mut Vec<Ap
 }
 
 /// The wrenches of the actuators that are not servos, for forces `f` (one per actuator), added to `out` (world
-/// frame, about each body's centre of mass).
+/// frame, about each body's centre of mass). A joint's generalised force Q acts as Jᵀ·Q on its two bodies; the
+/// joints of a chain through intermediate links (an MJCF body with several joints) act together on the chain's
+/// two end bodies, as through MuJoCo's massless frames (`chain_wrench`).
 pub fn wrenches(model: &Model, state: &State, f: &[f64], out: &mut Vec<Applied>) {
+    let mut q = vec![0.0; model.joints.len()];
+    let mut any = false;
     for (k, a) in model.actuators.iter().enumerate() {
         if a.servo.is_some() || f[k] == 0.0 {
             continue;
         }
         match &a.transmission {
-            Transmission::Joint(j) => push_joint(model, state, *j, a.gear[0] * f[k], out),
-            Transmission::Tendon(parts) => {
-                for &(j, coef) in parts {
-                    push_joint(model, state, j, coef * a.gear[0] * f[k], out);
-                }
-            }
+            Transmission::Joint(j) => q[*j] += a.gear[0] * f[k],
+            Transmission::Tendon(parts) => parts.iter().for_each(|&(j, coef)| q[j] += coef * a.gear[0] * f[k]),
             Transmission::Site(site) => {
                 let body = model.sites[*site].body;
                 if model.bodies[body].kind != crate::model::BodyKind::Dynamic {
@@ -299,7 +299,108 @@ pub fn wrenches(model: &Model, state: &State, f: &[f64], out: &mut Vec<Applied>)
                 out.push(Applied { body, force, torque: torque + arm.cross(force) });
             }
         }
+        any = true;
     }
+    if !any {
+        return;
+    }
+    let inter = |b: Option<usize>| b.is_some_and(|b| model.bodies[b].intermediate);
+    for (j, joint) in model.joints.iter().enumerate() {
+        if inter(Some(joint.body1)) || inter(joint.body2) {
+            // a chain: handled once, from its last joint (the one whose child is not intermediate)
+            if !inter(joint.body2) && joint.body2.is_some() {
+                chain_wrench(model, state, j, &q, out);
+            }
+        } else if q[j] != 0.0 {
+            push_joint(model, state, j, q[j], out);
+        }
+    }
+}
+
+/// The joint whose child (body 2) is `body`.
+fn joint_into(model: &Model, body: usize) -> Option<usize> {
+    model.joints.iter().position(|j| j.body2 == Some(body))
+}
+
+/// The generalised forces `q` of a chain P → I₁ → … → C (intermediate links I, the chain's last joint `last`)
+/// as one wrench W on C and −W on P: with each joint's twist sᵢ of C per unit rate (all links beyond it moving
+/// with it), W = Σ λᵢ sᵢ with Σᵢ λᵢ (sᵢ·sⱼ) = q_j, so W does the work q_j·q̇_j on every joint's motion, as
+/// generalised forces do on a chain of massless frames. Parallel axes (a singular system) fall back to each
+/// joint's own Jᵀ·q.
+fn chain_wrench(model: &Model, state: &State, last: usize, q: &[f64], out: &mut Vec<Applied>) {
+    let child = model.joints[last].body2.expect("a chain's last joint has a child");
+    let mut chain = vec![last];
+    let mut top = model.joints[last].body1;
+    while model.bodies[top].intermediate {
+        match joint_into(model, top) {
+            Some(j) if !chain.contains(&j) => {
+                chain.push(j);
+                top = model.joints[j].body1;
+            }
+            _ => break,
+        }
+    }
+    if chain.iter().all(|&j| q[j] == 0.0) {
+        return;
+    }
+    let parent = (!model.bodies[top].intermediate).then_some(top);
+    let xc = state.bodies[child].x;
+    // each joint's twist of the child per unit rate: (linear velocity of the child's centre, angular velocity)
+    let twist = |j: usize| -> Option<[Vec3; 2]> {
+        let joint = &model.joints[j];
+        let b2 = &state.bodies[joint.body2?];
+        let axis = b2.q * joint.frames[1].axis;
+        let origin = b2.x - b2.q * model.bodies[joint.body2?].com;
+        let anchor = origin + b2.q * joint.frames[1].anchor;
+        match joint.kind {
+            JointType::Hinge => Some([axis.cross(xc - anchor), axis]),
+            JointType::Prismatic => Some([axis, Vec3::ZERO]),
+            _ => None,
+        }
+    };
+    let twists: Option<Vec<[Vec3; 2]>> = chain.iter().map(|&j| twist(j)).collect();
+    let n = chain.len();
+    let solved = twists.and_then(|s| {
+        let mut g = vec![0.0; n * n];
+        for a in 0..n {
+            for b in 0..n {
+                g[a * n + b] = s[a][0].dot(s[b][0]) + s[a][1].dot(s[b][1]);
+            }
+        }
+        let rhs: Vec<f64> = chain.iter().map(|&j| q[j]).collect();
+        let lambda = solve_gram(&g, &rhs, n)?;
+        let mut w = [Vec3::ZERO; 2];
+        for (l, t) in lambda.iter().zip(&s) {
+            w[0] += *l * t[0];
+            w[1] += *l * t[1];
+        }
+        Some(w)
+    });
+    match solved {
+        Some([force, torque]) => {
+            if model.bodies[child].kind == crate::model::BodyKind::Dynamic {
+                out.push(Applied { body: child, force, torque });
+            }
+            if let Some(p) = parent.filter(|&p| model.bodies[p].kind == crate::model::BodyKind::Dynamic) {
+                let arm = xc - state.bodies[p].x;
+                out.push(Applied { body: p, force: -force, torque: -torque - arm.cross(force) });
+            }
+        }
+        None => chain.iter().for_each(|&j| push_joint(model, state, j, q[j], out)),
+    }
+}
+
+/// Solves the symmetric positive definite system G·λ = r (n×n, row-major); None when G is singular to
+/// within 1e-9 of its largest diagonal (parallel joint axes).
+fn solve_gram(g: &[f64], r: &[f64], n: usize) -> Option<Vec<f64>> {
+    let m = nalgebra::DMatrix::from_row_slice(n, n, g);
+    let scale = (0..n).map(|i| g[i * n + i]).fold(0.0, f64::max);
+    let chol = m.cholesky()?;
+    let l = chol.l();
+    if (0..n).any(|i| l[(i, i)] * l[(i, i)] <= 1e-9 * scale) {
+        return None;
+    }
+    Some(chol.solve(&nalgebra::DVector::from_row_slice(r)).iter().copied().collect())
 }
 
 /// The generalised force the actuators exert on joint `j`, for forces `f`: Σ gear·force over the actuators on

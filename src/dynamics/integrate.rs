@@ -112,6 +112,7 @@ mod tests {
                 rotation: Quat::IDENTITY,
                 velocity: Vec3::ZERO,
                 angular_velocity: w,
+                intermediate: false,
             }],
             joints: vec![],
             loads: vec![],

@@ -5,6 +5,7 @@
 
 mod actuators;
 pub mod bench_scenes;
+pub mod control_csv;
 mod files;
 mod joints;
 pub mod limits;
@@ -438,6 +439,7 @@ fn bodies(tables: Vec<BodyT>, materials: &[Material], dir: &Path) -> Result<(Vec
                         rotation,
                         velocity,
                         angular_velocity,
+                        intermediate: false,
                     });
                 }
             }

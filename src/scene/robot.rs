@@ -74,6 +74,8 @@ pub struct Link {
     pub inertial: Option<Inertial>,
     /// Where the link is written, for messages.
     pub at: String,
+    /// An intermediate link of an MJCF body with several joints (it stands for a massless frame).
+    pub intermediate: bool,
 }
 
 /// A robot as the file describes it. Links are in tree order (a parent before its children).
@@ -249,6 +251,7 @@ pub fn place(robot: &Robot, file: &str, p: &Placement, base_bodies: usize, base_
             rotation: (p.rotation * head.pose.rotation).normalize(),
             velocity: Vec3::ZERO,
             angular_velocity: Vec3::ZERO,
+            intermediate: head.intermediate,
         });
     }
     for &(a, b) in &robot.exclusions {

@@ -89,9 +89,16 @@ fn the_mjcf_quadruped_loads_defaults_actuators_and_exclusions() {
     assert_eq!(m.materials[torso.material].friction, 0.8);
     assert_eq!(m.exclusions, vec![(1, 2), (1, 3), (1, 4), (1, 5)]);
     let notes = m.notes.join("\n");
-    for what in ["armature 0.01 not applied", "motor actuator", "<sensor>", "<light>", "geometric mean", "different friction"] {
+    for what in ["armature 0.01 not applied", "<light>", "geometric mean", "different friction"] {
         assert!(notes.contains(what), "missing note `{what}` in\n{notes}");
     }
+    // the three position servos are their joints' motors; the torque motor is an input of gear 10 within ±1
+    let kinds: Vec<(bool, f64)> = m.actuators.iter().map(|a| (a.servo.is_some(), a.gear[0])).collect();
+    assert_eq!(kinds, [(true, 1.0), (true, 1.0), (true, 1.0), (false, 10.0)]);
+    assert_eq!(m.actuators[3].ctrl_range, Some([-1.0, 1.0]));
+    assert_eq!(m.sites.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["imu"]);
+    assert_eq!(m.sensors.len(), 1);
+    assert!(matches!(m.sensors[0].kind, crate::dynamics::sensor::SensorKind::JointPos(0)));
 }
 
 #[test]
@@ -245,7 +252,7 @@ fn a_body_with_two_mjcf_hinges_is_a_gimbal_through_an_intermediate_link_that_kee
     assert_eq!((m.joints[1].body1, m.joints[1].body2), (0, Some(1)));
     assert!(m.exclusions.contains(&(0, 1)));
     let notes = m.notes.join("\n");
-    for what in ["intermediate links carrying 1% of its mass", "a fixed tendon without stiffness"] {
+    for what in ["intermediate links carrying 1% of its mass"] {
         assert!(notes.contains(what), "missing note `{what}` in\n{notes}");
     }
     // small swings about x (both bodies turn on tilt_x) and about y (the bob alone on tilt_y): the shares scale the

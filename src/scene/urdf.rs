@@ -4,8 +4,8 @@
 //! into the link frame) and `<collision>` geometry `box`, `cylinder`, `sphere` and `mesh` (STL or OBJ, with
 //! `scale`; `package://name/…` is looked up beside the file and in its parent folders, as `name/…` and as
 //! `…` inside a folder called `name`); `<joint>` of type `revolute`, `continuous`, `prismatic`, `fixed` and
-//! `floating` with `origin`, `axis`, `limit` (lower, upper; effort and velocity bound an actuator URDF does not
-//! describe: noted), `mimic` (noted: the joint moves on its own, as in Bullet) and `dynamics` (damping: a motor of zero stiffness; friction: a note, since no method runs it). A link
+//! `floating` with `origin`, `axis`, `limit` (lower, upper; effort bounds the joint's effort input, velocity is
+//! noted), `mimic` (noted: the joint moves on its own, as in Bullet) and `dynamics` (damping: a motor of zero stiffness; friction: a note, since no method runs it). A link
 //! named `world` is the world frame. A closed mesh collides as itself; an open one as its convex hull (noted).
 //! Visuals, materials (colours), transmissions and `<gazebo>` extensions are noted as ignored. Anything else is an
 //! error naming the file, the line, the element and what is supported.
@@ -97,7 +97,16 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
             Some((jn, _)) => joint(&src, *jn, pose[l], &mut notes)?,
         };
         new_index[l] = links.len();
-        links.push(Link { name: names[l].clone(), parent, attach, pose: pose[l], geoms, inertial, at: src.at(node, "link") });
+        links.push(Link {
+            name: names[l].clone(),
+            parent,
+            attach,
+            pose: pose[l],
+            geoms,
+            inertial,
+            at: src.at(node, "link"),
+            intermediate: false,
+        });
     }
     let actuators = effort_inputs(&links);
     Ok(Robot { links, notes: notes.lines(file), actuators, ..Robot::default() })

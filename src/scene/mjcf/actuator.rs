@@ -216,7 +216,7 @@ pub(super) fn tendons(
             return Err(src.at(
                 t,
                 format!(
-                    "fixed tendon `{name}` has {what}: tendons that exert a force of their own are not supported (only actuators on fixed tendons)"
+                    "fixed tendon `{name}` has {what}: tendons that exert a force are not supported (only actuators act on a fixed tendon)"
                 ),
             ));
         }

@@ -72,7 +72,7 @@ pub(super) fn body(
         joint_link.insert(j.name.clone(), index);
     }
     body_link.insert(name.clone(), index);
-    links.push(Link { name, parent, attach: last, pose, geoms, inertial, at: src.at(n, "body") });
+    links.push(Link { name, parent, attach: last, pose, geoms, inertial, at: src.at(n, "body"), intermediate: false });
     for k in kids.iter().filter(|k| k.has_tag_name("site")) {
         site(cx, *k, &class, index)?;
     }
@@ -128,6 +128,7 @@ fn chain_joints(
             geoms: Vec::new(),
             inertial: Some(part(INTERMEDIATE_SHARE)),
             at,
+            intermediate: true,
         });
         parent = Some(links.len() - 1);
     }

@@ -5,10 +5,11 @@
 //! `<worldbody>` tree of `<body>` with `<inertial>`, `<geom>` (plane, box, sphere, capsule, cylinder, ellipsoid as a
 //! tessellated convex hull, mesh as its convex hull, as MuJoCo collides meshes; `fromto`; pos, quat, euler,
 //! axisangle, xyaxes, zaxis), one `<joint>` per body (hinge, slide, ball, free, `<freejoint>`) with range,
-//! damping, stiffness/springref, armature and frictionloss, `<actuator>` `motor` and `position` on joints, and
-//! `<contact><exclude>`. A body and its parent never collide (MuJoCo's parent filter). Mass and inertia come
-//! from `<inertial>` or from the geoms (density or mass per geom, summed as MuJoCo sums them). Visual elements
-//! (sites, cameras, lights, textures, materials, sensors, keyframes) are noted as ignored; anything else is an
+//! damping, stiffness/springref, armature and frictionloss, `<site>`, `<actuator>` (motor, position, velocity,
+//! intvelocity, damper, general; on joints, fixed tendons and sites; actuator.rs), `<sensor>` (sensor.rs), fixed
+//! `<tendon>`s and `<contact><exclude>`. A body and its parent never collide (MuJoCo's parent filter). Mass and
+//! inertia come from `<inertial>` or from the geoms (density or mass per geom, summed as MuJoCo sums them).
+//! Visual elements (cameras, lights, textures, materials, keyframes) are noted as ignored; anything else is an
 //! error naming the file, the line, the element and what is supported.
 
 mod actuator;
@@ -242,6 +243,7 @@ fn worldbody(cx: &mut Ctx, kids: &[Node]) -> Result<(Vec<Link>, BTreeMap<String,
             geoms: Vec::new(),
             inertial: None,
             at: src.at(*w, "worldbody"),
+            intermediate: false,
         };
         let children = src.children(*w, &["geom", "body"], &["site", "camera", "light"], &mut cx.notes)?;
         for g in children.iter().filter(|c| c.has_tag_name("geom")) {
