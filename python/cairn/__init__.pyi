@@ -150,6 +150,28 @@ class World:
         """(joints,): hinge angle (rad) or slide (m); NaN for ball and fixed joints."""
     def joint_velocities(self) -> npt.NDArray[np.float64]:
         """(joints,): rad/s or m/s; NaN for ball and fixed joints."""
+    @property
+    def actuator_names(self) -> List[str]: ...
+    @property
+    def ctrl(self) -> npt.NDArray[np.float64]:
+        """(actuators,): the controls; one array for the world's life: `world.ctrl[:] = u` sets them."""
+    @ctrl.setter
+    def ctrl(self, values: Sequence[float]) -> None: ...
+    @property
+    def act(self) -> npt.NDArray[np.float64]:
+        """(actuators,): activations (0 without activation dynamics)."""
+    @property
+    def actuator_forces(self) -> npt.NDArray[np.float64]:
+        """(actuators,): each actuator's scalar force during the last step."""
+    @property
+    def sensor_names(self) -> List[str]: ...
+    @property
+    def sensor_dims(self) -> List[int]: ...
+    @property
+    def sensordata(self) -> npt.NDArray[np.float64]:
+        """Every sensor's values after the last step, flat in sensor order (a copy)."""
+    def contacts(self) -> Dict[str, npt.NDArray[Any]]:
+        """The last step's contacts: `bodies` (n, 2) int64, `point`, `normal`, `force` (n, 3)."""
 
 def run(
     scene: _Path,
