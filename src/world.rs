@@ -36,6 +36,7 @@ pub struct World {
 #[derive(Debug, Clone, Default)]
 struct Readout {
     contacts: Vec<crate::method::ContactPoint>,
+    joints: Vec<crate::method::JointReading>,
     actuator_forces: Vec<f64>,
     sensordata: Vec<f64>,
 }
@@ -85,7 +86,7 @@ impl World {
         };
         let mut data = Vec::new();
         crate::dynamics::sensor::read(&self.model, &self.state, &rec, &mut data);
-        self.readout = Readout { contacts: Vec::new(), actuator_forces: forces, sensordata: data };
+        self.readout = Readout { contacts: Vec::new(), joints: Vec::new(), actuator_forces: forces, sensordata: data };
     }
 
     /// The actuators' names, in the order of [`World::ctrl`].
@@ -160,6 +161,13 @@ impl World {
     /// [`crate::dynamics::sensor::layout`] gives each sensor's offset.
     pub fn sensordata(&self) -> &[f64] {
         &self.readout.sensordata
+    }
+
+    /// What each joint transmitted during the last step, in the model's joint order: the force and the torque
+    /// (about body 1's anchor), world frame, that it applied to its body 1 (empty before the first step, and for
+    /// a method that does not report them).
+    pub fn joint_reactions(&self) -> &[crate::method::JointReading] {
+        &self.readout.joints
     }
 
     /// The contacts of the last step with their forces (empty before the first step).
@@ -386,6 +394,7 @@ impl World {
         self.state.step += 1;
         self.state.time = self.state.step as f64 * self.model.dt;
         self.readout.contacts.clone_from(&stats.contact_points);
+        self.readout.joints.clone_from(&stats.joints);
         self.readout.actuator_forces = forces;
         if sensing {
             let rec = crate::dynamics::sensor::StepRecord {

@@ -170,6 +170,8 @@ class World:
     @property
     def sensordata(self) -> npt.NDArray[np.float64]:
         """Every sensor's values after the last step, flat in sensor order (a copy)."""
+    def joint_reactions(self) -> Dict[str, npt.NDArray[np.float64]]:
+        """What each joint applied to its body 1 in the last step: `force`, `torque` (joints, 3)."""
     def contacts(self) -> Dict[str, npt.NDArray[Any]]:
         """The last step's contacts: `bodies` (n, 2) int64, `point`, `normal`, `force` (n, 3)."""
 

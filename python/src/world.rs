@@ -561,6 +561,19 @@ impl World {
         Ok(d)
     }
 
+    /// What each joint applied to its body 1 during the last step, in `joint_names` order, as a dict of
+    /// (joints, 3) arrays: `force` (N) and `torque` (N·m, about body 1's anchor), world frame; empty arrays
+    /// before the first step or for a method that does not report them.
+    fn joint_reactions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let w = self.lock();
+        let r = w.joint_reactions();
+        let n = r.len();
+        let d = PyDict::new(py);
+        d.set_item("force", filled(py, [n, 3], n, |i| r[i].force.to_array()))?;
+        d.set_item("torque", filled(py, [n, 3], n, |i| r[i].torque.to_array()))?;
+        Ok(d)
+    }
+
     fn __repr__(&self) -> String {
         let w = self.lock();
         format!(

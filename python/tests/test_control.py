@@ -119,3 +119,14 @@ def test_humanoid_crouch_example_holds_the_pose(repo):
     r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "largest joint error over the last second" in r.stdout
+
+
+def test_joint_reactions_carry_a_hanging_arm():
+    text = PENDULUM.replace("gravity = [0.0, 0.0, 0.0]", "gravity = [0.0, 0.0, -9.81]")
+    w = cairn.World.from_string(text, method="lcp", name="pendulum")
+    assert w.joint_reactions()["force"].shape == (0, 3)
+    w.step(20)
+    r = w.joint_reactions()
+    assert r["force"].shape == (1, 3) and r["torque"].shape == (1, 3)
+    # the hinge holds the hanging arm up: m·g on body 1
+    assert r["force"][0, 2] == pytest.approx(1000 * 0.1 * 0.1 * 1.0 * 9.81, rel=0.01)
