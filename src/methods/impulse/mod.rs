@@ -228,6 +228,11 @@ pub struct Impulse {
     frozen: Vec<bool>,
     /// Per group: normal and tangential impulse applied in the current phase.
     accumulated: Vec<(f64, Vec3)>,
+    /// Per group: the impulse B received from A this step, every phase's (`StepStats::contact_points`).
+    group_impulse: Vec<Vec3>,
+    /// The collision phase's impulses of groups that a second detection replaced and that have no group of the
+    /// same bodies there: (a, b, point, normal, impulse on B). Reported as contact points of their own.
+    carried: Vec<(u32, u32, Vec3, Vec3, Vec3)>,
     points: Vec<Point>,
     groups: Vec<Group>,
     order: Vec<u32>,
@@ -301,6 +306,8 @@ impl Impulse {
             bodies: Vec::new(),
             frozen: Vec::new(),
             accumulated: Vec::new(),
+            group_impulse: Vec::new(),
+            carried: Vec::new(),
             points: Vec::new(),
             groups: Vec::new(),
             order: Vec::new(),

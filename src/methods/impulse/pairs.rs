@@ -33,6 +33,8 @@ impl Impulse {
         self.detected_with.clear();
         self.detected_with.extend(state.bodies.iter().map(|s| (s.v, s.w)));
         self.build_groups(model);
+        self.group_impulse.clear();
+        self.group_impulse.resize(self.groups.len(), Vec3::ZERO);
         self.memos.begin(self.groups.len());
         self.restart(model);
     }
@@ -47,7 +49,9 @@ impl Impulse {
             h * ((s.v - v0).length() + (s.w - w0).length() * model.bodies[i].geometry.radius_about_com)
         };
         if (0..model.bodies.len()).any(|i| model.bodies[i].kind == BodyKind::Dynamic && moved(i) > 0.5 * self.params.margin) {
+            self.carry_impulses();
             self.prepare(model, state, h);
+            self.place_carried();
             return;
         }
         for (b, s) in self.bodies.iter_mut().zip(&state.bodies) {
@@ -55,6 +59,33 @@ impl Impulse {
             b.w = s.w;
         }
         self.restart(model);
+    }
+
+    /// Before a second detection: the collision phase's impulses of the groups it replaces, kept with their pairs'
+    /// bodies, deepest points and normals.
+    fn carry_impulses(&mut self) {
+        for (g, &j) in self.groups.iter().zip(&self.group_impulse) {
+            if j != Vec3::ZERO {
+                self.carried.push((g.a, g.b, g.at, self.points[g.first as usize].n, j));
+            }
+        }
+    }
+
+    /// After a second detection: each carried impulse goes to the new group of the same two bodies whose deepest
+    /// point is nearest to its own; those with no such group stay carried.
+    fn place_carried(&mut self) {
+        let (groups, impulse) = (&self.groups, &mut self.group_impulse);
+        self.carried.retain(|&(a, b, at, _, j)| {
+            let near = groups
+                .iter()
+                .enumerate()
+                .filter(|(_, g)| (g.a, g.b) == (a, b))
+                .min_by(|(_, g), (_, h)| (g.at - at).length_squared().total_cmp(&(h.at - at).length_squared()));
+            if let Some((k, _)) = near {
+                impulse[k] += j;
+            }
+            near.is_none()
+        });
     }
 
     /// A phase's start: nothing frozen, no impulse accumulated, the processing order for the current velocities.

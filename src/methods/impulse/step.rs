@@ -36,6 +36,7 @@ impl Impulse {
     /// 1. Collisions at the positions predicted with the old velocities, restitution ε.
     pub(super) fn collision(&mut self, model: &Model, state: &mut State, h: f64, stats: &mut StepStats) -> Result<(), SimError> {
         check_finite(model, state, "collision")?;
+        self.carried.clear();
         self.prepare(model, state, h);
         self.joints.scope = (!model.joints.is_empty()).then_some(JointScope { level: None, motors: false });
         let order = std::mem::take(&mut self.order);
@@ -156,7 +157,27 @@ impl Impulse {
         }
         self.fixed = fixed;
         self.store(model, state);
+        self.contact_forces(h, stats);
         check_finite(model, state, "shock propagation")
+    }
+
+    /// The contact points' forces, once every phase has applied its impulses: a group's impulse over the step,
+    /// over h, shared equally by its points (the law applies it at the pair's patch or face, not per point); then
+    /// the carried impulses (`carry_impulses`) at points of their own. A's force is the opposite of B's impulse.
+    fn contact_forces(&self, h: f64, stats: &mut StepStats) {
+        let mut k = 0;
+        for (g, &j) in self.groups.iter().zip(&self.group_impulse) {
+            let len = g.len as usize;
+            let f = -j / (h * len.max(1) as f64);
+            for c in &mut stats.contact_points[k..k + len] {
+                c.force = f;
+            }
+            k += len;
+        }
+        for &(a, b, point, normal, j) in &self.carried {
+            stats.contact_points.push(crate::method::ContactPoint { point, normal, bodies: [a as usize, b as usize], force: -j / h });
+        }
+        stats.contacts = stats.contact_points.len();
     }
 
     /// 6. Push-out: positions only, along the contact normals, to the push-out tolerance (off with 0 sweeps).

@@ -202,6 +202,7 @@ impl Impulse {
             self.impulse_sums.1 += (j - jn * patch.n).length();
             self.accumulated[gi as usize].0 += jn;
             self.accumulated[gi as usize].1 += j - jn * patch.n;
+            self.group_impulse[gi as usize] += j;
             self.apply((a, ima, iia, ra), (b, imb, iib, rb), j, m);
             true
         }
@@ -254,6 +255,7 @@ impl Impulse {
         }
         let m = if patch.locked > 0 { face.moment(j, w_rel) } else { Vec3::ZERO };
         self.accumulated[gi].1 = total;
+        self.group_impulse[gi] += j;
         self.impulse_sums.1 += j.length();
         self.apply((a, ima, iia, ra), (b, imb, iib, rb), j, m);
         true

@@ -16,8 +16,18 @@ use crate::state::State;
 /// against gravity (about 6° off the horizontal): floors and slopes do, walls do not.
 const SUPPORT: f64 = 0.1;
 
+/// Adds a pass's impulses of a contact's rows (their final λ: warm start included, which the pass applied too)
+/// to its contact point's force, over the step `h`. Body b takes +Σ λ_k d_k (pgs.rs `apply`), body a, the point's
+/// `bodies[0]`, the opposite.
+#[inline]
+fn record_force(points: &mut [ContactPoint], r: &Rows, h: f64) {
+    let p = r.dir[0] * r.lambda[0] + r.dir[1] * r.lambda[1] + r.dir[2] * r.lambda[2];
+    points[r.contact as usize].force -= p / h;
+}
+
 impl Lcp {
-    /// 1. Collision detection, on a state checked to be finite (parry must never see a NaN).
+    /// 1. Collision detection, on a state checked to be finite (parry must never see a NaN). The contact points
+    ///    follow the contacts' order; their forces are summed by the velocity passes (`record_force`).
     pub(super) fn collision(&mut self, model: &Model, state: &State, h: f64, stats: &mut StepStats) -> Result<(), SimError> {
         check_finite(model, state, "collision")?;
         self.collision.detect(model, state, self.params.margin, h);
@@ -162,6 +172,7 @@ impl Lcp {
             d[0..3].copy_from_slice(&r.lambda);
             stats.normal_impulse += r.lambda[0];
             stats.friction_impulse += (r.lambda[1] * r.lambda[1] + r.lambda[2] * r.lambda[2]).sqrt();
+            record_force(&mut stats.contact_points, r, h);
         }
         for (i, b) in self.vel.iter().take(nb).enumerate() {
             if model.bodies[i].kind == BodyKind::Dynamic {
@@ -226,6 +237,7 @@ impl Lcp {
                 self.impulses[r.contact as usize].impulse[3] = r.lambda[0];
                 stats.normal_impulse += r.lambda[0];
                 stats.friction_impulse += (r.lambda[1] * r.lambda[1] + r.lambda[2] * r.lambda[2]).sqrt();
+                record_force(&mut stats.contact_points, r, h);
             }
             // the layer's upper bodies now have their final velocities: advance them
             for i in 0..n {

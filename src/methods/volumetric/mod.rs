@@ -28,7 +28,7 @@ use crate::error::{InputError, SimError};
 use crate::geometry::polytope::{Plane, Polytope};
 use crate::math::Vec3;
 use crate::method::stages::{stage_enum, Stage, StageTimer};
-use crate::method::{check_finite, Method, StepStats};
+use crate::method::{check_finite, ContactPoint, Method, StepStats};
 use crate::model::{BodyKind, Model};
 use crate::state::State;
 use friction::Anchor;
@@ -44,12 +44,15 @@ pub fn create(model: &Model) -> Result<Box<dyn Method + Send>, InputError> {
 /// ([`Volumetric::normal`]).
 pub const THIN_RATIO: f64 = 2.0;
 
+/// A piece pair: body a, body b, a's piece, b's piece.
+type PieceKey = (u32, u32, u32, u32);
+
 /// One overlapping piece pair this step.
 #[derive(Debug, Clone, Copy)]
 struct Overlap {
     a: usize,
     b: usize,
-    key: (u32, u32, u32, u32),
+    key: PieceKey,
     /// EPA: normal from A to B, depth, deepest points on A and on B.
     normal: Vec3,
     depth: f64,
@@ -84,8 +87,12 @@ pub struct Volumetric {
     soft: Vec<(f64, f64, f64)>,
     anchors: Vec<((u32, u32, u32, u32), Anchor)>,
     next_anchors: Vec<((u32, u32, u32, u32), Anchor)>,
-    /// The step's contact points (centres of pressure) and normals, for `StepStats::contact_points`.
-    contact_points: Vec<crate::method::ContactPoint>,
+    /// The substep's contact points (centres of pressure, normals, forces) by piece pair.
+    contact_points: Vec<(PieceKey, ContactPoint)>,
+    /// The frame's contact points by piece pair, sorted by it: every pair that carried force in a substep, at its
+    /// last such substep's point and normal, its force averaged over the frame (Σ F·h / dt), for
+    /// `StepStats::contact_points`.
+    frame_points: Vec<(PieceKey, ContactPoint)>,
     world_a: (Vec<Plane>, Vec<Vec3>),
     world_b: (Vec<Plane>, Vec<Vec3>),
     ws: Workspace,
@@ -142,6 +149,7 @@ impl Volumetric {
             anchors: Vec::new(),
             next_anchors: Vec::new(),
             contact_points: Vec::new(),
+            frame_points: Vec::new(),
             world_a: (Vec::new(), Vec::new()),
             world_b: (Vec::new(), Vec::new()),
             ws: Workspace::default(),
@@ -333,7 +341,8 @@ impl Volumetric {
             self.force[a] -= f;
             self.torque[a] -= (patch.point - sa.x).cross(f) + tau_n;
             active += 1;
-            self.contact_points.push(crate::method::ContactPoint { point: patch.point, normal: patch.normal, bodies: [a, b], force: -f });
+            // A receives −f
+            self.contact_points.push((o.key, ContactPoint { point: patch.point, normal: patch.normal, bodies: [a, b], force: -f }));
             sum_n += patch.force;
             sum_t += ft.length();
         }
@@ -412,8 +421,6 @@ impl Volumetric {
         let (active, sum_n, sum_t) = self.contact_forces(model, state, h, t);
         stats.max_penetration = stats.max_penetration.max(self.max_depth);
         stats.contacts = stats.contacts.max(active);
-        // the last substep's contact points (each substep replaces them)
-        stats.contact_points.clone_from(&self.contact_points);
         stats.normal_impulse += sum_n * h;
         stats.friction_impulse += sum_t * h;
         for (i, f) in self.force.iter().chain(&self.torque).enumerate() {
@@ -427,6 +434,7 @@ impl Volumetric {
             self.frame_force[i] += self.force[i] * w;
             self.frame_torque[i] += self.torque[i] * w;
         }
+        self.collect_points(w);
         // proxy readings: the coupling at the start of each substep, averaged
         for ((p, tg), acc) in model.proxies.iter().zip(&state.proxies).zip(&mut self.frame_coupling) {
             let (fc, tc) = coupling(model, p, tg, &state.bodies[p.body]);
@@ -435,6 +443,25 @@ impl Volumetric {
         }
         t.lap(VolumetricStage::Penalty);
         Ok(())
+    }
+
+    /// Adds the substep's contact points, of weight `w` in the frame, to the frame's (`frame_points`).
+    fn collect_points(&mut self, w: f64) {
+        let known = self.frame_points.len();
+        for &(key, c) in &self.contact_points {
+            match self.frame_points[..known].binary_search_by_key(&key, |e| e.0) {
+                Ok(i) => {
+                    let e = &mut self.frame_points[i].1;
+                    (e.point, e.normal) = (c.point, c.normal);
+                    e.force += c.force * w;
+                }
+                Err(_) => self.frame_points.push((key, ContactPoint { force: c.force * w, ..c })),
+            }
+        }
+        if self.frame_points.len() > known {
+            // (the keys are distinct: one point per piece pair and substep)
+            self.frame_points.sort_unstable_by_key(|e| e.0);
+        }
     }
 
     /// The frame's proxy readings from the averages.
@@ -487,6 +514,7 @@ impl Volumetric {
         self.frame_coupling.clear();
         self.frame_coupling.resize(model.proxies.len(), (Vec3::ZERO, Vec3::ZERO));
         self.joints.start_frame();
+        self.frame_points.clear();
         let mut t = StageTimer::start();
         for s in 0..n {
             let time = state.time + s as f64 * h;
@@ -498,6 +526,7 @@ impl Volumetric {
             check_finite(model, state, "integrate")?;
         }
         stats.proxies = self.readings(model);
+        stats.contact_points.extend(self.frame_points.iter().map(|e| e.1));
         if !model.joints.is_empty() {
             stats.joints = self.joints.readings(dt);
         }
