@@ -130,13 +130,21 @@ pub fn read(model: &Model, state: &State, rec: &StepRecord, out: &mut Vec<f64>) 
     out.clear();
     let dt = model.dt;
     let mut parent_cache: Option<Vec<Option<usize>>> = None;
+    // every joint's (q, q̇), computed once when a sensor first needs one
+    let mut coords: Option<Vec<(f64, f64)>> = None;
     for (si, s) in model.sensors.iter().enumerate() {
         let start = out.len();
         use SensorKind::*;
         match s.kind {
             JointPos(j) | JointVel(j) => {
-                let c = crate::dynamics::joint::coordinates(model, state).into_iter().find(|c| c.0 == j);
-                let (q, qd) = c.map_or((0.0, 0.0), |c| (c.1, c.2));
+                let all = coords.get_or_insert_with(|| {
+                    let mut v = vec![(0.0, 0.0); model.joints.len()];
+                    for (k, q, qd) in crate::dynamics::joint::coordinates(model, state) {
+                        v[k] = (q, qd);
+                    }
+                    v
+                });
+                let (q, qd) = all[j];
                 out.push(if matches!(s.kind, JointPos(_)) { q } else { qd });
             }
             ActuatorPos(k) => out.push(actuator::length_velocity(model, state, k).0),
@@ -183,8 +191,9 @@ pub fn read(model: &Model, state: &State, rec: &StepRecord, out: &mut Vec<f64>) 
                 out.extend([w.x, w.y, w.z]);
             }
             SubtreeCom(body) => {
+                let parents = parent_cache.get_or_insert_with(|| crate::dynamics::tree::parents(model));
                 let (mut m, mut mx) = (0.0, Vec3::ZERO);
-                for b in crate::dynamics::tree::subtree(model, body) {
+                for b in (0..model.bodies.len()).filter(|&b| crate::dynamics::tree::is_below(parents, b, body)) {
                     m += model.bodies[b].mass;
                     mx += model.bodies[b].mass * state.bodies[b].x;
                 }
@@ -226,20 +235,7 @@ fn touch(model: &Model, state: &State, rec: &StepRecord, site: usize) -> f64 {
 fn interaction(model: &Model, state: &State, rec: &StepRecord, site: usize, parents: &[Option<usize>]) -> (Vec3, Vec3) {
     let (p, _) = actuator::site_pose(model, state, site);
     let root = model.sites[site].body;
-    let mut inside = vec![false; model.bodies.len()];
-    for b in 0..model.bodies.len() {
-        let mut q = Some(b);
-        for _ in 0..=model.bodies.len() {
-            match q {
-                Some(x) if x == root => {
-                    inside[b] = true;
-                    break;
-                }
-                Some(x) => q = parents[x],
-                None => break,
-            }
-        }
-    }
+    let inside: Vec<bool> = (0..model.bodies.len()).map(|b| crate::dynamics::tree::is_below(parents, b, root)).collect();
     let dt = model.dt;
     let (mut f, mut t) = (Vec3::ZERO, Vec3::ZERO);
     for b in (0..model.bodies.len()).filter(|&b| inside[b] && model.bodies[b].kind == BodyKind::Dynamic) {

@@ -21,20 +21,22 @@ pub fn parents(model: &Model) -> Vec<Option<usize>> {
     parent
 }
 
+/// Whether body `b` is `root` or below it, given each body's parent (a loop of joints stops after as many hops
+/// as there are bodies).
+pub fn is_below(parents: &[Option<usize>], b: usize, root: usize) -> bool {
+    let mut p = Some(b);
+    for _ in 0..=parents.len() {
+        match p {
+            Some(q) if q == root => return true,
+            Some(q) => p = parents[q],
+            None => return false,
+        }
+    }
+    false
+}
+
 /// `root` and every body below it in the tree, in ascending index order.
 pub fn subtree(model: &Model, root: usize) -> Vec<usize> {
     let parent = parents(model);
-    let below = |b: usize| {
-        // walk up to the world (a loop of joints stops after as many hops as there are bodies)
-        let mut p = Some(b);
-        for _ in 0..=model.bodies.len() {
-            match p {
-                Some(q) if q == root => return true,
-                Some(q) => p = parent[q],
-                None => return false,
-            }
-        }
-        false
-    };
-    (0..model.bodies.len()).filter(|&b| below(b)).collect()
+    (0..model.bodies.len()).filter(|&b| is_below(&parent, b, root)).collect()
 }
