@@ -31,6 +31,7 @@ pub const EXPERIMENTS: [&str; 10] =
     ["free_fall", "tumbling", "incline", "restitution", "resting_box", "stack10", "pyramid20", "large_mass", "cubedrop", "determinism"];
 
 pub mod abd;
+pub mod actuation;
 mod implicit;
 mod implicit_joints;
 mod impulse;
@@ -46,9 +47,11 @@ pub use impulse::EXPERIMENTS as IMPULSE_EXPERIMENTS;
 /// `volumetric-penalty` runs the shared rows that do not depend on stiff contact (its penalty depth follows
 /// the time step: the shared stacking rows at their 10–17 ms steps measure the source's softness, not an
 /// error), then its source's experiments, which include the stacking, incline and drop rows at its own rates.
+/// Every method then runs the joint and the actuation experiments.
 pub fn experiments(method: MethodKey) -> Vec<&'static str> {
     let mut v = method_experiments(method);
     v.extend_from_slice(&joints::EXPERIMENTS);
+    v.extend_from_slice(&actuation::EXPERIMENTS);
     v
 }
 
@@ -100,6 +103,7 @@ pub fn run_experiment(name: &str, method: MethodKey, sets: &[(String, String)]) 
         other if implicit::EXPERIMENTS.contains(&other) => Ok(implicit::run(other, method)),
         other if implicit_joints::EXPERIMENTS.contains(&other) => Ok(implicit_joints::run(other, method)),
         other if joints::EXPERIMENTS.contains(&other) => Ok(joints::run(other, method)),
+        other if actuation::EXPERIMENTS.contains(&other) => Ok(actuation::run(other, method)),
         other => Err(anyhow::anyhow!("unknown experiment `{other}`")),
     };
     r.unwrap_or_else(|e| vec![failed(name, e)])
