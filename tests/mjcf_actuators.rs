@@ -166,7 +166,8 @@ fn a_snapshot_carries_controls_and_activations() {
         for _ in 0..30 {
             w.step().unwrap();
         }
-        let mut bits: Vec<u64> = w.state.bodies.iter().flat_map(|b| b.x.to_array().into_iter().chain(b.w.to_array())).map(f64::to_bits).collect();
+        let mut bits: Vec<u64> =
+            w.state.bodies.iter().flat_map(|b| b.x.to_array().into_iter().chain(b.w.to_array())).map(f64::to_bits).collect();
         bits.extend(w.act().iter().chain(w.sensordata()).map(|x| x.to_bits()));
         bits
     };

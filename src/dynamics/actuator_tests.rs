@@ -52,3 +52,46 @@ ctrlrange = [-1.0, 1.0]
     }
     assert_eq!(inputs.act[0], 1.0, "the integrator stops at actrange");
 }
+
+#[test]
+fn a_general_actuator_in_a_scene_follows_its_filter_and_law() {
+    let text = r#"
+format = 1
+[world]
+gravity = [0.0, 0.0, 0.0]
+dt = 0.01
+[[body]]
+name = "arm"
+shape = { type = "box", size = [0.1, 0.1, 1.0] }
+position = [0.0, 0.0, -0.5]
+[[joint]]
+type = "hinge"
+name = "j"
+body1 = "arm"
+anchor = [0.0, 0.0, 0.0]
+axis = [0.0, 1.0, 0.0]
+[[actuator]]
+name = "g"
+type = "general"
+joint = "j"
+gain = [2.0, 0.0, 0.0]
+bias = [0.0, 0.0, -0.5]
+dynamics = "filterexact"
+timeconst = 0.1
+[[control]]
+actuator = "g"
+value = 1.0
+"#;
+    let model = crate::scene::load_str(text, "t", "t", std::path::Path::new("."), &[]).unwrap();
+    let mut w = crate::world::World::new(model).unwrap();
+    for _ in 0..20 {
+        w.step().unwrap();
+    }
+    // the activation after 0.2 s of an exact filter of 0.1 s toward 1
+    assert!((w.act()[0] - (1.0 - (-2.0f64).exp())).abs() < 1e-12, "act {}", w.act()[0]);
+    let err = crate::scene::load_str(&text.replace("timeconst = 0.1\n", ""), "t", "t", std::path::Path::new("."), &[]).unwrap_err();
+    assert!(err.to_string().contains("a filter needs `timeconst`"), "{err}");
+    let err = crate::scene::load_str(&text.replace("type = \"general\"", "type = \"motor\""), "t", "t", std::path::Path::new("."), &[])
+        .unwrap_err();
+    assert!(err.to_string().contains("`gain` belongs to a `general` actuator"), "{err}");
+}

@@ -4,7 +4,7 @@
 //! ```toml
 //! [[actuator]]
 //! name = "shoulder"                 # default actuator<k>
-//! type = "motor"                    # motor | position | velocity | intvelocity | damper
+//! type = "motor"                    # motor | position | velocity | intvelocity | damper | general
 //! joint = "shoulder"                # a joint's name (a scene joint's `name`, else joint<k>), or `site`
 //! gear = 1.0                        # a site: six numbers, force then torque in the site's frame
 //! kp = 100.0                        # position, intvelocity
@@ -12,6 +12,8 @@
 //! dampratio = 1.0                   # position, intvelocity: kv from the joint's inertia (instead of kv)
 //! ctrlrange = [-1.0, 1.0]           # optional (required for damper and intvelocity)
 //! forcerange = [-50.0, 50.0]        # optional
+//! # general: gain = [g0, g1, g2], bias = [b0, b1, b2] (force = (g0 + g1 l + g2 v)·input + b0 + b1 l + b2 v),
+//! # dynamics = "none" | "integrator" | "filter" | "filterexact", timeconst (s, filters), actrange
 //!
 //! [[control]]
 //! actuator = "shoulder"
@@ -38,6 +40,14 @@ pub(super) struct ActuatorT {
     dampratio: Option<f64>,
     ctrlrange: Option<[f64; 2]>,
     forcerange: Option<[f64; 2]>,
+    /// `general`: force = (gain·[1, l, v])·input + bias·[1, l, v]
+    gain: Option<[f64; 3]>,
+    bias: Option<[f64; 3]>,
+    /// `general`: none | integrator | filter | filterexact (the input is then the activation)
+    dynamics: Option<String>,
+    /// `general`: the filter's time constant, s
+    timeconst: Option<f64>,
+    actrange: Option<[f64; 2]>,
 }
 
 #[derive(Deserialize)]
@@ -61,7 +71,7 @@ struct SineT {
 }
 
 /// The kinds of `[[actuator]]`, for messages.
-const KINDS: &str = "`motor`, `position`, `velocity`, `intvelocity`, `damper`";
+const KINDS: &str = "`motor`, `position`, `velocity`, `intvelocity`, `damper`, `general`";
 
 /// A range [lo, hi] with lo ≤ hi, both finite.
 pub(crate) fn range(r: [f64; 2], what: &str) -> Result<[f64; 2], String> {
@@ -210,14 +220,69 @@ pub(super) fn actuators(
                 "{what}: an `intvelocity` actuator needs `ctrlrange` (its activation, the integrated control, is kept within it)"
             ));
         }
-        let (mut a, ratio) =
-            shortcut(&t.kind, name, transmission, gear, t.kp, t.kv, t.dampratio, ctrl, force).map_err(|e| format!("{what}: {e}"))?;
+        let general_keys = [
+            ("gain", t.gain.is_some()),
+            ("bias", t.bias.is_some()),
+            ("dynamics", t.dynamics.is_some()),
+            ("timeconst", t.timeconst.is_some()),
+            ("actrange", t.actrange.is_some()),
+        ];
+        if t.kind != "general" {
+            if let Some((k, _)) = general_keys.iter().find(|k| k.1) {
+                return Err(format!("{what}: `{k}` belongs to a `general` actuator, not a `{}` one", t.kind));
+            }
+        }
+        let (mut a, ratio) = if t.kind == "general" {
+            (general(&t, name, transmission, gear, &what)?, None)
+        } else {
+            shortcut(&t.kind, name, transmission, gear, t.kp, t.kv, t.dampratio, ctrl, force).map_err(|e| format!("{what}: {e}"))?
+        };
+        a.ctrl_range = ctrl;
+        a.force_range = force;
         if t.kind == "intvelocity" {
             a.act_range = ctrl;
         }
         out.push((a, ratio));
     }
     Ok(out)
+}
+
+/// A `general` actuator's table: its law, dynamics and activation range.
+fn general(t: &ActuatorT, name: String, transmission: Transmission, gear: [f64; 6], what: &str) -> Result<Actuator, String> {
+    for (given, k) in [(t.kp.is_some(), "kp"), (t.kv.is_some(), "kv"), (t.dampratio.is_some(), "dampratio")] {
+        if given {
+            return Err(format!("{what}: a `general` actuator takes `gain` and `bias`, not `{k}`"));
+        }
+    }
+    let three = |v: Option<[f64; 3]>, k: &str, default: [f64; 3]| -> Result<[f64; 3], String> {
+        let v = v.unwrap_or(default);
+        for x in v {
+            finite(x, &format!("{what}: {k}"))?;
+        }
+        Ok(v)
+    };
+    let tau = || -> Result<f64, String> {
+        let tc = t.timeconst.ok_or_else(|| format!("{what}: a filter needs `timeconst` (s)"))?;
+        if !(finite(tc, &format!("{what}: timeconst"))? > 0.0) {
+            return Err(format!("{what}: `timeconst` must be > 0, got {tc}"));
+        }
+        Ok(tc)
+    };
+    let dynamics = match t.dynamics.as_deref().unwrap_or("none") {
+        "none" => Dynamics::None,
+        "integrator" => Dynamics::Integrator,
+        "filter" => Dynamics::Filter(tau()?),
+        "filterexact" => Dynamics::FilterExact(tau()?),
+        d => return Err(format!("{what}: unknown dynamics `{d}`: allowed are none, integrator, filter, filterexact")),
+    };
+    let mut a = Actuator::motor(name, 0, 1.0);
+    a.transmission = transmission;
+    a.gear = gear;
+    a.gain = three(t.gain, "gain", [1.0, 0.0, 0.0])?;
+    a.bias = three(t.bias, "bias", [0.0; 3])?;
+    a.dynamics = dynamics;
+    a.act_range = t.actrange.map(|r| range(r, &format!("{what}: actrange"))).transpose()?;
+    Ok(a)
 }
 
 /// Each scene joint with a motor (joints `first_scene_joint..`) as a servo actuator named after its joint.
