@@ -235,6 +235,16 @@ enum Command {
 }
 
 fn main() {
+    // a reader that stops early (`cairn scenes | head`) closes the pipe: stop quietly, as other tools do,
+    // instead of panicking in println!
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info.payload().downcast_ref::<String>().map(String::as_str).unwrap_or_default();
+        if msg.contains("failed printing to stdout") && msg.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        default_hook(info);
+    }));
     if let Err(e) = real_main() {
         eprintln!("error: {e:#}");
         std::process::exit(if e.downcast_ref::<Interrupted>().is_some() { 130 } else { 1 });

@@ -87,3 +87,19 @@ fn a_bad_ctrl_csv_names_the_file_line_and_column() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_reader_that_stops_early_does_not_make_it_panic() {
+    // stdout is a pipe whose reader is already gone: the first write fails with a broken pipe
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let st = Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .arg("scenes")
+        .stdout(writer)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&st.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(st.status.success(), "{:?}: {err}", st.status);
+}
