@@ -5,6 +5,7 @@
 
 use super::local::Local;
 use crate::math::jet::Jet;
+use crate::math::Vec3;
 
 /// f0(y).
 pub fn f0(y: f64, eps: f64) -> f64 {
@@ -99,6 +100,16 @@ impl Contact {
     pub fn energy(&self, x: &[[f64; 3]], xt: &[[f64; 3]], eps: f64) -> f64 {
         let u = self.slip(x, xt);
         self.lambda * phi((u[0] * u[0] + u[1] * u[1]).sqrt(), eps, self.mu_s, self.mu_k)
+    }
+
+    /// The friction force −λ Φ′(|u|) û on the first primitive (the second gets its opposite), world frame: the
+    /// potential's gradient in the relative position, negated (the incremental potential holds h²·D, so this is
+    /// in N).
+    pub fn force(&self, x: &[[f64; 3]], xt: &[[f64; 3]], eps: f64) -> Vec3 {
+        let u = self.slip(x, xt);
+        let a = self.lambda * phi1_over_y((u[0] * u[0] + u[1] * u[1]).sqrt(), eps, self.mu_s, self.mu_k);
+        let t = [Vec3::from_array(self.t[0]), Vec3::from_array(self.t[1])];
+        -(t[0] * u[0] + t[1] * u[1]) * a
     }
 
     /// Gradient and Hessian in the one vector this potential depends on, the relative position Σ c_k x_k

@@ -224,8 +224,8 @@ impl Abd {
             }
         };
         let qtilde = t.time(AbdStage::Friction, || self.friction(model, state, &qt, (&qhat, &qdhat), h))?;
-        let q = self.newton(state, &qt, &qtilde, h, &mut st, &mut t)?;
-        t.time(AbdStage::Check, || self.finish(model, state, q, &qhat, h, &mut st));
+        let (q, kappa_q) = self.newton(state, &qt, &qtilde, h, &mut st, &mut t)?;
+        t.time(AbdStage::Check, || self.finish(model, state, (q, kappa_q), &qhat, h, &mut st));
         t.finish(&mut st);
         Ok(st)
     }
@@ -284,7 +284,8 @@ impl Abd {
     }
 
     /// Newton's method from q^t on the incremental potential, each iteration timed stage by stage. Returns the
-    /// final q; sets the iterations and the residual of `st`.
+    /// final q and the barrier stiffness κ it was found with (κ may double after it); sets the iterations and the
+    /// residual of `st`.
     fn newton(
         &mut self,
         state: &State,
@@ -293,13 +294,14 @@ impl Abd {
         h: f64,
         st: &mut StepStats,
         t: &mut StageTimer<AbdStage>,
-    ) -> Result<Vec<f64>, SimError> {
+    ) -> Result<(Vec<f64>, f64), SimError> {
         let tol = self.params.tolerance * self.scale * h;
         // the unbalanced force's displacement M⁻¹∇E over a step: tolerance/10 of what gravity adds in one step
         // (of l_c/s² without gravity)
         let accel = if self.gravity > 0.0 { self.gravity } else { self.scale };
         let tol_r = 0.1 * self.params.tolerance * accel * h * h;
         let mut q = qt.to_vec();
+        let mut kappa_q = self.kappa;
         // the incremental potential's step (h, or 2h/3 under BDF2); the tolerances above use the real step
         let he = self.he;
         let mut prev_dmin = f64::INFINITY;
@@ -365,6 +367,7 @@ impl Abd {
             }
             let Some((trial, dmin, e1)) = accepted else { break };
             q = trial;
+            kappa_q = self.kappa;
             e_at_q = Some(e1);
             swept = true;
             // adaptive barrier stiffness
@@ -381,7 +384,7 @@ impl Abd {
             }
         }
         st.residual = last_move / (self.scale * h);
-        Ok(q)
+        Ok((q, kappa_q))
     }
 
     /// The largest vertex move of M⁻¹∇E (the system's gradient, per moving body, over its weighted mass): how far
@@ -486,8 +489,9 @@ impl Abd {
     }
 
     /// Check stage: velocities q̇ = (q − q^t)/h and the rigid view of the state, then what the step ends with:
-    /// contacts within d̂, the smallest distance, and (optionally) the intersection check.
-    fn finish(&mut self, model: &Model, state: &mut State, q: Vec<f64>, qhat: &[f64], h: f64, st: &mut StepStats) {
+    /// contacts within d̂ with their forces, the smallest distance, and (optionally) the intersection check.
+    /// `kappa_q` is the barrier stiffness q was found with.
+    fn finish(&mut self, model: &Model, state: &mut State, (q, kappa_q): (Vec<f64>, f64), qhat: &[f64], h: f64, st: &mut StepStats) {
         let he = self.he;
         let nb = self.bodies.len();
         for b in 0..nb {
@@ -515,30 +519,82 @@ impl Abd {
         culling::candidates(&self.surfaces, &self.x, None, &self.dynamic, self.dhat, &mut self.pairs, &mut self.groups);
         let dh2 = self.dhat * self.dhat;
         let mut dmin = f64::INFINITY;
-        for (g, p) in self.groups.iter().flat_map(|g| self.pairs[g.range.clone()].iter().map(move |p| (g, p))) {
-            let shape = barrier::PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x };
-            let xs = assemble::stencil(&self.x, &p.verts);
-            if !barrier::may_be_within(shape, &xs, dh2) {
+        // the forces at the end of the step, where the incremental potential is stationary (backward Euler): each
+        // pair's barrier force and the friction of its lagged contact, if any
+        let eps = self.eps_v * he;
+        let mut lagged: Vec<([u32; 4], usize)> = self.contacts.iter().enumerate().map(|(i, c)| (c.verts, i)).collect();
+        lagged.sort_unstable();
+        let mut matched = vec![false; self.contacts.len()];
+        let body = |v: u32| self.surfaces.vertex_body[v as usize] as usize;
+        // per body pair, the contact points it reported
+        let mut spans = Vec::with_capacity(self.groups.len());
+        for g in &self.groups {
+            let first_point = st.contact_points.len();
+            for p in &self.pairs[g.range.clone()] {
+                let shape = barrier::PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x };
+                let xs = assemble::stencil(&self.x, &p.verts);
+                if !barrier::may_be_within(shape, &xs, dh2) {
+                    continue;
+                }
+                let (kind, d) = barrier::classify(shape, &xs);
+                if d < dh2 {
+                    st.contacts += 1;
+                    // the midpoint of the closest points; the normal from the second primitive to the first
+                    let c = distance::closest_weights(kind, &xs, p.edge_edge);
+                    let sum =
+                        |ks: std::ops::Range<usize>| Vec3::from_array(std::array::from_fn(|r| ks.clone().map(|k| c[k] * xs[k][r]).sum()));
+                    let (rel, first) = (sum(0..4), sum(0..if p.edge_edge { 2 } else { 1 }));
+                    let friction = match lagged.binary_search_by_key(&p.verts, |e| e.0) {
+                        Ok(k) => {
+                            let i = lagged[k].1;
+                            matched[i] = true;
+                            self.contacts[i].force(&self.x, &self.xbase, eps)
+                        }
+                        Err(_) => Vec3::ZERO,
+                    };
+                    if rel.length() > 0.0 {
+                        let n = rel.normalize();
+                        st.contact_points.push(crate::method::ContactPoint {
+                            point: first - 0.5 * rel,
+                            normal: n,
+                            bodies: [body(p.verts[0]), body(p.verts[3])],
+                            force: n * barrier::force_magnitude(shape, &xs, d, dh2, kappa_q) + friction,
+                        });
+                    }
+                    st.normal_impulse += h * barrier::force_magnitude(shape, &xs, d, dh2, self.kappa);
+                }
+                dmin = dmin.min(d);
+            }
+            spans.push((g.bodies, first_point..st.contact_points.len()));
+        }
+        // a lagged contact that left d̂ during the step still had its friction: onto the nearest point of its body
+        // pair (the bodies' totals stay whole), or a point of its own where the pair reported none
+        for (c, _) in self.contacts.iter().zip(&matched).filter(|(_, &m)| !m) {
+            let f = c.force(&self.x, &self.xbase, eps);
+            if f == Vec3::ZERO {
                 continue;
             }
-            let (kind, d) = barrier::classify(shape, &xs);
-            if d < dh2 {
-                st.contacts += 1;
-                // the midpoint of the closest points; the normal from the second primitive to the first
-                let c = distance::closest_weights(kind, &xs, p.edge_edge);
-                let sum = |ks: std::ops::Range<usize>| Vec3::from_array(std::array::from_fn(|r| ks.clone().map(|k| c[k] * xs[k][r]).sum()));
-                let (rel, first) = (sum(0..4), sum(0..if p.edge_edge { 2 } else { 1 }));
-                if rel.length() > 0.0 {
-                    st.contact_points.push(crate::method::ContactPoint {
-                        point: first - 0.5 * rel,
-                        normal: rel.normalize(),
-                        bodies: [g.bodies[0] as usize, g.bodies[1] as usize],
-                        force: Vec3::ZERO,
-                    });
+            let b = [body(c.verts[0]), body(c.verts[3])];
+            let xs = assemble::stencil(&self.x, &c.verts);
+            let sum = |ks: std::ops::Range<usize>| Vec3::from_array(std::array::from_fn(|r| ks.clone().map(|k| c.c[k] * xs[k][r]).sum()));
+            // an edge–edge contact's second vertex is on the first body
+            let (rel, first) = (sum(0..4), sum(0..if body(c.verts[1]) == b[0] { 2 } else { 1 }));
+            let point = first - 0.5 * rel;
+            let key = [b[0].min(b[1]) as u32, b[0].max(b[1]) as u32];
+            let points = &st.contact_points;
+            let near = spans.binary_search_by_key(&key, |s| s.0).ok().and_then(|k| {
+                spans[k].1.clone().min_by(|&i, &j| (points[i].point - point).length().total_cmp(&(points[j].point - point).length()))
+            });
+            match near {
+                Some(i) => {
+                    let cp = &mut st.contact_points[i];
+                    cp.force += if cp.bodies == b { f } else { -f };
                 }
-                st.normal_impulse += h * barrier::force_magnitude(shape, &xs, d, dh2, self.kappa);
+                None if rel.length() > 0.0 => {
+                    st.contact_points.push(crate::method::ContactPoint { point, normal: rel.normalize(), bodies: b, force: f })
+                }
+                None => {}
             }
-            dmin = dmin.min(d);
         }
         self.pairs_at_q = true;
         st.min_distance = (dmin < dh2).then(|| dmin.max(0.0).sqrt());

@@ -1,4 +1,5 @@
-//! Tests of the abd step's assembly: its energy is the line search's, and lagged Hessian blocks.
+//! Tests of the abd step's assembly (its energy is the line search's, and lagged Hessian blocks) and of the
+//! contact forces it reports.
 
 use super::*;
 use crate::method::Method;
@@ -77,4 +78,104 @@ fn settled_body_pairs_keep_their_hessian_blocks_and_take_fresh_gradients() {
         changed += usize::from(fresh[k].h != at_q[k].h);
     }
     assert!(changed > 0, "the move changed some Hessian blocks");
+}
+
+/// A 2 kg box of 0.5 m on the ground, moving at `velocity` along x.
+fn box_on_ground(velocity: f64) -> (Model, State, Abd) {
+    box_at("position = [-1.0, 0.0, 0.25]", velocity)
+}
+
+/// The box of [`box_on_ground`] placed by `pose` (scene keys).
+fn box_at(pose: &str, velocity: f64) -> (Model, State, Abd) {
+    let text = format!(
+        "format = 1\n[world]\nmethod = \"abd\"\ndt = 0.01\n\
+[[body]]\nname = \"ground\"\nkind = \"static\"\nshape = {{ type = \"box\", size = [4.0, 4.0, 1.0] }}\nposition = [0.0, 0.0, -0.5]\n\
+[[body]]\nname = \"box\"\nshape = {{ type = \"box\", size = [0.5, 0.5, 0.5] }}\n{pose}\nmass = 2.0\nvelocity = [{velocity}, 0.0, 0.0]\n"
+    );
+    let model = crate::scene::load_str(&text, "t", "t", std::path::Path::new("."), &[]).unwrap();
+    let state = State::from_model(&model);
+    let abd = Abd::new(model.solver.get::<AbdParams>(), &model);
+    (model, state, abd)
+}
+
+/// The force body `b` receives over a step's contact points.
+fn force_on(st: &StepStats, b: usize) -> Vec3 {
+    st.contact_points
+        .iter()
+        .map(|c| {
+            if c.bodies[0] == b {
+                c.force
+            } else if c.bodies[1] == b {
+                -c.force
+            } else {
+                Vec3::ZERO
+            }
+        })
+        .sum()
+}
+
+/// A box settled on the ground receives m·g from its contact points: the barrier forces at the end of the step
+/// balance gravity to Newton's tolerance. Each pair is between the ground and the box, and pushes the body of its
+/// first primitive along the normal.
+#[test]
+fn a_resting_box_receives_its_weight_from_its_contact_points() {
+    let (model, mut state, mut abd) = box_on_ground(0.0);
+    let mut st = StepStats::default();
+    for _ in 0..100 {
+        st = abd.step(&model, &mut state).unwrap();
+    }
+    assert!(state.bodies[1].v.length() < 1e-3, "settled: {:?}", state.bodies[1].v);
+    let mg = 2.0 * 9.81;
+    let f = force_on(&st, 1);
+    assert!((f.z / mg - 1.0).abs() < 0.01 && f.truncate().length() < 0.01 * mg, "Σ force {f:?}, m g = {mg}");
+    for c in &st.contact_points {
+        let mut b = c.bodies;
+        b.sort_unstable();
+        assert_eq!(b, [0, 1]);
+        assert!(c.force.dot(c.normal) > 0.0, "the force pushes body 0 along the normal: {:?} vs {:?}", c.force, c.normal);
+    }
+}
+
+/// A box sliding at 2 m/s: the tangential force it receives is the kinetic μ·m·g against its motion (the
+/// friction law is μ_k beyond a slip of 2 ε_v h, far below this one), while the normal part stays m·g.
+#[test]
+fn a_sliding_box_receives_kinetic_friction_against_its_motion() {
+    let (model, mut state, mut abd) = box_on_ground(2.0);
+    let (mu_k, _, _) = model.pair_material(0, 1);
+    let mg = 2.0 * 9.81;
+    let mut checked = 0;
+    for step in 0..30 {
+        let v0 = state.bodies[1].v;
+        let st = abd.step(&model, &mut state).unwrap();
+        // backward Euler: the momentum change less gravity's is the contact forces at the end of the step
+        let dp = (state.bodies[1].v - v0) * 2.0 / model.dt + Vec3::new(0.0, 0.0, mg);
+        assert!((dp - force_on(&st, 1)).length() < 1e-4 * mg, "step {step}: {dp:?} vs {:?}", force_on(&st, 1));
+        if step < 5 {
+            continue;
+        }
+        assert!(state.bodies[1].v.x > 0.1, "still sliding at step {step}");
+        let f = force_on(&st, 1);
+        assert!((f.x / (-mu_k * mg) - 1.0).abs() < 0.03 && f.y.abs() < 0.01 * mg, "step {step}: Σ force {f:?}, μ m g = {}", mu_k * mg);
+        assert!((f.z / mg - 1.0).abs() < 0.03, "step {step}: Σ force {f:?}");
+        checked += 1;
+    }
+    assert!(checked > 0);
+}
+
+/// A tilted box dropped on the ground: through the impact, the rocking and the settling, each step's contact
+/// forces are its momentum change less gravity's, to Newton's tolerance (pairs come and go on the way).
+#[test]
+fn a_dropped_box_receives_its_momentum_change_from_its_contact_points() {
+    let (model, mut state, mut abd) = box_at("position = [0.3, -0.2, 0.45]\nrotation_deg = [12.0, 25.0, 5.0]", 0.5);
+    let mg = 2.0 * 9.81;
+    let mut peak = 0.0f64;
+    for step in 0..80 {
+        let v0 = state.bodies[1].v;
+        let st = abd.step(&model, &mut state).unwrap();
+        let dp = (state.bodies[1].v - v0) * 2.0 / model.dt + Vec3::new(0.0, 0.0, mg);
+        let f = force_on(&st, 1);
+        assert!((dp - f).length() < 1e-4 * mg, "step {step}: {dp:?} vs {f:?}");
+        peak = peak.max(f.length());
+    }
+    assert!(peak > 2.0 * mg, "an impact: {peak}");
 }

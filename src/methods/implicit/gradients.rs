@@ -134,6 +134,38 @@ pub fn add_anchor_spring(c: &PointContact, alpha: Vec3, kt: f64, out: &mut Jacob
     add_forces(c, -fb, &dts.map(|m| m * -kt), &[Mat3::ZERO; 4], out);
 }
 
+/// A body's change over a step as the step's linearisation takes it: (Δx, Δθ, Δv, Δω).
+pub type Motion = [Vec3; 4];
+
+/// The spring's and damper's force on A of one point as the step's linearised system applies it: the force at
+/// the start plus its gradients ([`add_spring`], [`add_damper`]) times the bodies' changes `m` (A's, then B's).
+pub fn applied_force(c: &PointContact, g: &Gains, vel: &Velocities, m: &[Motion; 2]) -> Vec3 {
+    let ([xa, ta, va, wa], [xb, tb, vb, wb]) = (m[0], m[1]);
+    // spring: δF = k N̂ ∇φ·(δx_B − δx_A + a × δθ_A − b × δθ_B) + δθ_B × F (N̂ turns with B)
+    let fs = c.n * (g.k * c.d);
+    let spring = fs + c.n * (g.k * c.g.dot(xb - xa + c.a.cross(ta) - c.b.cross(tb))) + tb.cross(fs);
+    // damper: δu from the poses (the arms and A's point move) and from the velocities
+    let u = relative_velocity(c, vel);
+    let du = vel[1].cross(xb - xa) + (vel[3] - vel[1]).cross(c.b.cross(tb)) + va - c.a.cross(wa) - vb + c.b.cross(wb);
+    let damper = if g.tangential {
+        -(u + du) * g.kd
+    } else {
+        let (un, nt) = (c.n.dot(u), c.n.cross(tb));
+        -c.n * (g.kd * (un + c.n.dot(du))) + (nt * un + c.n * u.dot(nt)) * g.kd
+    };
+    spring + damper
+}
+
+/// The anchor spring's force on A ([`add_anchor_spring`]) as the step's linearised system applies it, as
+/// [`applied_force`].
+pub fn applied_anchor_force(c: &PointContact, alpha: Vec3, kt: f64, m: &[Motion; 2]) -> Vec3 {
+    let ([xa, ta, ..], [xb, tb, ..]) = (m[0], m[1]);
+    let s = alpha - c.a;
+    let t = |v: Vec3| v - c.n * c.n.dot(v);
+    let nt = c.n.cross(tb);
+    -(t(s) + t(xa - alpha.cross(ta) - xb + c.b.cross(tb)) + nt * c.n.dot(s) + c.n * s.dot(nt)) * kt
+}
+
 /// Adds a force `fa` on A (and −fa on B) at the point, with its gradients, and the torques about the centres
 /// of mass with theirs: ∂τ_A = [a]×∂F_A − [F_A]×∂a, ∂τ_B = [b]×∂F_B − [F_B]×∂b, ∂a = (−I, 0, I, −[b]×),
 /// ∂b = (0, 0, 0, −[b]×).
@@ -298,6 +330,42 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The row F_A of `j` times the motions, as the step's system applies it.
+    fn row(j: &Jacobian, m: &[Motion; 2]) -> Vec3 {
+        let mut f = j.wrench[0];
+        for c in 0..4 {
+            f += j.pos[0][c] * m[c / 2][c % 2] + j.vel[0][c] * m[c / 2][2 + c % 2];
+        }
+        f
+    }
+
+    #[test]
+    fn applied_forces_are_the_jacobians_rows_times_the_motions() {
+        let s = state();
+        let sphere = SphereField { radius: 0.8 };
+        let p = s.x[0] + s.q[0] * Vec3::new(0.3, 0.4, 0.5);
+        let b = p - s.x[1];
+        let (d, g) = sphere.eval(&(s.q[0].inverse() * (p - s.x[0]))).unwrap();
+        let c = PointContact { d, g: s.q[0] * g, n: Vec3::new(0.3, -0.5, 0.8).normalize(), a: p - s.x[0], b };
+        let vel = [s.v[0], s.w[0], s.v[1], s.w[1]];
+        let mut rng = crate::math::rng::Rng::new(5);
+        let mut v3 = || Vec3::new(rng.unit() - 0.5, rng.unit() - 0.5, rng.unit() - 0.5);
+        let m = [[v3(), v3(), v3(), v3()], [v3(), v3(), v3(), v3()]];
+        for tangential in [false, true] {
+            let g = Gains { k: 1.0e4, kd: 35.0, tangential };
+            let mut j = Jacobian::default();
+            add_spring(&c, g.k, &mut j);
+            add_damper(&c, &g, &vel, &mut j);
+            let (want, got) = (row(&j, &m), applied_force(&c, &g, &vel, &m));
+            assert!((want - got).length() < 1e-9 * want.length(), "{want:?} vs {got:?}");
+        }
+        let alpha = c.a + Vec3::new(0.02, -0.01, 0.015);
+        let mut j = Jacobian::default();
+        add_anchor_spring(&c, alpha, 2.0e3, &mut j);
+        let (want, got) = (row(&j, &m), applied_anchor_force(&c, alpha, 2.0e3, &m));
+        assert!((want - got).length() < 1e-9 * want.length(), "{want:?} vs {got:?}");
     }
 
     #[test]

@@ -4,7 +4,7 @@ use super::contact::{self, Hit, Placement};
 use super::drives::{self, Drive};
 use super::field::ShellRef;
 use super::friction::{self, Anchor, Key};
-use super::gradients::{add_anchor_spring, relative_velocity, Gains, Jacobian};
+use super::gradients::{add_anchor_spring, applied_anchor_force, applied_force, relative_velocity, Gains, Jacobian, Motion};
 use super::step::{add_pair, add_wrench, finish_rhs, Kin, Side};
 use super::system::{IslandSystem, Solver};
 use super::{FrictionMode, ImplicitParams, Integrator};
@@ -46,9 +46,20 @@ struct PairContact {
     hits: [Vec<Hit>; 2],
     /// The pair's wrench and gradients, rows and columns (A, B).
     jac: Jacobian,
-    /// The spring per point after the N0 clamp.
-    k: f64,
+    /// The spring per point after the N0 clamp, and the damper.
+    gains: Gains,
     friction: friction::Gains,
+    /// Per role, each hit's friction as the step applies it (set by the friction stage).
+    grips: [Vec<Grip>; 2],
+}
+
+/// A hit's friction in the step.
+#[derive(Debug, Clone, Copy)]
+enum Grip {
+    /// An explicit force on the point body.
+    Force(Vec3),
+    /// An implicit anchor spring; the anchor's arm from the field body's centre of mass.
+    Spring(Vec3),
 }
 
 /// The method and its workspace.
@@ -66,6 +77,8 @@ pub struct ImplicitPenalty {
     anchors: Vec<(Key, Anchor)>,
     /// Points tested in the last step.
     pub points_tested: usize,
+    /// The anchor keys of the last substep's contact points, in order (for the step's averages).
+    point_keys: Vec<Key>,
     /// The largest |C' − target| of an active joint row in the last step (joints.rs), and the rank the
     /// pseudo-inverse kept in its last jointed island.
     pub joint_residual: f64,
@@ -100,6 +113,7 @@ impl ImplicitPenalty {
             solver: Solver::default(),
             anchors: Vec::new(),
             points_tested: 0,
+            point_keys: Vec::new(),
             joint_residual: 0.0,
             joint_rank: 0,
         })
@@ -197,7 +211,8 @@ impl ImplicitPenalty {
             // the anchor springs follow the (clamped) contact spring: k_t = friction_stiffness·k·scale (not k²: see
             // docs/methods/implicit-penalty.md, "Friction by anchors")
             let friction = friction::Gains { kt: fg.kt * scale, ..fg };
-            (Some(PairContact { a, b, hits: [h0, h1], jac, k: g.k * scale, friction }), t0 + t1)
+            let gains = Gains { k: g.k * scale, ..g };
+            (Some(PairContact { a, b, hits: [h0, h1], jac, gains, friction, grips: Default::default() }), t0 + t1)
         }
     }
 
@@ -220,7 +235,7 @@ impl ImplicitPenalty {
                     .map(|h| {
                         let key = (fb as u32, pb as u32, h.point);
                         let old = self.anchors.binary_search_by_key(&key, |e| e.0).ok().map(|i| self.anchors[i].1);
-                        friction::PointIn { hit: h, fn_: p.k * -h.c.d, vel_b_rel: -relative_velocity(&h.c, &vel), old }
+                        friction::PointIn { hit: h, fn_: p.gains.k * -h.c.d, vel_b_rel: -relative_velocity(&h.c, &vel), old }
                     })
                     .collect();
                 for (h, (f, anchor)) in hits.iter().zip(friction::patch_friction(&inputs, &field, &p.friction)) {
@@ -228,9 +243,11 @@ impl ImplicitPenalty {
                     if implicit && !anchor.sliding {
                         let alpha = field.origin + field.q * anchor.at - field.com;
                         add_anchor_spring(&h.c, alpha, p.friction.kt, &mut springs[role]);
+                        p.grips[role].push(Grip::Spring(alpha));
                         total += f.length();
                         continue;
                     }
+                    p.grips[role].push(Grip::Force(f));
                     wrench[pb].0 += f;
                     wrench[pb].1 += h.c.b.cross(f);
                     wrench[fb].0 -= f;
@@ -351,6 +368,64 @@ impl ImplicitPenalty {
         Ok(Assembled { kins, slot, island, islands, motors, proxies })
     }
 
+    /// Each penetrating shell point where it lies, on (point body, field body) with the field's outward normal
+    /// there, and the force the point body received there: spring, damper and friction as the step's linearised
+    /// system applied them, at the end of the step (what its momentum change holds). Sets `point_keys` alike.
+    fn contact_points(
+        &mut self,
+        model: &Model,
+        state: &State,
+        asm: &Assembled,
+        solutions: &[Vec<f64>],
+        pairs: &[PairContact],
+        h: f64,
+    ) -> Vec<ContactPoint> {
+        use rayon::prelude::*;
+        // the symplectic integrator applies the forces at the start of the step
+        let linear = self.params.integrator == Integrator::Implicit;
+        let motion: Vec<Motion> = (0..model.bodies.len())
+            .map(|i| match (&asm.kins[i], model.bodies[i].kind) {
+                (Some(k), _) if linear => {
+                    let (x, s) = (&solutions[asm.island[i]], asm.slot[i]);
+                    k.motion(Vec3::from_slice(&x[6 * s..]), Vec3::from_slice(&x[6 * s + 3..]), h)
+                }
+                (None, BodyKind::Kinematic) if linear => [state.bodies[i].v * h, state.bodies[i].w * h, Vec3::ZERO, Vec3::ZERO],
+                _ => [Vec3::ZERO; 4],
+            })
+            .collect();
+        let roles = |p: &PairContact| [(0, p.a, p.b), (1, p.b, p.a)];
+        self.point_keys.clear();
+        for p in pairs {
+            for (role, fb, pb) in roles(p) {
+                self.point_keys.extend(p.hits[role].iter().map(|hit| (fb as u32, pb as u32, hit.point)));
+            }
+        }
+        // per pair in parallel (collected in order), the forces on the field body, then their opposites on the
+        // point body
+        let per_pair: Vec<Vec<ContactPoint>> = pairs
+            .par_iter()
+            .map(|p| {
+                let mut out = Vec::with_capacity(p.hits[0].len() + p.hits[1].len());
+                for (role, fb, pb) in roles(p) {
+                    let (sf, sp) = (state.bodies[fb], state.bodies[pb]);
+                    let vel = [sf.v, sf.w, sp.v, sp.w];
+                    let m = [motion[fb], motion[pb]];
+                    out.extend(p.hits[role].iter().zip(&p.grips[role]).map(|(hit, grip)| {
+                        let c = &hit.c;
+                        let f = -applied_force(c, &p.gains, &vel, &m)
+                            + match *grip {
+                                Grip::Force(g) => g,
+                                Grip::Spring(alpha) => -applied_anchor_force(c, alpha, p.friction.kt, &m),
+                            };
+                        ContactPoint { point: sf.x + c.a, normal: c.g.normalize_or_zero(), bodies: [pb, fb], force: f }
+                    }));
+                }
+                out
+            })
+            .collect();
+        per_pair.concat()
+    }
+
     /// The step's stages, in order.
     fn stages(&mut self, model: &Model, state: &mut State, dt: f64) -> Result<StepStats, SimError> {
         let mut stats = StepStats::default();
@@ -358,18 +433,6 @@ impl ImplicitPenalty {
         let mut t = StageTimer::start();
         t.time(ImplicitStage::Collision, || self.detect(model, state));
         let mut pairs = t.time(ImplicitStage::Contact, || self.contacts(model, state));
-        // each penetrating shell point, where it lies, with the field's outward normal there
-        for p in &pairs {
-            for (field, hits) in [(p.a, &p.hits[0]), (p.b, &p.hits[1])] {
-                let x = state.bodies[field].x;
-                stats.contact_points.extend(hits.iter().map(|h| ContactPoint {
-                    point: x + h.c.a,
-                    normal: h.c.g.normalize_or_zero(),
-                    bodies: [p.a, p.b],
-                    force: Vec3::ZERO,
-                }));
-            }
-        }
         for p in &pairs {
             for (k, w) in p.jac.wrench.iter().enumerate() {
                 if !crate::math::finite3(*w) {
@@ -385,6 +448,7 @@ impl ImplicitPenalty {
         let (solutions, lambdas) = self.solve(model, state, &asm, dt)?;
         t.lap(ImplicitStage::Solve);
         self.readings(model, state, &asm, &solutions, &lambdas, dt, &mut stats);
+        stats.contact_points = self.contact_points(model, state, &asm, &solutions, &pairs, dt);
         for (isl, x) in asm.islands.iter().zip(&solutions) {
             for (s, &i) in isl.bodies.iter().enumerate() {
                 let k = asm.kins[i].as_ref().expect("dynamic");
@@ -401,7 +465,7 @@ impl ImplicitPenalty {
         check_finite(model, state, "integrate")?;
         stats.contacts = pairs.iter().map(|p| p.hits[0].len() + p.hits[1].len()).sum();
         stats.max_penetration = pairs.iter().flat_map(|p| p.hits.iter().flatten()).fold(0.0, |m, h| m.max(-h.c.d));
-        stats.normal_impulse = pairs.iter().map(|p| p.hits.iter().flatten().map(|h| -h.c.d * p.k).sum::<f64>()).sum::<f64>() * dt;
+        stats.normal_impulse = pairs.iter().map(|p| p.hits.iter().flatten().map(|h| -h.c.d * p.gains.k).sum::<f64>()).sum::<f64>() * dt;
         stats.friction_impulse = friction_sum * dt;
         stats.islands = asm.islands.iter().filter(|i| i.bodies.len() > 1).count();
         stats.iterations = 1;
@@ -431,20 +495,90 @@ impl Method for ImplicitPenalty {
         let t0 = state.time;
         let mut total = StepStats::default();
         let mut r = Ok(());
+        // each substep's contact points (n > 1), for their averages
+        let mut substeps = Vec::new();
         for k in 0..n {
             state.time = t0 + k as f64 * self.h;
             match self.stages(model, state, self.h) {
-                Ok(s) => merge_substep(&mut total, s, 1.0 / n as f64),
+                Ok(mut s) => {
+                    if n > 1 {
+                        substeps.push((std::mem::take(&mut self.point_keys), std::mem::take(&mut s.contact_points)));
+                    }
+                    merge_substep(&mut total, s, 1.0 / n as f64)
+                }
                 Err(e) => {
                     r = Err(e);
                     break;
                 }
             }
         }
+        if n > 1 && r.is_ok() {
+            total.contact_points = average_substeps(substeps, n);
+        }
         state.time = t0;
         state.carry.put(std::mem::take(&mut self.anchors));
         r.map(|_| total)
     }
+}
+
+/// The order of a substep's contact points: by body pair, then field body, then shell point (the candidate pairs
+/// come sorted, each pair's two roles in turn, each role's hits in shell order).
+fn point_order(k: &Key) -> (u32, u32, bool, u32) {
+    (k.0.min(k.1), k.0.max(k.1), k.0 > k.1, k.2)
+}
+
+/// A substep's contact points (anchor keys, points) in [`point_order`].
+fn in_order((keys, points): (Vec<Key>, Vec<ContactPoint>)) -> (Vec<Key>, Vec<ContactPoint>) {
+    if keys.windows(2).all(|w| point_order(&w[0]) < point_order(&w[1])) {
+        return (keys, points);
+    }
+    let mut both: Vec<(Key, ContactPoint)> = keys.into_iter().zip(points).collect();
+    both.sort_unstable_by_key(|e| point_order(&e.0));
+    both.into_iter().unzip()
+}
+
+/// The last substep's contact points with each one's force averaged over the step's `n` substeps (`subs`: each
+/// one's anchor keys and points; zero in those without it). A point that left before the last substep adds its
+/// share to the nearest last point of its body pair, so that each pair's total stays whole, or stays a point of
+/// its own where its pair has none left.
+fn average_substeps(subs: Vec<(Vec<Key>, Vec<ContactPoint>)>, n: u32) -> Vec<ContactPoint> {
+    let mut subs: Vec<_> = subs.into_iter().map(in_order).collect();
+    let (keys, mut points) = subs.pop().expect("a substep");
+    let mut gone = Vec::new();
+    for (ks, ps) in subs {
+        // both in point_order: one walk
+        let mut i = 0;
+        for (k, p) in ks.iter().zip(ps) {
+            while i < keys.len() && point_order(&keys[i]) < point_order(k) {
+                i += 1;
+            }
+            if keys.get(i) == Some(k) {
+                points[i].force += p.force;
+            } else {
+                gone.push(p);
+            }
+        }
+    }
+    for c in points.iter_mut() {
+        c.force /= n as f64;
+    }
+    // the points of a body pair are contiguous (point_order)
+    let pair = |c: &ContactPoint| (c.bodies[0].min(c.bodies[1]), c.bodies[0].max(c.bodies[1]));
+    let last = points.len();
+    for g in gone {
+        let f = g.force / n as f64;
+        let lo = points[..last].partition_point(|c| pair(c) < pair(&g));
+        let hi = lo + points[lo..last].partition_point(|c| pair(c) == pair(&g));
+        let dist = |i: &usize| (points[*i].point - g.point).length();
+        match (lo..hi).min_by(|a, b| dist(a).total_cmp(&dist(b))) {
+            Some(i) => {
+                let c = &mut points[i];
+                c.force += if c.bodies == g.bodies { f } else { -f };
+            }
+            None => points.push(ContactPoint { force: f, ..g }),
+        }
+    }
+    points
 }
 
 /// Folds one substep's statistics into the scene step's: largest counts and depth, summed impulses, stage times
@@ -499,5 +633,130 @@ mod gains_tests {
             // the anchors keep the spring of min(N, n_ref) points
             assert!((f.kt - 0.1 * m_h2 / n.min(16.0)).abs() < 1e-9 * f.kt, "{n} points: anchor spring {}", f.kt);
         }
+    }
+}
+
+#[cfg(test)]
+mod force_tests {
+    use super::*;
+
+    /// A 2 kg box of 0.5 m on the ground, moving at `velocity` along x (dt 0.01: three substeps).
+    fn box_on_ground(velocity: f64) -> (Model, State, ImplicitPenalty) {
+        box_at("position = [-1.0, 0.0, 0.25]", velocity, "")
+    }
+
+    /// The box of [`box_on_ground`] placed by `pose` (scene keys), with the bodies `more` (scene text) after it.
+    fn box_at(pose: &str, velocity: f64, more: &str) -> (Model, State, ImplicitPenalty) {
+        let text = format!(
+            "format = 1\n[world]\ndt = 0.01\nmethod = \"implicit-penalty\"\n\
+[[body]]\nname = \"ground\"\nkind = \"static\"\nshape = {{ type = \"box\", size = [4.0, 4.0, 1.0] }}\nposition = [0.0, 0.0, -0.5]\n\
+[[body]]\nname = \"box\"\nshape = {{ type = \"box\", size = [0.5, 0.5, 0.5] }}\n{pose}\nmass = 2.0\nvelocity = [{velocity}, 0.0, 0.0]\n{more}"
+        );
+        let model = crate::scene::load_str(&text, "t", "t", std::path::Path::new("."), &[]).unwrap();
+        let state = State::from_model(&model);
+        let ip = ImplicitPenalty::new(ImplicitParams::default(), &model).unwrap();
+        (model, state, ip)
+    }
+
+    /// The force body `b` receives over a step's contact points.
+    fn force_on(st: &StepStats, b: usize) -> Vec3 {
+        st.contact_points
+            .iter()
+            .map(|c| {
+                if c.bodies[0] == b {
+                    c.force
+                } else if c.bodies[1] == b {
+                    -c.force
+                } else {
+                    Vec3::ZERO
+                }
+            })
+            .sum()
+    }
+
+    /// A box settled on the ground receives m·g from its contact points, and each point's force pushes its
+    /// shell's body (bodies[0]) out of the field along about the field's normal.
+    #[test]
+    fn a_resting_box_receives_its_weight_from_its_contact_points() {
+        let (model, mut state, mut ip) = box_on_ground(0.0);
+        let mut st = StepStats::default();
+        for _ in 0..100 {
+            st = ip.step(&model, &mut state).unwrap();
+        }
+        assert!(state.bodies[1].v.length() < 1e-3, "settled: {:?}", state.bodies[1].v);
+        let mg = 2.0 * 9.81;
+        let f = force_on(&st, 1);
+        assert!((f.z / mg - 1.0).abs() < 0.01 && f.truncate().length() < 0.01 * mg, "Σ force {f:?}, m g = {mg}");
+        for c in &st.contact_points {
+            assert!(c.force.dot(c.normal) > 0.0, "{:?} vs normal {:?}", c.force, c.normal);
+        }
+    }
+
+    /// Each step's contact forces are the box's momentum change less gravity's over the step: what the implicit
+    /// solve applied (linearised at the end of each substep, averaged over the substeps, the share of a point that
+    /// left on the way kept on a neighbour). A sliding box receives the kinetic μ·m·g against its motion (each
+    /// point's friction is μ times its spring force k|φ|; the dampers of its rounded edges, which meet the ground
+    /// at speed, take a share of the weight off the springs, and so of the friction, that grows with the speed).
+    #[test]
+    fn a_sliding_box_receives_kinetic_friction_and_its_momentum_change() {
+        let (model, mut state, mut ip) = box_on_ground(1.0);
+        let (mu_k, _, _) = model.pair_material(0, 1);
+        let (m, mg, dt) = (2.0, 2.0 * 9.81, model.dt);
+        for step in 0..15 {
+            let v0 = state.bodies[1].v;
+            let st = ip.step(&model, &mut state).unwrap();
+            let f = force_on(&st, 1);
+            let v1 = state.bodies[1].v;
+            assert!(((v1 - v0) * m / dt + Vec3::new(0.0, 0.0, mg) - f).length() < 1e-9 * mg, "step {step}: {f:?}");
+            if step < 4 {
+                continue;
+            }
+            assert!(v1.x > 0.1, "still sliding at step {step}");
+            let along = (v0 + v1).with_z(0.0).normalize();
+            let ft = f.with_z(0.0);
+            assert!((ft + along * mu_k * mg).length() < 0.03 * mu_k * mg, "step {step}: Σ force {f:?}, μ m g = {}", mu_k * mg);
+        }
+    }
+
+    /// A tilted box dropped on the ground: through the impact, the rocking and the settling (points come and go
+    /// between substeps), each step's contact forces are its momentum change less gravity's, with explicit
+    /// friction and under the symplectic integrator too.
+    #[test]
+    fn a_dropped_box_receives_its_momentum_change_from_its_contact_points() {
+        let explicit = ImplicitParams { friction: FrictionMode::Explicit, ..Default::default() };
+        let symplectic = ImplicitParams { integrator: Integrator::SymplecticEuler, ..Default::default() };
+        for params in [ImplicitParams::default(), explicit, symplectic] {
+            let (model, mut state, _) = box_at("position = [0.3, -0.2, 0.45]\nrotation_deg = [12.0, 25.0, 5.0]", 0.5, "");
+            let mut ip = ImplicitPenalty::new(params.clone(), &model).unwrap();
+            let (m, mg) = (2.0, 2.0 * 9.81);
+            let mut peak = 0.0f64;
+            for step in 0..80 {
+                let v0 = state.bodies[1].v;
+                let st = ip.step(&model, &mut state).unwrap();
+                let dp = (state.bodies[1].v - v0) * m / model.dt + Vec3::new(0.0, 0.0, mg);
+                let f = force_on(&st, 1);
+                assert!((dp - f).length() < 1e-9 * (mg + f.length()), "{params:?} step {step}: {dp:?} vs {f:?}");
+                peak = peak.max(f.length());
+            }
+            assert!(peak > 2.0 * mg, "an impact: {peak}");
+        }
+    }
+
+    /// A kinematic paddle at 1 m/s pushes the box along the ground: its contact forces (from the paddle and the
+    /// ground) are the box's momentum change less gravity's.
+    #[test]
+    fn a_box_pushed_by_a_kinematic_paddle_receives_its_momentum_change() {
+        let paddle = "[[body]]\nname = \"paddle\"\nkind = \"kinematic\"\nshape = { type = \"box\", size = [0.1, 0.8, 0.4] }\n\
+position = [-1.35, 0.0, 0.25]\nvelocity = [1.0, 0.0, 0.0]\n";
+        let (model, mut state, mut ip) = box_at("position = [-1.0, 0.0, 0.25]", 0.0, paddle);
+        let (m, mg) = (2.0, 2.0 * 9.81);
+        for step in 0..40 {
+            let v0 = state.bodies[1].v;
+            let st = ip.step(&model, &mut state).unwrap();
+            let dp = (state.bodies[1].v - v0) * m / model.dt + Vec3::new(0.0, 0.0, mg);
+            let f = force_on(&st, 1);
+            assert!((dp - f).length() < 1e-9 * (mg + f.length()), "step {step}: {dp:?} vs {f:?}");
+        }
+        assert!(state.bodies[1].v.x > 0.5, "pushed: {:?}", state.bodies[1].v);
     }
 }

@@ -115,6 +115,13 @@ impl Kin {
         Some(Kin { m, inv_iw, v: s.v, w: s.w, l, q: s.q, qm, xi, minv, vm })
     }
 
+    /// The body's change over the step as [`add_pair`]'s linearisation takes it, for the solved (ΔP, ΔL):
+    /// (Δx, Δθ, Δv, Δω) = (h v + h ΔP/m, h V(ω + I_w⁻¹ΔL), ΔP/m, Ξ Δθ + I_w⁻¹ΔL).
+    pub fn motion(&self, dp: Vec3, dl: Vec3, h: f64) -> [Vec3; 4] {
+        let dth = self.vm * (self.w + self.inv_iw * dl) * h;
+        [(self.v + dp / self.m) * h, dth, dp / self.m, self.xi * dth + self.inv_iw * dl]
+    }
+
     /// The end-of-step state from (ΔP, ΔL): P += ΔP, L += ΔL, x += hP/m, q += Δq renormalised.
     pub fn advance(&self, s: &mut BodyState, dp: Vec3, dl: Vec3, h: f64, inertia_inv_body: &Mat3) {
         let p = self.v * self.m + dp;
