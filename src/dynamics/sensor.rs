@@ -251,11 +251,10 @@ fn interaction(model: &Model, state: &State, rec: &StepRecord, site: usize, pare
         t += (s1.x - p).cross(need) + (momentum(s1) - momentum(s0)) / dt - te;
     }
     for c in rec.contacts {
-        for (side, sign) in [(0, 1.0), (1, -1.0)] {
-            if inside[c.bodies[side]] {
-                f -= sign * c.force;
-                t -= (c.point - p).cross(sign * c.force);
-            }
+        for b in c.bodies.into_iter().filter(|&b| inside[b]) {
+            let fc = c.force_on(b);
+            f -= fc;
+            t -= (c.point - p).cross(fc);
         }
     }
     (f, t)

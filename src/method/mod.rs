@@ -28,6 +28,24 @@ pub struct ContactPoint {
     pub force: crate::math::Vec3,
 }
 
+impl ContactPoint {
+    /// The force body `b` receives at this point (N): `force`, its opposite, or zero when `b` is neither body.
+    pub fn force_on(&self, b: usize) -> crate::math::Vec3 {
+        if self.bodies[0] == b {
+            self.force
+        } else if self.bodies[1] == b {
+            -self.force
+        } else {
+            crate::math::Vec3::ZERO
+        }
+    }
+}
+
+/// The sum of the forces body `b` receives at `contacts` (N).
+pub fn contact_force_on(contacts: &[ContactPoint], b: usize) -> crate::math::Vec3 {
+    contacts.iter().map(|c| c.force_on(b)).sum()
+}
+
 /// What every method reports after a step.
 #[derive(Debug, Clone, Default)]
 pub struct StepStats {

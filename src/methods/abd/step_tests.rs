@@ -100,18 +100,7 @@ fn box_at(pose: &str, velocity: f64) -> (Model, State, Abd) {
 
 /// The force body `b` receives over a step's contact points.
 fn force_on(st: &StepStats, b: usize) -> Vec3 {
-    st.contact_points
-        .iter()
-        .map(|c| {
-            if c.bodies[0] == b {
-                c.force
-            } else if c.bodies[1] == b {
-                -c.force
-            } else {
-                Vec3::ZERO
-            }
-        })
-        .sum()
+    crate::method::contact_force_on(&st.contact_points, b)
 }
 
 /// A box settled on the ground receives m·g from its contact points: the barrier forces at the end of the step
