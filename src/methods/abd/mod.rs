@@ -496,5 +496,6 @@ impl Method for Abd {
 }
 
 mod bound;
+mod report;
 mod start;
 mod step;

@@ -15,6 +15,7 @@ pub mod gradients;
 pub mod joints;
 mod method;
 pub mod step;
+mod substeps;
 pub mod system;
 pub mod verify;
 

@@ -1,0 +1,134 @@
+//! Tests of the implicit-penalty step: the pair gains and the contact forces it reports.
+
+mod gains_tests {
+    use super::super::*;
+
+    #[test]
+    fn a_pairs_total_spring_is_that_of_n_ref_points_below_and_of_n_max_points_above() {
+        let text = "format = 1\n[world]\ndt = 0.002\nmethod = \"implicit-penalty\"\n\
+[[body]]\nname = \"ground\"\nkind = \"static\"\nshape = { type = \"box\", size = [4.0, 4.0, 1.0] }\nposition = [0.0, 0.0, -0.5]\n\
+[[body]]\nname = \"cube\"\nshape = { type = \"box\", size = [1.0, 1.0, 1.0] }\nposition = [0.0, 0.0, 0.5]\nmass = 2.0\n";
+        let model = crate::scene::load_str(text, "t", "t", std::path::Path::new("."), &[]).unwrap();
+        let ip = ImplicitPenalty::new(ImplicitParams::default(), &model).unwrap();
+        let m_h2 = 2.0 / (0.002f64 * 0.002);
+        for (n, total) in [(4.0, m_h2), (16.0, m_h2), (64.0, 4.0 * m_h2), (256.0, 16.0 * m_h2), (1024.0, 16.0 * m_h2)] {
+            let (g, f) = ip.gains(&model, 0, 1, n);
+            assert!((g.k * n - total).abs() < 1e-9 * total, "{n} points: total spring {} vs {total}", g.k * n);
+            // the anchors keep the spring of min(N, n_ref) points
+            assert!((f.kt - 0.1 * m_h2 / n.min(16.0)).abs() < 1e-9 * f.kt, "{n} points: anchor spring {}", f.kt);
+        }
+    }
+}
+
+mod force_tests {
+    use super::super::*;
+
+    /// A 2 kg box of 0.5 m on the ground, moving at `velocity` along x (dt 0.01: three substeps).
+    fn box_on_ground(velocity: f64) -> (Model, State, ImplicitPenalty) {
+        box_at("position = [-1.0, 0.0, 0.25]", velocity, "")
+    }
+
+    /// The box of [`box_on_ground`] placed by `pose` (scene keys), with the bodies `more` (scene text) after it.
+    fn box_at(pose: &str, velocity: f64, more: &str) -> (Model, State, ImplicitPenalty) {
+        let text = format!(
+            "format = 1\n[world]\ndt = 0.01\nmethod = \"implicit-penalty\"\n\
+[[body]]\nname = \"ground\"\nkind = \"static\"\nshape = {{ type = \"box\", size = [4.0, 4.0, 1.0] }}\nposition = [0.0, 0.0, -0.5]\n\
+[[body]]\nname = \"box\"\nshape = {{ type = \"box\", size = [0.5, 0.5, 0.5] }}\n{pose}\nmass = 2.0\nvelocity = [{velocity}, 0.0, 0.0]\n{more}"
+        );
+        let model = crate::scene::load_str(&text, "t", "t", std::path::Path::new("."), &[]).unwrap();
+        let state = State::from_model(&model);
+        let ip = ImplicitPenalty::new(ImplicitParams::default(), &model).unwrap();
+        (model, state, ip)
+    }
+
+    /// The force body `b` receives over a step's contact points.
+    fn force_on(st: &StepStats, b: usize) -> Vec3 {
+        crate::method::contact_force_on(&st.contact_points, b)
+    }
+
+    /// A box settled on the ground receives m·g from its contact points, and each point's force pushes its
+    /// shell's body (bodies[0]) out of the field along about the field's normal.
+    #[test]
+    fn a_resting_box_receives_its_weight_from_its_contact_points() {
+        let (model, mut state, mut ip) = box_on_ground(0.0);
+        let mut st = StepStats::default();
+        for _ in 0..100 {
+            st = ip.step(&model, &mut state).unwrap();
+        }
+        assert!(state.bodies[1].v.length() < 1e-3, "settled: {:?}", state.bodies[1].v);
+        let mg = 2.0 * 9.81;
+        let f = force_on(&st, 1);
+        assert!((f.z / mg - 1.0).abs() < 0.01 && f.truncate().length() < 0.01 * mg, "Σ force {f:?}, m g = {mg}");
+        for c in &st.contact_points {
+            assert!(c.force.dot(c.normal) > 0.0, "{:?} vs normal {:?}", c.force, c.normal);
+        }
+    }
+
+    /// Each step's contact forces are the box's momentum change less gravity's over the step: what the implicit
+    /// solve applied (linearised at the end of each substep, averaged over the substeps, the share of a point that
+    /// left on the way kept on a neighbour). A sliding box receives the kinetic μ·m·g against its motion (each
+    /// point's friction is μ times its spring force k|φ|; the dampers of its rounded edges, which meet the ground
+    /// at speed, take a share of the weight off the springs, and so of the friction, that grows with the speed).
+    #[test]
+    fn a_sliding_box_receives_kinetic_friction_and_its_momentum_change() {
+        let (model, mut state, mut ip) = box_on_ground(1.0);
+        let (mu_k, _, _) = model.pair_material(0, 1);
+        let (m, mg, dt) = (2.0, 2.0 * 9.81, model.dt);
+        for step in 0..15 {
+            let v0 = state.bodies[1].v;
+            let st = ip.step(&model, &mut state).unwrap();
+            let f = force_on(&st, 1);
+            let v1 = state.bodies[1].v;
+            assert!(((v1 - v0) * m / dt + Vec3::new(0.0, 0.0, mg) - f).length() < 1e-9 * mg, "step {step}: {f:?}");
+            if step < 4 {
+                continue;
+            }
+            assert!(v1.x > 0.1, "still sliding at step {step}");
+            let along = (v0 + v1).with_z(0.0).normalize();
+            let ft = f.with_z(0.0);
+            assert!((ft + along * mu_k * mg).length() < 0.03 * mu_k * mg, "step {step}: Σ force {f:?}, μ m g = {}", mu_k * mg);
+        }
+    }
+
+    /// A tilted box dropped on the ground: through the impact, the rocking and the settling (points come and go
+    /// between substeps), each step's contact forces are its momentum change less gravity's, with explicit
+    /// friction and under the symplectic integrator too.
+    #[test]
+    fn a_dropped_box_receives_its_momentum_change_from_its_contact_points() {
+        let explicit = ImplicitParams { friction: FrictionMode::Explicit, ..Default::default() };
+        let symplectic = ImplicitParams { integrator: Integrator::SymplecticEuler, ..Default::default() };
+        for params in [ImplicitParams::default(), explicit, symplectic] {
+            let (model, mut state, _) = box_at("position = [0.3, -0.2, 0.45]\nrotation_deg = [12.0, 25.0, 5.0]", 0.5, "");
+            let mut ip = ImplicitPenalty::new(params.clone(), &model).unwrap();
+            let (m, mg) = (2.0, 2.0 * 9.81);
+            let mut peak = 0.0f64;
+            for step in 0..80 {
+                let v0 = state.bodies[1].v;
+                let st = ip.step(&model, &mut state).unwrap();
+                let dp = (state.bodies[1].v - v0) * m / model.dt + Vec3::new(0.0, 0.0, mg);
+                let f = force_on(&st, 1);
+                assert!((dp - f).length() < 1e-9 * (mg + f.length()), "{params:?} step {step}: {dp:?} vs {f:?}");
+                peak = peak.max(f.length());
+            }
+            assert!(peak > 2.0 * mg, "an impact: {peak}");
+        }
+    }
+
+    /// A kinematic paddle at 1 m/s pushes the box along the ground: its contact forces (from the paddle and the
+    /// ground) are the box's momentum change less gravity's.
+    #[test]
+    fn a_box_pushed_by_a_kinematic_paddle_receives_its_momentum_change() {
+        let paddle = "[[body]]\nname = \"paddle\"\nkind = \"kinematic\"\nshape = { type = \"box\", size = [0.1, 0.8, 0.4] }\n\
+position = [-1.35, 0.0, 0.25]\nvelocity = [1.0, 0.0, 0.0]\n";
+        let (model, mut state, mut ip) = box_at("position = [-1.0, 0.0, 0.25]", 0.0, paddle);
+        let (m, mg) = (2.0, 2.0 * 9.81);
+        for step in 0..40 {
+            let v0 = state.bodies[1].v;
+            let st = ip.step(&model, &mut state).unwrap();
+            let dp = (state.bodies[1].v - v0) * m / model.dt + Vec3::new(0.0, 0.0, mg);
+            let f = force_on(&st, 1);
+            assert!((dp - f).length() < 1e-9 * (mg + f.length()), "step {step}: {dp:?} vs {f:?}");
+        }
+        assert!(state.bodies[1].v.x > 0.5, "pushed: {:?}", state.bodies[1].v);
+    }
+}
