@@ -130,6 +130,9 @@ pub struct Joint {
     pub axis: Vec3,
     pub limits: Option<[f64; 2]>,
     pub motor: Option<Motor>,
+    /// The coordinate's value at the load pose (MJCF `ref`; 0 elsewhere): q = offset + the displacement from
+    /// the load pose, so limits, targets and readings are in the file's units.
+    pub offset: f64,
     /// The robot file's joint name (with the robot's prefix); empty for a scene's `[[joint]]` (see
     /// `Model::joint_name`).
     pub name: String,

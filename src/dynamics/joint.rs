@@ -12,7 +12,8 @@
 //! reference direction to body 2's about body 1's axis, in (−π, π]; a prismatic joint's displacement of body 2's
 //! anchor from body 1's along body 1's axis. A joint to the world (`body2` left out) measures body 1 relative to
 //! the world instead (the row negated), so a body on a hinge to the world has q = its own angle about the axis.
-//! q = 0 at the load pose. Limits are `lo ≤ q ≤ hi`; a motor drives q towards its target.
+//! q = `Joint::offset` (0 but for an MJCF `ref`) at the load pose. Limits are `lo ≤ q ≤ hi`; a motor drives q
+//! towards its target.
 
 use crate::math::{Quat, Vec3};
 use crate::model::{Joint, JointType, Model, Motor};
@@ -31,6 +32,8 @@ pub struct JointPose {
     pub reference: [Vec3; 2],
     /// −1 for a joint to the world (q measures body 1 relative to the world), else 1.
     pub sign: f64,
+    /// The coordinate at the load pose (`Joint::offset`).
+    pub offset: f64,
 }
 
 /// One scalar constraint: its value `c` and velocity Jacobian blocks for side 1 and side 2.
@@ -70,7 +73,7 @@ impl JointPose {
             }
         };
         let sign = if j.body2.is_some() { 1.0 } else { -1.0 };
-        JointPose { p: [p1, p2], c: [c1, c2], axis: [a1, a2], reference: [r1, r2], sign }
+        JointPose { p: [p1, p2], c: [c1, c2], axis: [a1, a2], reference: [r1, r2], sign, offset: j.offset }
     }
 
     /// The joint at the bodies' states.
@@ -132,11 +135,13 @@ impl JointPose {
         }
     }
 
-    /// The joint coordinate's row (`c` = q): hinge angle in (−π, π] or prismatic displacement (see the module's
+    /// The joint coordinate's row (`c` = q): hinge angle in (−π, π] plus the offset, or prismatic displacement (see the module's
     /// conventions for joints to the world); `None` for ball and fixed joints, which have none.
     pub fn coordinate_row(&self, kind: JointType) -> Option<Row> {
         let row = self.child_row(kind)?;
-        Some(if self.sign < 0.0 { row.negated() } else { row })
+        let mut row = if self.sign < 0.0 { row.negated() } else { row };
+        row.c += self.offset;
+        Some(row)
     }
 
     /// The coordinate of body 2 relative to body 1, whichever side is the world.

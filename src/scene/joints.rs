@@ -158,7 +158,18 @@ pub(super) fn joints(list: Vec<JointT>, bodies: &[Body], names: &BTreeMap<String
             JointFrame::from_world(anchor, axis, reference, pose(Some(body1))),
             JointFrame::from_world(anchor, axis, reference, pose(body2)),
         ];
-        joints.push(Joint { kind, body1, body2, frames, anchor, axis, limits: j.limits, motor, name: j.name.unwrap_or_default() });
+        joints.push(Joint {
+            kind,
+            body1,
+            body2,
+            frames,
+            anchor,
+            axis,
+            limits: j.limits,
+            motor,
+            offset: 0.0,
+            name: j.name.unwrap_or_default(),
+        });
     }
 
     Ok(joints)

@@ -36,6 +36,8 @@ pub struct RobotJoint {
     /// Unit axis (hinge, prismatic); ignored for ball joints.
     pub axis: Vec3,
     pub limits: Option<[f64; 2]>,
+    /// The coordinate at the file's pose (MJCF `ref`).
+    pub offset: f64,
     /// PD servo from an actuator or a joint spring (its damping excludes `damping` below).
     pub motor: Option<Motor>,
     /// Viscous damping on the joint coordinate (N·s/m or N·m·s/rad): added to the motor's damping.
@@ -382,6 +384,7 @@ fn joint_of(
         axis,
         limits: j.limits,
         motor,
+        offset: j.offset,
         name: format!("{}{}", p.prefix, j.name),
     });
     Ok(())

@@ -341,6 +341,7 @@ fn joint(src: &Src, n: Node, frame: Pose, notes: &mut Notes) -> Result<Attach, S
         anchor: frame.translation,
         axis: (frame.rotation * axis_local).normalize(),
         limits,
+        offset: 0.0,
         motor: None,
         damping,
         friction,

@@ -79,7 +79,7 @@ pub enum Law {
     Penalty(f64),
     /// The coordinate: limit barrier (`limits` as the barrier holds them, `reach`, the coordinate's `inertia`)
     /// and motor.
-    Coordinate { limits: Option<[f64; 2]>, reach: f64, inertia: f64, motor: Option<Motor>, hinge: bool },
+    Coordinate { limits: Option<[f64; 2]>, offset: f64, reach: f64, inertia: f64, motor: Option<Motor>, hinge: bool },
 }
 
 /// One nonlinear joint term.
@@ -198,8 +198,9 @@ impl Joints {
                 continue;
             }
             let reach = if j.kind == JointType::Hinge { ANGLE_REACH } else { dhat };
-            // q = 0 at load: a limit at or within r/10 of it gets its barrier r/10 beyond the start
-            let limits = j.limits.map(|[lo, hi]| {
+            // the function is the displacement from the load pose (q − offset): limits and targets are shifted
+            // into it; at load it is 0, and a limit at or within r/10 of it gets its barrier r/10 beyond the start
+            let limits = j.limits.map(|[lo, hi]| [lo - j.offset, hi - j.offset]).map(|[lo, hi]| {
                 let moved = [
                     if lo <= 0.0 && lo > -0.1 * reach { -0.1 * reach } else { lo },
                     if hi >= 0.0 && hi < 0.1 * reach { 0.1 * reach } else { hi },
@@ -219,6 +220,7 @@ impl Joints {
             });
             let law = Law::Coordinate {
                 limits,
+                offset: j.offset,
                 reach,
                 inertia: coordinate_inertia(model, j),
                 motor: j.motor.clone(),
@@ -236,22 +238,28 @@ impl Joints {
         self.step.clear();
         for t in &self.terms {
             let mut s = StepData::default();
-            if let Law::Coordinate { limits, reach, inertia, motor, hinge } = &t.law {
+            if let Law::Coordinate { limits, offset, reach, inertia, motor, hinge } = &t.law {
                 let x = t.f.value(qt, None);
                 s.reference = x;
                 if let Some([lo, hi]) = limits {
                     if !(x > *lo && x < *hi) {
                         let j = &model.joints[t.joint];
                         return Err(format!(
-                            "joint #{} ({:?} on `{}`): its coordinate {x} is not strictly inside the limits [{lo}, {hi}] at step {}; \
+                            "joint #{} ({:?} on `{}`): its coordinate {} is not strictly inside the limits [{}, {}] at step {}; \
                              abd's limit barrier needs it inside (was the state edited?)",
-                            t.joint, j.kind, model.bodies[j.body1].name, state.step
+                            t.joint,
+                            j.kind,
+                            model.bodies[j.body1].name,
+                            x + offset,
+                            lo + offset,
+                            hi + offset,
+                            state.step
                         ));
                     }
                     s.kappa = inertia / (h * h * super::barrier::b2(0.5 * reach, *reach));
                 }
                 if let (Some(m), Some(Some(target))) = (motor, state.motor_targets.get(t.joint)) {
-                    let mut goal = target.value + dt * target.rate;
+                    let mut goal = target.value - offset + dt * target.rate;
                     if *hinge {
                         goal = x + wrap_angle(goal - x);
                     }

@@ -167,9 +167,11 @@ fn joint(cx: &mut Ctx, n: Node, class: &str, frame: Pose) -> Result<Attach, Stri
         "free" => return Ok(Attach::Free),
         t => return Err(cx.src.at(n, format!("joint type `{t}` is not supported; supported: `hinge`, `slide`, `ball`, `free`"))),
     };
-    if el.num(cx, "ref")?.is_some_and(|r| r != 0.0) {
-        return Err(cx.src.at(n, "`ref` (a joint zero other than the model's pose) is not supported"));
+    let reference = el.num(cx, "ref")?.unwrap_or(0.0);
+    if kind == JointType::Ball && reference != 0.0 {
+        return Err(cx.src.at(n, "`ref` on a ball joint is not supported (MuJoCo ignores it there too)"));
     }
+    let offset = if kind == JointType::Hinge { cx.angle(reference) } else { reference };
     let pos = Vec3::from_array(el.fixed::<3>(cx, "pos")?.unwrap_or([0.0; 3]));
     let axis = Vec3::from_array(el.fixed::<3>(cx, "axis")?.unwrap_or([0.0, 0.0, 1.0]));
     if axis.length() < 1e-12 {
@@ -216,6 +218,7 @@ fn joint(cx: &mut Ctx, n: Node, class: &str, frame: Pose) -> Result<Attach, Stri
         anchor: frame.transform_point(pos),
         axis: (frame.rotation * axis).normalize(),
         limits,
+        offset,
         motor,
         damping,
         friction,

@@ -5,7 +5,7 @@
 //! `<worldbody>` tree of `<body>` with `<inertial>`, `<geom>` (plane, box, sphere, capsule, cylinder, ellipsoid as a
 //! tessellated convex hull, mesh as its convex hull, as MuJoCo collides meshes; `fromto`; pos, quat, euler,
 //! axisangle, xyaxes, zaxis), one `<joint>` per body (hinge, slide, ball, free, `<freejoint>`) with range,
-//! damping, stiffness/springref, armature and frictionloss, `<site>`, `<actuator>` (motor, position, velocity,
+//! damping, stiffness/springref, ref, armature and frictionloss, `<site>`, `<actuator>` (motor, position, velocity,
 //! intvelocity, damper, general; on joints, fixed tendons and sites; actuator.rs), `<sensor>` (sensor.rs), fixed
 //! `<tendon>`s and `<contact><exclude>`. A body and its parent never collide (MuJoCo's parent filter). Mass and
 //! inertia come from `<inertial>` or from the geoms (density or mass per geom, summed as MuJoCo sums them).
