@@ -3,6 +3,7 @@
 //! the method's, built from the shared collision and dynamics modules.
 
 use crate::collision::surface_check::SurfaceCheck;
+use crate::dynamics::generalized::Layout;
 use crate::dynamics::proxy::Target;
 use crate::error::{InputError, SimError};
 use crate::math::{Quat, Vec3};
@@ -30,6 +31,8 @@ pub struct World {
     check: Option<SurfaceCheck>,
     /// What the last step produced: its contacts, the actuators' forces and the sensors' data.
     readout: Readout,
+    /// Where qpos and qvel's entries come from.
+    layout: Layout,
 }
 
 /// The outputs of the last step (before the first: no contacts, the forces and sensors at the initial state).
@@ -68,7 +71,8 @@ impl World {
         let method = crate::METHODS.create(&model)?;
         let state = State::from_model(&model);
         let check = model.check_intersections.then(|| SurfaceCheck::new(&model, &state));
-        let mut w = World { model, state, method, check, readout: Readout::default() };
+        let layout = Layout::of(&model);
+        let mut w = World { model, state, method, check, readout: Readout::default(), layout };
         w.initial_readout();
         Ok(w)
     }
@@ -370,6 +374,100 @@ impl World {
         s.w = angular_velocity;
         self.method.body_moved(&self.model, &mut self.state, i);
         Ok(())
+    }
+
+    /// The generalised coordinates' layout (MuJoCo's qpos and qvel; see `dynamics::generalized`).
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// The generalised coordinates now: each free root's origin and orientation, then each hinge and prismatic
+    /// joint's coordinate.
+    pub fn qpos(&self) -> Vec<f64> {
+        self.layout.qpos(&self.model, &self.state)
+    }
+
+    /// The generalised velocities now: each free root's origin velocity (world) and angular velocity (its own
+    /// frame), then each joint's rate.
+    pub fn qvel(&self) -> Vec<f64> {
+        self.layout.qvel(&self.model, &self.state)
+    }
+
+    /// Sets every body's pose from generalised coordinates (forward kinematics, as writing MuJoCo's `qpos`); the
+    /// generalised velocities are kept. An error names what is wrong: the length, a value that is not finite, a
+    /// free root's quaternion that is zero.
+    pub fn set_qpos(&mut self, qpos: &[f64]) -> Result<(), InputError> {
+        self.check_generalized("qpos", qpos, self.layout.nq())?;
+        for (i, &b) in self.layout.free.iter().enumerate() {
+            let q = &qpos[7 * i + 3..7 * i + 7];
+            if q.iter().map(|x| x * x).sum::<f64>() < 1e-24 {
+                let name = &self.model.bodies[b].name;
+                return Err(InputError::at(&self.model.name, format!("set_qpos: the quaternion of free body `{name}` is zero")));
+            }
+        }
+        let qvel = self.qvel();
+        self.layout.place(&self.model, &mut self.state.bodies, qpos);
+        self.layout.set_velocities(&self.model, &mut self.state.bodies, &qvel);
+        self.bodies_moved();
+        Ok(())
+    }
+
+    /// Sets every body's velocity from generalised velocities at the poses now (as writing MuJoCo's `qvel`).
+    pub fn set_qvel(&mut self, qvel: &[f64]) -> Result<(), InputError> {
+        self.check_generalized("qvel", qvel, self.layout.nv())?;
+        self.layout.set_velocities(&self.model, &mut self.state.bodies, qvel);
+        self.bodies_moved();
+        Ok(())
+    }
+
+    fn check_generalized(&self, what: &str, values: &[f64], n: usize) -> Result<(), InputError> {
+        if values.len() != n {
+            return Err(InputError::at(
+                &self.model.name,
+                format!("set_{what}: expected {n} values (n{}), got {}", &what[1..], values.len()),
+            ));
+        }
+        if let Some(k) = values.iter().position(|x| !x.is_finite()) {
+            let names = if what == "qpos" { self.layout.qpos_names(&self.model) } else { self.layout.qvel_names(&self.model) };
+            return Err(InputError::at(&self.model.name, format!("set_{what}: entry {k} (`{}`) is not finite", names[k])));
+        }
+        Ok(())
+    }
+
+    /// Tells the method that every dynamic body may have moved.
+    fn bodies_moved(&mut self) {
+        for b in 0..self.model.bodies.len() {
+            if self.model.bodies[b].kind == crate::model::BodyKind::Dynamic {
+                self.method.body_moved(&self.model, &mut self.state, b);
+            }
+        }
+    }
+
+    /// Each body's inertia tensor about its centre of mass in world axes now (kg·m²).
+    pub fn inertia_world(&self, i: usize) -> crate::math::Mat3 {
+        let r = crate::math::Mat3::from_quat(self.state.bodies[i].q);
+        r * self.model.bodies[i].inertia * r.transpose()
+    }
+
+    /// The contact force and torque each body received over the last step, summed over its contact points:
+    /// `[torque about its centre of mass, force]` in world axes (N·m, N).
+    pub fn contact_wrenches(&self) -> Vec<[f64; 6]> {
+        let mut out = vec![[0.0; 6]; self.model.bodies.len()];
+        for c in &self.readout.contacts {
+            for b in c.bodies {
+                if b >= out.len() {
+                    continue;
+                }
+                let f = c.force_on(b);
+                let t = (c.point - self.state.bodies[b].x).cross(f);
+                let w = &mut out[b];
+                for k in 0..3 {
+                    w[k] += t[k];
+                    w[3 + k] += f[k];
+                }
+            }
+        }
+        out
     }
 
     /// Advances one time step of the model's `dt`. With `[world] check_intersections`, the stats' `intersections`

@@ -16,6 +16,7 @@ Five contact methods behind one world and one scene format, with the state as nu
 
 from ._cairn import (
     METHODS,
+    Batch,
     CairnError,
     SceneError,
     SimulationError,
@@ -30,6 +31,7 @@ from ._cairn import (
 
 __all__ = [
     "METHODS",
+    "Batch",
     "CairnError",
     "SceneError",
     "SimulationError",

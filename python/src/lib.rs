@@ -1,7 +1,10 @@
 //! cairn from Python: the extension module `cairn._cairn`, re-exported by the package `cairn`
 //! (`cairn/__init__.py`, stubs in `cairn/__init__.pyi`).
 //!
-//! - `world.rs`: the `World` class (stepping with the interpreter's lock released, numpy state, setters).
+//! - `world.rs`: the `World` class (stepping with the interpreter's lock released, numpy state, setters);
+//!   `world_robot.rs`: its generalised coordinates, mass properties, contact wrenches and pickling.
+//! - `batch.rs`: `Batch`, n worlds stepped together on rayon's threads; `readout.rs`: the quantities both read.
+//! - `recipe.rs`: the scene and options a world was made from (what a pickle carries).
 //! - `snapshot.rs`: the picklable `Snapshot`.
 //! - `convert.rs`: Python values to scene overrides, step statistics to a dict.
 //! - here: the exceptions, and the module functions `run`, `validate` and `scenes`.
@@ -11,9 +14,13 @@
 //! `SimulationError` (a step failed), both subclasses of `CairnError`, which also covers output files that
 //! cannot be written.
 
+mod batch;
 mod convert;
+mod readout;
+mod recipe;
 mod snapshot;
 mod world;
+mod world_robot;
 
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
@@ -175,6 +182,9 @@ fn cairn_py(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SimulationError", py.get_type::<SimulationError>())?;
     m.add_class::<world::World>()?;
     m.add_class::<snapshot::Snapshot>()?;
+    m.add_class::<batch::Batch>()?;
+    m.add_function(wrap_pyfunction!(world_robot::_world_from_pickle, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::_batch_from_pickle, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(scenes, m)?)?;

@@ -2,8 +2,9 @@
 //! read as numpy arrays and set body by body.
 
 use crate::convert::{load_options, stats_dict};
+use crate::recipe::Recipe;
 use crate::snapshot::Snapshot;
-use crate::{load_model, scene_err, sim_err, SceneError};
+use crate::{scene_err, sim_err, SceneError};
 use cairn::math::{Quat, Vec3};
 use cairn::method::StepStats;
 use numpy::ndarray::{Dimension, IntoDimension};
@@ -12,7 +13,7 @@ use pyo3::exceptions::{PyUserWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use std::ffi::CString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// Issues a Python `UserWarning` per note of the loader (what a `.scn` file has that cairn cannot use), as
@@ -42,6 +43,8 @@ pub struct World {
     /// What `ctrl` held when last synced from the world: a step passes the array on only when it differs, so
     /// reading `ctrl` never stops a scene's control schedules.
     ctrl_synced: Vec<f64>,
+    /// The scene and options it was made from (what a pickle carries beside a snapshot).
+    pub(crate) recipe: Recipe,
 }
 
 fn vec3(a: [f64; 3]) -> Vec3 {
@@ -53,16 +56,16 @@ fn quat(q: [f64; 4]) -> Quat {
 }
 
 impl World {
-    fn wrap(world: cairn::World) -> Self {
+    pub(crate) fn wrap(world: cairn::World, recipe: Recipe) -> Self {
         let stages = world.stage_names();
-        World { world: Mutex::new(world), stages, last: None, ctrl: None, ctrl_synced: Vec::new() }
+        World { world: Mutex::new(world), stages, last: None, ctrl: None, ctrl_synced: Vec::new(), recipe }
     }
 
-    fn lock(&self) -> MutexGuard<'_, cairn::World> {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, cairn::World> {
         self.world.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn get_mut(&mut self) -> &mut cairn::World {
+    pub(crate) fn get_mut(&mut self) -> &mut cairn::World {
         self.world.get_mut().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -91,7 +94,7 @@ impl World {
     }
 
     /// Writes the world's controls into `ctrl` (a schedule or a reset may have moved them).
-    fn pull_ctrl(&mut self, py: Python<'_>) -> PyResult<()> {
+    pub(crate) fn pull_ctrl(&mut self, py: Python<'_>) -> PyResult<()> {
         let c = self.lock().ctrl();
         if let Some(a) = &self.ctrl {
             let a = a.bind(py);
@@ -180,8 +183,9 @@ impl World {
         overrides: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         let scene = path.to_string_lossy().into_owned();
-        let model = load_model(py, &scene, &load_options(overrides, false, method, dt, duration)?)?;
-        Ok(Self::wrap(cairn::World::new(model).map_err(scene_err)?))
+        let recipe = Recipe::file(&scene, load_options(overrides, false, method, dt, duration)?);
+        let model = recipe.load(py)?;
+        Ok(Self::wrap(cairn::World::new(model).map_err(scene_err)?, recipe))
     }
 
     /// A world from scene text (TOML, scene format 1). `name` names it in messages and snapshots; mesh paths
@@ -189,6 +193,7 @@ impl World {
     #[staticmethod]
     #[pyo3(signature = (text, method=None, *, dt=None, duration=None, overrides=None, name="scene"))]
     fn from_string(
+        py: Python<'_>,
         text: &str,
         method: Option<&str>,
         dt: Option<f64>,
@@ -196,9 +201,9 @@ impl World {
         overrides: Option<&Bound<'_, PyDict>>,
         name: &str,
     ) -> PyResult<Self> {
-        let opts = load_options(overrides, false, method, dt, duration)?;
-        let model = cairn::scene::load_str_with(text, name, name, Path::new("."), &opts).map_err(scene_err)?;
-        Ok(Self::wrap(cairn::World::new(model).map_err(scene_err)?))
+        let recipe = Recipe::text(text, name, load_options(overrides, false, method, dt, duration)?);
+        let model = recipe.load(py)?;
+        Ok(Self::wrap(cairn::World::new(model).map_err(scene_err)?, recipe))
     }
 
     /// Advances `n` time steps of `dt`, releasing the interpreter's lock meanwhile (other Python threads run,
