@@ -25,7 +25,53 @@ pub struct PairEntry {
     pub a: u32,
     pub b: u32,
     pub manifolds: Vec<Manifold>,
+    #[serde(with = "workspace_text")]
     workspace: Option<ContactManifoldsWorkspace>,
+}
+
+/// A manifold workspace in a snapshot: parry's workspaces for compound shapes hold maps keyed by index pairs,
+/// which JSON cannot key, so the workspace is written as the hex text of its postcard encoding (a binary serde
+/// format that keeps every float's bits). Read back from that text, or from the JSON object an older snapshot
+/// of a convex pair holds.
+mod workspace_text {
+    use parry3d_f64::query::ContactManifoldsWorkspace;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(w: &Option<ContactManifoldsWorkspace>, s: S) -> Result<S::Ok, S::Error> {
+        match w {
+            None => s.serialize_none(),
+            Some(w) => {
+                let bytes = postcard::to_allocvec(w).map_err(serde::ser::Error::custom)?;
+                let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+                s.serialize_some(&hex)
+            }
+        }
+    }
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Stored {
+        Hex(String),
+        Object(ContactManifoldsWorkspace),
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<ContactManifoldsWorkspace>, D::Error> {
+        match Option::<Stored>::deserialize(d)? {
+            None => Ok(None),
+            Some(Stored::Object(w)) => Ok(Some(w)),
+            Some(Stored::Hex(h)) => {
+                let bad = || serde::de::Error::custom("a manifold workspace's hex text is malformed");
+                if h.len() % 2 != 0 {
+                    return Err(bad());
+                }
+                let bytes = (0..h.len())
+                    .step_by(2)
+                    .map(|i| u8::from_str_radix(h.get(i..i + 2).ok_or_else(bad)?, 16).map_err(|_| bad()))
+                    .collect::<Result<Vec<u8>, _>>()?;
+                postcard::from_bytes(&bytes).map(Some).map_err(serde::de::Error::custom)
+            }
+        }
+    }
 }
 
 impl std::fmt::Debug for PairEntry {
