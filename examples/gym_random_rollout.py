@@ -57,5 +57,7 @@ for _ in range(args.steps):
     restarting = terminated | truncated
     finished += list(zip(returns[restarting], lengths[restarting]))
 vector_rate = args.steps * args.num_envs / (time.perf_counter() - start)
-print(f"{args.num_envs} worlds: {len(finished)} episodes finished, mean return "
-      f"{np.mean([r for r, _ in finished]) if finished else float('nan'):.2f}; {vector_rate:.0f} env steps/s")
+print(
+    f"{args.num_envs} worlds: {len(finished)} episodes finished, mean return "
+    f"{np.mean([r for r, _ in finished]) if finished else float('nan'):.2f}; {vector_rate:.0f} env steps/s"
+)

@@ -112,8 +112,7 @@ def test_a_vector_env_of_4_equals_4_single_envs(env_id):
 
 def test_cairn_env_over_any_scene(tmp_path):
     scene = tmp_path / "arm.toml"
-    scene.write_text(
-        """format = 1
+    scene.write_text("""format = 1
 [world]
 dt = 0.001
 [[body]]
@@ -135,8 +134,7 @@ ctrlrange = [-2.0, 2.0]
 name = "q"
 type = "jointpos"
 joint = "shoulder"
-"""
-    )
+""")
     env = cairn.gym.CairnEnv(str(scene), frame_skip=3, max_episode_steps=4)
     assert env.dt == pytest.approx(0.003)
     assert env.observation_space.shape == (3,)  # qpos, qvel, the jointpos sensor

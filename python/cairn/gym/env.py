@@ -6,6 +6,7 @@ return arrays with that leading axis, so one callable serves both.
 """
 
 import os
+import re
 import warnings
 
 import numpy as np
@@ -130,7 +131,12 @@ class _Core:
         self.reset_info = reset_info
         self.prev_fields = tuple(prev_fields)
         self.ctrl_low, self.ctrl_high = _ctrl_bounds(scene, self.batch, ctrl_range)
+        self.refresh()
+
+    def refresh(self):
+        """Forgets what was read from the batch (after the batch was changed from outside)."""
         self.view = BatchView(self)
+        self.last_obs = np.asarray(self.observation(self.view), dtype=np.float64)
 
     def step(self, action):
         """Steps every world frame_skip steps with `action` (N, nu) as ctrl; returns obs, reward, terminated,
@@ -139,19 +145,42 @@ class _Core:
         for name in self.prev_fields:
             getattr(prev, name)  # read before the step moves the batch
         prev.prev = None  # no chain of old views
-        self.batch.step(ctrl=action, n=self.frame_skip)
+        try:
+            self.batch.step(ctrl=action, n=self.frame_skip)
+            failed = None
+        except cairn.SimulationError as e:
+            failed = self._failed(e)
         view = BatchView(self, action=action, prev=prev)
         self.view = view
-        obs = np.asarray(self.observation(view), dtype=np.float64)
-        if self.reward is None:
-            reward, info = np.zeros(self.n), {}
-        else:
-            reward, info = _as_reward(self.reward(view), self.n)
-        if self.terminated is None:
-            term = np.zeros(self.n, dtype=bool)
-        else:
-            term = np.broadcast_to(np.asarray(self.terminated(view), dtype=bool), (self.n,))
+        with np.errstate(all="ignore" if failed is not None else "warn"):
+            obs = np.asarray(self.observation(view), dtype=np.float64)
+            if self.reward is None:
+                reward, info = np.zeros(self.n), {}
+            else:
+                reward, info = _as_reward(self.reward(view), self.n)
+            if self.terminated is None:
+                term = np.zeros(self.n, dtype=bool)
+            else:
+                term = np.broadcast_to(np.asarray(self.terminated(view), dtype=bool), (self.n,))
+        if failed is not None:
+            # a world whose step failed ends its episode: its last observation again, reward 0, terminated
+            obs = np.where(failed[:, None], self.last_obs, obs)
+            reward = np.where(failed, 0.0, reward)
+            term = term | failed
+            info = dict(info, simulation_error=failed)
+        self.last_obs = obs
         return obs, reward, term, info
+
+    def _failed(self, error):
+        """The worlds a SimulationError stopped: the one it names, and any whose state is not finite."""
+        failed = ~(np.isfinite(self.batch.qpos()).all(axis=1) & np.isfinite(self.batch.qvel()).all(axis=1))
+        named = re.findall(r"world (\d+)", str(error))
+        failed[[int(i) for i in named if int(i) < self.n]] = True
+        if self.n == 1:
+            failed[0] = True
+        if not failed.any():
+            raise error
+        return failed
 
     def reset(self, indices, rngs):
         """Resets worlds `indices` (a list) to the start state plus noise drawn from `rngs` (one Generator per
@@ -164,6 +193,7 @@ class _Core:
         self.view = view = BatchView(self)
         obs = np.asarray(self.observation(view), dtype=np.float64)
         info = self.reset_info(view) if self.reset_info is not None else {}
+        self.last_obs = obs
         return obs, info
 
 
@@ -234,7 +264,8 @@ class CairnEnv(gymnasium.Env):
     ``reward(view)`` (an (N,) array, or ``(reward, info)`` with info a dict of (N,) arrays) and
     ``terminated(view)`` take a `BatchView` of N = 1 worlds; the default observation is
     concat(qpos, qvel, sensordata), the default reward 0 and never terminated. ``reset`` puts the world at the
-    scene's start state plus U(-s, s) noise on qpos and qvel (s = ``reset_noise_scale``) from ``self.np_random``.
+    scene's start state plus U(-s, s) noise on qpos and qvel (s = ``reset_noise_scale``) drawn from
+    ``self.np_random``.
     ``max_episode_steps`` truncates here (``gymnasium.make`` adds its own TimeLimit instead).
     Keyword-only hooks: ``reset_state(core, rngs)`` -> (qpos, qvel) rows for the worlds being reset (one
     Generator each), ``reset_info(view)`` -> dict of (N,) arrays, ``prev_fields`` (view fields read before
@@ -284,8 +315,10 @@ class CairnEnv(gymnasium.Env):
         self.max_episode_steps = max_episode_steps
         self.metadata = dict(self.metadata, render_fps=int(np.round(1.0 / self.core.dt)))
         low, high = self.core.ctrl_low, self.core.ctrl_high
-        self.action_space = spaces.Box(low=low.astype(np.float32), high=high.astype(np.float32), dtype=np.float32)
-        obs = np.asarray(self.core.observation(self.core.view), dtype=np.float64)
+        self.action_space = spaces.Box(
+            low=low.astype(np.float32), high=high.astype(np.float32), dtype=np.float32
+        )
+        obs = self.core.last_obs
         self.observation_space = spaces.Box(low=-np.inf, high=np.inf, shape=obs.shape[1:], dtype=np.float64)
         self._elapsed = 0
 

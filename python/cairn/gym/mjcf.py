@@ -14,15 +14,17 @@ _ACTUATORS = ("motor", "position", "velocity", "intvelocity", "damper", "general
 
 class Model:
     """An MJCF file's tree: `bodies` (MuJoCo's order, world first: dicts of name, parent, has_joint, pos,
-    quat, element), `actuators` (dicts of name, joint, gear, ctrlrange or None), `sites` (name -> body, pos), `tendons`
-    (fixed tendons: [(joint, coef), ...])."""
+    quat, element), `actuators` (dicts of name, joint, gear, ctrlrange or None), `sites` (name -> body, pos),
+    `tendons` (fixed tendons: [(joint, coef), ...])."""
 
     def __init__(self, path):
         root = ET.parse(path).getroot()
         self._defaults = {}
         for d in root.findall("default"):
             self._read_defaults(d, "main", {})
-        self.bodies = [dict(name="world", parent=-1, has_joint=False, pos=np.zeros(3), quat=_UNIT, element=None)]
+        self.bodies = [
+            dict(name="world", parent=-1, has_joint=False, pos=np.zeros(3), quat=_UNIT, element=None)
+        ]
         self.sites = {}
         wb = root.find("worldbody")
         self._walk(wb, 0, "main")
@@ -79,8 +81,15 @@ class Model:
             else:
                 quat = _vec(b.get("quat"), _UNIT)
             self.bodies.append(
-                dict(name=name, parent=parent, has_joint=has_joint, pos=_vec(b.get("pos"), np.zeros(3)), quat=quat,
-                     element=b, cls=cls)
+                dict(
+                    name=name,
+                    parent=parent,
+                    has_joint=has_joint,
+                    pos=_vec(b.get("pos"), np.zeros(3)),
+                    quat=quat,
+                    element=b,
+                    cls=cls,
+                )
             )
             for s in b.findall("site"):
                 if s.get("name"):
@@ -110,7 +119,9 @@ class Model:
             if kind != "sphere":
                 raise NotImplementedError(f"body {b['name']}: geom type {kind} (only spheres are read)")
             r = float(a["size"].split()[0])
-            mass = float(a["mass"]) if "mass" in a else float(a.get("density", "1000")) * 4.0 / 3.0 * np.pi * r**3
+            mass = (
+                float(a["mass"]) if "mass" in a else float(a.get("density", "1000")) * 4.0 / 3.0 * np.pi * r**3
+            )
             out.append((mass, _vec(a.get("pos"), np.zeros(3)), r))
         return out
 

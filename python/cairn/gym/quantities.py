@@ -3,11 +3,11 @@ computed in vectorised numpy from a `BatchView`'s arrays (leading axis N), with 
 quantities about the centre of mass of the body's subtree root (MuJoCo's subtree_com[body_rootid]), in world
 axes, rotation part first.
 
-MuJoCo's bodies are those of the MJCF file, in its order. cairn splits a body with several joints into a chain
-(`body/joint` intermediate links carrying 1% of its mass each): their mass, inertia and contact forces are folded
-back into the body. cairn welds a body without joints into its parent: its inertia (spheres only) is split back
-out of the parent, its velocity is the parent's, and its contact forces stay with the parent (MuJoCo's row for the
-welded body is then zero).
+MuJoCo's bodies are those of the MJCF file, in its order. cairn splits a body with several joints into a
+chain (`body/joint` intermediate links carrying 1% of its mass each): their mass, inertia and contact forces
+are folded back into the body. cairn welds a body without joints into its parent: its inertia (spheres only)
+is split back out of the parent, its velocity is the parent's, and its contact forces stay with the parent
+(MuJoCo's row for the welded body is then zero).
 """
 
 import numpy as np
@@ -55,7 +55,7 @@ class MujocoBodies:
             root[i] = r
         self.cairn_root = root
         self.roots = sorted(set(root[dynamic].tolist()))
-        # per MuJoCo body: the cairn body carrying its frame (and the frame's offset), its mass group, welded or not
+        # per MuJoCo body: the cairn body carrying its frame (and the offset), its mass group, welded or not
         self.host, self.offset_pos, self.offset_quat, self.group, self.welded = [], [], [], [], []
         for j, b in enumerate(model.bodies):
             h, pos, quat = model.host(j)
@@ -68,7 +68,9 @@ class MujocoBodies:
             if welded or j == 0:
                 self.group.append([])
             else:
-                self.group.append([names.index(hname)] + [i for i, n in enumerate(names) if n.startswith(hname + "/")])
+                self.group.append(
+                    [names.index(hname)] + [i for i, n in enumerate(names) if n.startswith(hname + "/")]
+                )
         self.host = np.array(self.host)
         self._spheres = None
 
@@ -79,7 +81,9 @@ class MujocoBodies:
             for j in range(1, self.nbody):
                 if self.welded[j]:
                     pos, quat = self.offset_pos[j], self.offset_quat[j]
-                    self._spheres[j] = [(m, pos + mjcf.quat_rotate(quat, c), r) for m, c, r in self.model.spheres(j)]
+                    self._spheres[j] = [
+                        (m, pos + mjcf.quat_rotate(quat, c), r) for m, c, r in self.model.spheres(j)
+                    ]
         return self._spheres
 
 
@@ -158,8 +162,8 @@ def _mujoco_index(mb, cairn_index):
 
 
 def cvel(view, mb):
-    """cairn's equivalent of MuJoCo's data.cvel: (N, nbody, 6) [angular velocity, linear velocity of the point at
-    the subtree root's centre of mass moving with the body], world axes."""
+    """cairn's equivalent of MuJoCo's data.cvel: (N, nbody, 6) [angular velocity, linear velocity of the
+    point at the subtree root's centre of mass moving with the body], world axes."""
     if "cvel" in view.cache:
         return view.cache["cvel"]
     c = root_com(view, mb)
@@ -203,8 +207,8 @@ class ActuatorMap:
 
 
 def qfrc_actuator(view, amap):
-    """cairn's equivalent of MuJoCo's data.qfrc_actuator: (N, nv) gear × each actuator's force of the last step,
-    summed on its joint's dof."""
+    """cairn's equivalent of MuJoCo's data.qfrc_actuator: (N, nv) gear × each actuator's force of the last
+    step, summed on its joint's dof."""
     f = view.actuator_forces * amap.gear[None, :]
     out = np.zeros((view.n, amap.nv))
     for k, dof in enumerate(amap.dof):

@@ -40,7 +40,9 @@ class Task:
     reset_noise_scale = 0.0
     prev_fields = ("qpos",)
 
-    def __init__(self, xml_file=None, frame_skip=None, reset_noise_scale=None, default_camera_config=None, **world_kwargs):
+    def __init__(
+        self, xml_file=None, frame_skip=None, reset_noise_scale=None, default_camera_config=None, **world_kwargs
+    ):
         path = xml_file or self.xml
         self.xml_file = path if os.path.isabs(path) or os.path.exists(path) else os.path.join(ASSETS, path)
         if frame_skip is not None:
@@ -128,10 +130,12 @@ class InvertedDoublePendulum(_NormalQvel, Task):
 
     def observation(self, view):
         q, v = view.qpos, view.qvel
-        # cairn's equivalent of qfrc_constraint[0] (the cart's limit force): not available, 0; MuJoCo's is nonzero
-        # only while the cart presses on its rail's ends
+        # cairn's equivalent of qfrc_constraint[0] (the cart's limit force): not available, 0; MuJoCo's is
+        # nonzero only while the cart presses on its rail's ends
         qfrc_constraint = np.zeros((view.n, 1))
-        return np.concatenate([q[:, :1], np.sin(q[:, 1:]), np.cos(q[:, 1:]), np.clip(v, -10, 10), qfrc_constraint], axis=1)
+        return np.concatenate(
+            [q[:, :1], np.sin(q[:, 1:]), np.cos(q[:, 1:]), np.clip(v, -10, 10), qfrc_constraint], axis=1
+        )
 
     def terminated(self, view):
         return quantities.site_xpos(view, self.bodies(view), "tip")[:, 2] <= 1
@@ -166,7 +170,9 @@ class Reacher(Task):
     def observation(self, view):
         q = view.qpos
         theta = q[:, :2]
-        return np.concatenate([np.cos(theta), np.sin(theta), q[:, 2:], view.qvel[:, :2], self._vec(view)[:, :2]], axis=1)
+        return np.concatenate(
+            [np.cos(theta), np.sin(theta), q[:, 2:], view.qvel[:, :2], self._vec(view)[:, :2]], axis=1
+        )
 
     def reward(self, view):
         reward_dist = -np.sqrt(_sumsq(self._vec(view))) * self.reward_dist_weight
@@ -264,7 +270,13 @@ class HalfCheetah(_NormalQvel, Task):
     frame_skip = 5
     reset_noise_scale = 0.1
 
-    def __init__(self, forward_reward_weight=1.0, ctrl_cost_weight=0.1, exclude_current_positions_from_observation=True, **kw):
+    def __init__(
+        self,
+        forward_reward_weight=1.0,
+        ctrl_cost_weight=0.1,
+        exclude_current_positions_from_observation=True,
+        **kw,
+    ):
         super().__init__(**kw)
         self.forward_reward_weight = forward_reward_weight
         self.ctrl_cost_weight = ctrl_cost_weight
@@ -288,7 +300,11 @@ class HalfCheetah(_NormalQvel, Task):
 
 def _xy_info(view):
     q = view.qpos
-    return {"x_position": q[:, 0], "y_position": q[:, 1], "distance_from_origin": np.sqrt(q[:, 0] ** 2 + q[:, 1] ** 2)}
+    return {
+        "x_position": q[:, 0],
+        "y_position": q[:, 1],
+        "distance_from_origin": np.sqrt(q[:, 0] ** 2 + q[:, 1] ** 2),
+    }
 
 
 class Ant(_NormalQvel, Task):
@@ -342,9 +358,9 @@ class Ant(_NormalQvel, Task):
 
     def reward(self, view):
         mb = self.bodies(view)
-        xy_velocity = (quantities.body_xpos(view, mb, self.main_body) - quantities.body_xpos(view.prev, mb, self.main_body))[
-            :, :2
-        ] / view.dt
+        xy_velocity = (
+            quantities.body_xpos(view, mb, self.main_body) - quantities.body_xpos(view.prev, mb, self.main_body)
+        )[:, :2] / view.dt
         forward = xy_velocity[:, 0] * self.forward_reward_weight
         healthy = self.is_healthy(view) * self.healthy_reward
         ctrl_cost = self.ctrl_cost_weight * _sumsq(view.action)
@@ -442,15 +458,55 @@ class Humanoid(Task):
 
     def reward(self, view):
         mb = self.bodies(view)
-        xy_velocity = (quantities.mass_center(view, mb) - quantities.mass_center(view.prev, mb))[:, :2] / view.dt
+        xy_velocity = (quantities.mass_center(view, mb) - quantities.mass_center(view.prev, mb))[
+            :, :2
+        ] / view.dt
         forward = self.forward_reward_weight * xy_velocity[:, 0]
         healthy = self.is_healthy(view) * self.healthy_reward
         ctrl_cost = self.ctrl_cost_weight * _sumsq(view.action)
-        contact_cost = np.clip(self.contact_cost_weight * _sumsq(quantities.cfrc_ext(view, mb)), *self.contact_cost_range)
+        contact_cost = np.clip(
+            self.contact_cost_weight * _sumsq(quantities.cfrc_ext(view, mb)), *self.contact_cost_range
+        )
         info = self.reset_info(view)
         info.update(x_velocity=xy_velocity[:, 0], y_velocity=xy_velocity[:, 1])
-        info.update(reward_survive=healthy, reward_forward=forward, reward_ctrl=-ctrl_cost, reward_contact=-contact_cost)
+        info.update(
+            reward_survive=healthy, reward_forward=forward, reward_ctrl=-ctrl_cost, reward_contact=-contact_cost
+        )
         return forward + healthy - ctrl_cost - contact_cost, info
+
+
+def _state(env, worlds):
+    """What a pickled task env carries beside its keywords: each world's snapshot, the generators, counters."""
+    rngs = [env._np_random] if isinstance(env, CairnEnv) else env._rngs
+    return dict(
+        snapshots=[env.batch.snapshot(i) for i in worlds],
+        rngs=[None if r is None else r.bit_generator.state for r in rngs],
+        elapsed=env._elapsed,
+        autoreset=getattr(env, "_autoreset", None),
+    )
+
+
+def _unpickle(cls, ctor, state):
+    """A task env rebuilt from its keywords, then put back at the pickled state (the scene's text is not
+    carried: gymnasium's installed MJCF files are read again)."""
+    env = cls(**ctor)
+    for i, snap in enumerate(state["snapshots"]):
+        env.batch.restore(snap, [i])
+    rngs = []
+    for st in state["rngs"]:
+        rng = None
+        if st is not None:
+            rng = np.random.Generator(getattr(np.random, st["bit_generator"])())
+            rng.bit_generator.state = st
+        rngs.append(rng)
+    if isinstance(env, CairnEnv):
+        env._np_random = rngs[0]
+    else:
+        env._rngs = rngs
+        env._autoreset = state["autoreset"]
+    env._elapsed = state["elapsed"]
+    env.core.refresh()
+    return env
 
 
 def _env_class(task):
@@ -458,8 +514,14 @@ def _env_class(task):
         __doc__ = f"gymnasium's {task.__name__}-v5 on cairn: `{task.__name__}Env(method='lcp', **v5 keywords)`."
 
         def __init__(self, method="lcp", render_mode=None, max_episode_steps=None, **kw):
+            self._ctor = dict(method=method, render_mode=render_mode, max_episode_steps=max_episode_steps, **kw)
             self.task = task(**kw)
-            super().__init__(method=method, render_mode=render_mode, max_episode_steps=max_episode_steps, **self.task.spec())
+            super().__init__(
+                method=method, render_mode=render_mode, max_episode_steps=max_episode_steps, **self.task.spec()
+            )
+
+        def __reduce__(self):
+            return _unpickle, (type(self), self._ctor, _state(self, [0]))
 
     TaskEnv.__name__ = TaskEnv.__qualname__ = f"{task.__name__}Env"
     return TaskEnv
@@ -470,10 +532,24 @@ def _vector_class(task):
         __doc__ = f"gymnasium's {task.__name__}-v5 on cairn, n worlds in one cairn.Batch."
 
         def __init__(self, num_envs=1, method="lcp", render_mode=None, max_episode_steps=None, **kw):
+            self._ctor = dict(
+                num_envs=num_envs,
+                method=method,
+                render_mode=render_mode,
+                max_episode_steps=max_episode_steps,
+                **kw,
+            )
             self.task = task(**kw)
             super().__init__(
-                num_envs=num_envs, method=method, render_mode=render_mode, max_episode_steps=max_episode_steps, **self.task.spec()
+                num_envs=num_envs,
+                method=method,
+                render_mode=render_mode,
+                max_episode_steps=max_episode_steps,
+                **self.task.spec(),
             )
+
+        def __reduce__(self):
+            return _unpickle, (type(self), self._ctor, _state(self, range(self.num_envs)))
 
     TaskVectorEnv.__name__ = TaskVectorEnv.__qualname__ = f"{task.__name__}VectorEnv"
     return TaskVectorEnv

@@ -36,7 +36,11 @@ def _merge_info(step_info, reset_info, reset):
         a, b = step_info.get(key), reset_info.get(key)
         if isinstance(a, dict) or isinstance(b, dict):
             out[key] = _merge_info(a or {}, b or {}, reset)
-            out[f"_{key}"] = np.ones_like(reset) if a is not None and b is not None else (reset.copy() if a is None else ~reset)
+            out[f"_{key}"] = (
+                np.ones_like(reset)
+                if a is not None and b is not None
+                else (reset.copy() if a is None else ~reset)
+            )
         elif a is None:
             out[key], out[f"_{key}"] = np.asarray(b), reset.copy()
         elif b is None:
@@ -98,7 +102,7 @@ class CairnVectorEnv(VectorEnv):
         low, high = self.core.ctrl_low.astype(np.float32), self.core.ctrl_high.astype(np.float32)
         self.single_action_space = spaces.Box(low=low, high=high, dtype=np.float32)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        dim = np.asarray(self.core.observation(self.core.view)).shape[1:]
+        dim = self.core.last_obs.shape[1:]
         self.single_observation_space = spaces.Box(low=-np.inf, high=np.inf, shape=dim, dtype=np.float64)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self._rngs = [None] * self.num_envs
@@ -150,7 +154,9 @@ class CairnVectorEnv(VectorEnv):
     def step(self, actions):
         actions = np.asarray(actions, dtype=np.float64)
         if actions.shape != (self.num_envs, self.core.nu):
-            raise ValueError(f"Action shape mismatch. Expected {(self.num_envs, self.core.nu)}, found {actions.shape}")
+            raise ValueError(
+                f"Action shape mismatch. Expected {(self.num_envs, self.core.nu)}, found {actions.shape}"
+            )
         obs, reward, term, info = self.core.step(actions)
         reward, term = reward.copy(), term.copy()
         self._elapsed += 1
