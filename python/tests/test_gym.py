@@ -1,6 +1,8 @@
 """cairn.gym: gymnasium's checker on every registered env, seeded resets, vector env = single envs bit for bit,
 and (where mujoco is installed) the reset state against gymnasium's own MuJoCo envs."""
 
+import pickle
+import subprocess
 import sys
 import types
 
@@ -110,6 +112,27 @@ def test_a_vector_env_of_4_equals_4_single_envs(env_id):
     venv.close()
 
 
+def test_task_envs_pickle_and_continue_bit_for_bit():
+    env = cairn.gym.make("cairn/Ant-v5").unwrapped
+    venv = cairn.gym.make_vec("cairn/InvertedPendulum-v5", num_envs=3)
+    env.reset(seed=1)
+    venv.reset(seed=1)
+    a = np.full(env.action_space.shape, 0.1, dtype=np.float32)
+    va = np.full(venv.action_space.shape, 0.1, dtype=np.float32)
+    env.step(a)
+    venv.step(va)
+    try:
+        env2, venv2 = pickle.loads(pickle.dumps(env)), pickle.loads(pickle.dumps(venv))
+    except cairn.CairnError as e:
+        if "key must be a string" not in str(e):
+            raise
+        pytest.xfail(f"a snapshot of these worlds does not serialise yet: {e}")
+    for _ in range(3):
+        assert np.array_equal(bits(env.step(a)[0]), bits(env2.step(a)[0]))
+        assert np.array_equal(bits(venv.step(va)[0]), bits(venv2.step(va)[0]))
+    assert np.array_equal(bits(env.reset()[0]), bits(env2.reset()[0]))  # the generators travel too
+
+
 def test_cairn_env_over_any_scene(tmp_path):
     scene = tmp_path / "arm.toml"
     scene.write_text("""format = 1
@@ -186,3 +209,15 @@ def test_humanoid_cinert_matches_gymnasium_mujoco():
     assert np.abs(obs[:45] - robs[:45]).max() <= 1e-9  # qpos[2:], qvel
     cin, rcin = obs[45:175], robs[45:175]
     assert np.abs(cin - rcin).max() <= 1e-9 * np.abs(rcin).max()
+
+
+def test_random_rollout_example_runs(repo):
+    script = repo / "examples" / "gym_random_rollout.py"
+    r = subprocess.run(
+        [sys.executable, str(script), "--steps", "5", "--num-envs", "2"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "cairn/Hopper-v5 (lcp): obs (11,)" in r.stdout and "2 worlds:" in r.stdout

@@ -5,7 +5,6 @@ observation, reward and termination callables, which take a `BatchView` (arrays 
 return arrays with that leading axis, so one callable serves both.
 """
 
-import os
 import re
 import warnings
 
@@ -15,8 +14,6 @@ import gymnasium
 from gymnasium import spaces
 
 import cairn
-
-from . import mjcf
 
 # Batch array readers a view exposes lazily (name -> Batch method); `ctrl` is a property
 _METHODS = (
@@ -130,7 +127,9 @@ class _Core:
         self.reset_state = reset_state or uniform_reset_noise
         self.reset_info = reset_info
         self.prev_fields = tuple(prev_fields)
-        self.ctrl_low, self.ctrl_high = _ctrl_bounds(scene, self.batch, ctrl_range)
+        world = self.batch.world(0)  # a copy, for what the batch does not expose
+        self.body_parents = list(world.body_parents)
+        self.ctrl_low, self.ctrl_high = _ctrl_bounds(world, ctrl_range)
         self.refresh()
 
     def refresh(self):
@@ -209,39 +208,12 @@ def uniform_reset_noise(core, rngs):
     return qpos, qvel
 
 
-def _ctrl_bounds(scene, batch, ctrl_range):
-    """(low, high) of each actuator's control: `ctrl_range` if given, else the batch's ctrl ranges if it has
-    them, else an MJCF file's ctrlrange, else unbounded."""
-    nu = batch.nu
-    if ctrl_range is None:
-        for attr in ("ctrl_ranges", "ctrlrange", "actuator_ctrlrange"):
-            got = getattr(batch, attr, None)
-            if got is not None:
-                ctrl_range = got() if callable(got) else got
-                break
-    path = str(scene) if isinstance(scene, (str, os.PathLike)) else None
-    if ctrl_range is None and path is not None and path.endswith(".xml"):
-        ctrl_range = mjcf.ctrl_ranges(path)
-    elif ctrl_range is None and path is not None and path.endswith(".toml"):
-        ctrl_range = _toml_ctrl_ranges(path, nu)
-    if ctrl_range is None:
-        return np.full(nu, -np.inf), np.full(nu, np.inf)
-    r = np.asarray(ctrl_range, dtype=np.float64).reshape(nu, 2)
+def _ctrl_bounds(world, ctrl_range):
+    """(low, high) of each actuator's control: `ctrl_range` if given, else the world's ctrl ranges (±inf where a
+    control is unlimited)."""
+    r = np.asarray(world.ctrl_ranges() if ctrl_range is None else ctrl_range, dtype=np.float64)
+    r = r.reshape(len(world.actuator_names), 2)
     return r[:, 0].copy(), r[:, 1].copy()
-
-
-def _toml_ctrl_ranges(path, nu):
-    """A scene file's [[actuator]] ctrlranges when they are all its actuators (no robots, no joint motors)."""
-    try:
-        import tomllib
-    except ImportError:  # Python < 3.11
-        return None
-    with open(path, "rb") as f:
-        scene = tomllib.load(f)
-    acts = scene.get("actuator", [])
-    if scene.get("robot") or len(acts) != nu:
-        return None
-    return [a.get("ctrlrange", [-np.inf, np.inf]) for a in acts]
 
 
 def _scalar_info(info, i=0):

@@ -1,4 +1,4 @@
-"""What the gym environments read from an MJCF file themselves: actuators' ctrl ranges, gears and joints, the
+"""What the gym environments read from an MJCF file themselves: actuators' gears and joints, the
 body tree in MuJoCo's order (with the bodies cairn welds into a parent), sites, and welded bodies' spheres.
 
 Only what gymnasium's MJCF files use: default classes, pos/quat frames; anything else is refused where it
@@ -151,14 +151,3 @@ def quat_rotate(q, v):
     q = q / np.linalg.norm(q)
     u, w = q[1:], q[0]
     return v + 2.0 * np.cross(u, np.cross(u, v) + w * v)
-
-
-def ctrl_ranges(path):
-    """(nu, 2) ctrl ranges of an MJCF file's actuators, ±inf where a control is unlimited."""
-    acts = Model(path).actuators
-    out = np.empty((len(acts), 2))
-    out[:, 0], out[:, 1] = -np.inf, np.inf
-    for k, a in enumerate(acts):
-        if a["ctrlrange"] is not None:
-            out[k] = a["ctrlrange"]
-    return out

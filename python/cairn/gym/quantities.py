@@ -46,11 +46,11 @@ class MujocoBodies:
         dynamic = np.isfinite(masses) & (masses > 0)
         self.mass = np.where(dynamic, masses, 0.0)
         # each cairn body's tree root: follow parents up to the world
-        parents = list(core.batch.body_parents)
+        parents = core.body_parents
         root = np.arange(len(names))
         for i in range(len(names)):
             r = i
-            while parents[r] not in (-1, 0) and parents[r] != r:
+            while parents[r] != -1:
                 r = parents[r]
             root[i] = r
         self.cairn_root = root
@@ -60,7 +60,8 @@ class MujocoBodies:
         for j, b in enumerate(model.bodies):
             h, pos, quat = model.host(j)
             hname = model.bodies[h]["name"]
-            self.host.append(names.index(hname))
+            # the world (MuJoCo's body 0) is a cairn body only where it has geometry
+            self.host.append(names.index(hname) if hname in names else -1)
             self.offset_pos.append(pos)
             self.offset_quat.append(quat)
             welded = h != j
