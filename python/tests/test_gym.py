@@ -43,6 +43,7 @@ def test_every_task_is_registered():
         assert env_id in gymnasium.registry
 
 
+@pytest.mark.filterwarnings("ignore:.*(infinity|symmetric and normalized).*:UserWarning")
 @pytest.mark.parametrize("env_id", IDS)
 def test_check_env_and_a_short_rollout(env_id):
     env = cairn.gym.make(env_id, method="lcp")
@@ -133,6 +134,7 @@ def test_task_envs_pickle_and_continue_bit_for_bit():
     assert np.array_equal(bits(env.reset()[0]), bits(env2.reset()[0]))  # the generators travel too
 
 
+@pytest.mark.filterwarnings("ignore:.*(infinity|symmetric and normalized).*:UserWarning")
 def test_cairn_env_over_any_scene(tmp_path):
     scene = tmp_path / "arm.toml"
     scene.write_text("""format = 1
@@ -221,3 +223,9 @@ def test_random_rollout_example_runs(repo):
     )
     assert r.returncode == 0, r.stderr
     assert "cairn/Hopper-v5 (lcp): obs (11,)" in r.stdout and "2 worlds:" in r.stdout
+
+
+def test_without_gymnasium_the_import_error_says_what_to_install():
+    code = "import sys; sys.modules['gymnasium'] = None; import cairn.gym"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0 and "pip install gymnasium" in r.stderr
