@@ -183,9 +183,11 @@ joint = "shoulder"
     assert obs[0] != 0.0
 
 
-def _reference(name, **kw):
-    """gymnasium's own MuJoCo env (its renderer's imageio is not needed to step)."""
+def _reference(name, monkeypatch, tmp_path, **kw):
+    """gymnasium's own MuJoCo env (its renderer's imageio is not needed to step), loaded in tmp_path: MuJoCo
+    writes its warnings (half_cheetah.xml's settotalmass) to MUJOCO_LOG.TXT in the working directory."""
     pytest.importorskip("mujoco")
+    monkeypatch.chdir(tmp_path)
     try:
         import imageio  # noqa: F401
     except ImportError:
@@ -194,8 +196,8 @@ def _reference(name, **kw):
 
 
 @pytest.mark.parametrize("name,npart", [("Hopper", 5 + 6), ("HalfCheetah", 8 + 9), ("Ant", 13 + 14)])
-def test_reset_state_matches_gymnasium_mujoco(name, npart):
-    ref = _reference(name, reset_noise_scale=0.0)
+def test_reset_state_matches_gymnasium_mujoco(name, npart, monkeypatch, tmp_path):
+    ref = _reference(name, monkeypatch, tmp_path, reset_noise_scale=0.0)
     env = cairn.gym.make(f"cairn/{name}-v5", reset_noise_scale=0.0)
     robs, rinfo = ref.reset(seed=0)
     obs, info = env.reset(seed=0)
@@ -203,11 +205,11 @@ def test_reset_state_matches_gymnasium_mujoco(name, npart):
     assert sorted(info) == sorted(rinfo)
 
 
-def test_humanoid_cinert_matches_gymnasium_mujoco():
+def test_humanoid_cinert_matches_gymnasium_mujoco(monkeypatch, tmp_path):
     # At the model's pose cairn's folded intermediate links share their body's centre and axes, and the feet
     # (spheres cairn welds into the shins) are split back out exactly, so cinert differs from MuJoCo's only by
     # the rounding of the geoms' mass properties: 1e-9 relative to the largest entry (the torso's mass, 8.9 kg).
-    ref = _reference("Humanoid", reset_noise_scale=0.0)
+    ref = _reference("Humanoid", monkeypatch, tmp_path, reset_noise_scale=0.0)
     env = cairn.gym.make("cairn/Humanoid-v5", reset_noise_scale=0.0)
     robs, _ = ref.reset(seed=0)
     obs, _ = env.reset(seed=0)
