@@ -92,6 +92,8 @@ pub struct Robot {
     pub notes: Vec<String>,
     /// Link pairs that never collide beyond parent and child (MJCF `<contact><exclude>`).
     pub exclusions: Vec<(usize, usize)>,
+    /// Each collision geom's link and its MJCF contype and conaffinity bitmasks (empty: every pair collides).
+    pub masks: Vec<(usize, u32, u32)>,
     /// Frames on links (MJCF `<site>`).
     pub sites: Vec<RobotSite>,
     /// Actuators, their joints, sites and servos numbered within the robot (joints in link order, as
@@ -256,6 +258,12 @@ pub fn place(robot: &Robot, file: &str, p: &Placement, base_bodies: usize, base_
             intermediate: head.intermediate,
         });
     }
+    // bodies none of whose geoms' bitmasks meet never collide
+    for (&(a, b), &(some, _)) in &mask_pairs(&robot.masks, |l| body_of[l]) {
+        if !some {
+            out.exclusions.push(((base_bodies + a) as u32, (base_bodies + b) as u32));
+        }
+    }
     for &(a, b) in &robot.exclusions {
         let (a, b) = (body_of[a], body_of[b]);
         if a != b {
@@ -388,6 +396,28 @@ fn joint_of(
         name: format!("{}{}", p.prefix, j.name),
     });
     Ok(())
+}
+
+/// For each pair of groups (a geom's group: `group_of` its link) holding collision geoms: whether some pair of
+/// their geoms collides by MuJoCo's rule (`contype₁ & conaffinity₂` or `contype₂ & conaffinity₁` non-zero) and
+/// whether some pair does not. Pairs of geoms within one group are left out.
+pub fn mask_pairs(masks: &[(usize, u32, u32)], group_of: impl Fn(usize) -> usize) -> std::collections::BTreeMap<(usize, usize), (bool, bool)> {
+    let mut pairs = std::collections::BTreeMap::new();
+    for (i, a) in masks.iter().enumerate() {
+        for b in &masks[i + 1..] {
+            let (ga, gb) = (group_of(a.0), group_of(b.0));
+            if ga == gb {
+                continue;
+            }
+            let e = pairs.entry((ga.min(gb), ga.max(gb))).or_insert((false, false));
+            if (a.1 & b.2) != 0 || (b.1 & a.2) != 0 {
+                e.0 = true;
+            } else {
+                e.1 = true;
+            }
+        }
+    }
+    pairs
 }
 
 /// Adds to `exclusions` every pair of a body without collision geometry (an empty compound) with every other

@@ -49,10 +49,12 @@ pub(super) fn body(
     // geoms and mass
     let mut geoms = Vec::new();
     let mut masses = Vec::new();
+    let mut masks = Vec::new();
     for g in kids.iter().filter(|k| k.has_tag_name("geom")) {
         let out = geom(cx, *g, &class, false)?;
         if let Some(s) = out.shape {
             geoms.push((out.pose, s, out.material));
+            masks.push((out.contype, out.conaffinity));
         }
         masses.push((out.pose, out.mass));
     }
@@ -72,6 +74,7 @@ pub(super) fn body(
         joint_link.insert(j.name.clone(), index);
     }
     body_link.insert(name.clone(), index);
+    cx.masks.extend(masks.into_iter().map(|(t, a)| (index, t, a)));
     links.push(Link { name, parent, attach: last, pose, geoms, inertial, at: src.at(n, "body"), intermediate: false });
     for k in kids.iter().filter(|k| k.has_tag_name("site")) {
         site(cx, *k, &class, index)?;

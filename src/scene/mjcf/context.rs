@@ -28,6 +28,8 @@ pub(super) struct Ctx<'a> {
     pub materials: Vec<Material>,
     /// Link pairs that never collide (`<contact><exclude>`, and a multi-joint body with its MJCF parent).
     pub exclusions: Vec<(usize, usize)>,
+    /// Each collision geom's link and its contype and conaffinity bitmasks.
+    pub masks: Vec<(usize, u32, u32)>,
     /// The bodies' `<site>`s, in file order.
     pub sites: Vec<crate::scene::robot::RobotSite>,
 }

@@ -15,6 +15,10 @@ pub(super) struct GeomOut {
     pub shape: Option<ShapeDesc>,
     pub material: Option<usize>,
     pub mass: UnitMass,
+    /// MuJoCo's collision bitmasks: two geoms collide when `contype₁ & conaffinity₂` or `contype₂ &
+    /// conaffinity₁` is non-zero.
+    pub contype: u32,
+    pub conaffinity: u32,
 }
 
 /// The rotation an element's quat, euler, axisangle, xyaxes or zaxis gives (at most one; identity if none).
@@ -196,16 +200,20 @@ pub(super) fn geom(cx: &mut Ctx, n: Node, class: &str, in_world: bool) -> Result
         };
         UnitMass { volume: unit.volume * scale, com: unit.com, inertia: unit.inertia * scale }
     };
-    let visual = el.get("contype") == Some("0") && el.get("conaffinity") == Some("0");
-    if !visual && (el.get("contype").is_some_and(|c| c != "1") || el.get("conaffinity").is_some_and(|c| c != "1")) {
-        cx.notes.add("geom contype/conaffinity bitmasks: cairn collides every pair of geoms that are not both 0 (visual), except parent–child and excluded body pairs");
-    }
+    let mask = |k: &str| -> Result<u32, String> {
+        match el.get(k) {
+            None => Ok(1),
+            Some(t) => t.trim().parse::<u32>().map_err(|_| cx.src.at(n, format!("`{k}` must be a non-negative integer bitmask, got `{t}`"))),
+        }
+    };
+    let (contype, conaffinity) = (mask("contype")?, mask("conaffinity")?);
+    let visual = contype == 0 && conaffinity == 0;
     let mu = el.nums(cx, "friction")?.and_then(|v| v.first().copied()).unwrap_or(1.0);
     if mu < 0.0 {
         return Err(cx.src.at(n, format!("friction must be >= 0, got {mu}")));
     }
     let material = (!visual).then(|| friction_material(cx, mu));
-    Ok(GeomOut { pose, shape: (!visual).then_some(shape), material, mass })
+    Ok(GeomOut { pose, shape: (!visual).then_some(shape), material, mass, contype, conaffinity })
 }
 
 /// An `<inertial>`: pos, orientation, mass, and diaginertia or fullinertia, in the body frame.

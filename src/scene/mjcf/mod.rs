@@ -52,6 +52,7 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
         meshes: BTreeMap::new(),
         materials: Vec::new(),
         exclusions: Vec::new(),
+        masks: Vec::new(),
         sites: Vec::new(),
     };
     let src = Src { file, doc: &doc, parts: &parts };
@@ -112,6 +113,10 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
     robot.links = links;
     robot.materials = cx.materials;
     robot.exclusions = cx.exclusions;
+    robot.masks = std::mem::take(&mut cx.masks);
+    if crate::scene::robot::mask_pairs(&robot.masks, |l| l).values().any(|&(some, not_all)| some && not_all) {
+        cx.notes.add("geom contype/conaffinity: where some geoms of two bodies collide and others do not, cairn collides the whole pair (it filters contacts by body pair)");
+    }
     robot.notes = cx.notes.lines(file);
     Ok(robot)
 }
@@ -247,9 +252,10 @@ fn worldbody(cx: &mut Ctx, kids: &[Node]) -> Result<(Vec<Link>, BTreeMap<String,
         };
         let children = src.children(*w, &["geom", "body"], &["site", "camera", "light"], &mut cx.notes)?;
         for g in children.iter().filter(|c| c.has_tag_name("geom")) {
-            let GeomOut { pose, shape, material, .. } = geom(cx, *g, "main", true)?;
+            let GeomOut { pose, shape, material, contype, conaffinity, .. } = geom(cx, *g, "main", true)?;
             if let Some(shape) = shape {
                 world.geoms.push((pose, shape, material));
+                cx.masks.push((links.len(), contype, conaffinity));
             }
         }
         if !world.geoms.is_empty() {
