@@ -1,5 +1,6 @@
 """Type stubs of cairn (the extension module cairn._cairn, re-exported)."""
 
+import concurrent.futures
 import os
 import pathlib
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
@@ -198,3 +199,26 @@ def scenes() -> Dict[str, str]:
 
 def scenes_dir() -> pathlib.Path:
     """The bundled scenes' folder: $CAIRN_SCENES, else ./scenes, else the source tree's."""
+
+def sweep(
+    scenes: Union[_Path, Sequence[_Path], None] = None,
+    methods: Union[str, Sequence[Optional[str]], None] = None,
+    grid: Optional[Mapping[str, Sequence[_Value]]] = None,
+    *,
+    duration: Optional[float] = None,
+    dt: Optional[float] = None,
+    executor: Union[concurrent.futures.Executor, str, None] = None,
+    out: Optional[_Path] = None,
+    texts: Optional[Mapping[str, str]] = None,
+    bodies: Union[bool, Sequence[str]] = False,
+    frame_every: Optional[int] = None,
+    check_intersections: bool = False,
+    as_frame: bool = False,
+) -> Any:
+    """Every scene × method × grid point through `run`, on `executor` (default: a local process pool; "serial":
+    here): a list of flat dicts (scene, method, grid keys, summary fields, error) in grid order, or a pandas
+    DataFrame with `as_frame=True`. Bad input raises SceneError naming the combination; a failed step gives a
+    row with `error`."""
+
+def ray_executor(**options: Any) -> concurrent.futures.Executor:
+    """An Executor running each call as a Ray task (ray.init() unless initialised), for `sweep`."""
