@@ -58,15 +58,18 @@ def sweep(
         names, as `NAME.position.x`, `NAME.rotation.w`, `NAME.velocity.z`, `NAME.max_displacement`, ...
     as_frame: return a pandas DataFrame of the same rows (ImportError when pandas is missing).
 
-    Rows, in order (scenes, then methods, then grid points): `scene` (as given), `method`, each grid key with
-    its value, then the summary's fields flattened — `completed`, `steps`, `time`, `dt`, `max_displacement`,
-    `max_drift`, `max_penetration`, `wall_seconds` (the only one that differs between identical runs),
-    `notes` (joined with "; ") — then `error` (None) and, with `out`, `out`.
+    Returns a list of dicts, one per run, in order (scenes, then methods, then grid points), each with the same
+    keys: `scene` (as given, or the text's label), `method` (the scene's own where `methods` is None), each grid
+    key with its value, the summary's fields flattened — `completed`, `dt`, `max_displacement`, `max_drift`,
+    `max_penetration`, `notes` (joined with "; "), `steps`, `time`, `wall_seconds` (the one field that differs
+    between identical runs) — then the per-body columns asked for, `error` (None for a run that completed) and,
+    with `out`, `out`. Every executor gives the same table, bit for bit but for `wall_seconds`.
 
-    Errors: bad input — an unknown scene, method or override key, a value a key refuses — raises `SceneError`
-    naming the combination, as soon as a worker reports it (the remaining runs are cancelled). A run that fails
-    while stepping (`SimulationError`) does not stop the sweep: its row has `error` ("SimulationError: ...")
-    and `completed` False, the summary's other fields None.
+    Errors: bad input — an unknown scene, method or override key, a value a key refuses, an output folder that
+    cannot be written — raises `SceneError` (or `CairnError`) naming the combination, as soon as a worker
+    reports it (the remaining runs are cancelled). A run that fails while stepping (`SimulationError`) does not
+    stop the sweep: its row has `error` ("SimulationError: ..."), `completed` False and None in the summary's
+    other fields. A grid that is not {key: [values]} raises TypeError or ValueError before anything runs.
     """
     jobs = _jobs(scenes, texts, methods, grid)
     common = dict(duration=duration, dt=dt, frame_every=frame_every, check_intersections=check_intersections)
@@ -88,16 +91,16 @@ def _jobs(scenes, texts, methods, grid):
     items = [(str(s), os.fspath(s), None) for s in (scenes or [])]
     items += [(str(label), None, str(text)) for label, text in (texts or {}).items()]
     if not items:
-        raise SceneError("sweep: no scenes (give `scenes` or `texts`)")
+        raise ValueError("sweep: no scenes (give `scenes` or `texts`)")
     if methods is None or isinstance(methods, str):
         methods = [methods]
     grid = dict(grid or {})
     for key, values in grid.items():
         if not isinstance(key, str) or isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
-            raise SceneError(f"sweep: grid entry `{key}` must map a dotted key to a list of values, got {values!r}")
-        grid[key] = list(values)
+            raise TypeError(f"sweep: grid entry `{key}` must map a dotted key to a list of values, got {values!r}")
+        grid[key] = [v.item() if getattr(v, "ndim", None) == 0 else v for v in values]  # numpy scalars → Python
         if not grid[key]:
-            raise SceneError(f"sweep: grid key `{key}` has no values")
+            raise ValueError(f"sweep: grid key `{key}` has no values")
     points = [dict(zip(grid, combo)) for combo in itertools.product(*grid.values())]
     return [(label, scene, text, m, p) for label, scene, text in items for m in methods for p in points]
 
