@@ -6,11 +6,11 @@ method and of MuJoCo on the same file, zero controls, from the file's initial st
     python python/bench_mujoco.py --models path/to/robot.xml   # any MJCF file
 
 Models are gymnasium's MuJoCo assets (gymnasium must be installed) or MJCF paths. Both engines run their own
-loop over N steps (`World.step(n)`, `mujoco.mj_step(m, d, nstep=n)`) after a short warm-up, at the file's
-time step; a figure is the best of --repeat rounds. A cell that cannot run says why (the loader refusing the
-file, a step failing) and the table goes on; a method slower than --max-seconds per round is timed on the steps
-it managed (marked `*`). MuJoCo's column is left empty where the `mujoco` package is missing. cairn's stepping
-may use several threads (RAYON_NUM_THREADS; --threads sets it), MuJoCo's uses one.
+loop over N steps (`World.step(n)`, `mujoco.mj_step(m, d, nstep=n)`) at the file's time step; a figure is the
+best of --repeat rounds, each from the initial state after a 10-step warm-up. A cell that cannot run says why
+(the loader refusing the file, a step failing) and the table goes on; a method slower than --max-seconds per
+round is timed on the steps it managed (marked `*`). MuJoCo's column shows `—` where the `mujoco` package is
+missing. cairn's stepping may use several threads (RAYON_NUM_THREADS; --threads sets it), MuJoCo's uses one.
 """
 
 import argparse
@@ -47,12 +47,14 @@ def model_path(name):
     return pathlib.Path(gymnasium.__file__).parent / "envs" / "mujoco" / "assets" / f"{name}.xml"
 
 
-def best_rate(step, steps, repeat, max_seconds):
-    """Steps per second of step(k) over `steps` steps, best of `repeat` rounds; the steps a round managed when
-    it ran out of max_seconds (chunks of a tenth of `steps`), with a flag."""
+def best_rate(step, reset, steps, repeat, max_seconds):
+    """Steps per second of step(k) over `steps` steps, best of `repeat` rounds, each from reset() and a warm-up;
+    the steps a round managed when it ran out of max_seconds (chunks of a tenth of `steps`), with a flag."""
     chunk = max(1, steps // 10)
     best, cut = 0.0, False
     for _ in range(repeat):
+        reset()
+        step(WARMUP)
         done, start = 0, time.perf_counter()
         while done < steps:
             k = min(chunk, steps - done)
@@ -71,8 +73,7 @@ def cairn_rate(cairn, path, method, args):
         with warnings.catch_warnings():  # the loader's notes on what it ignores
             warnings.simplefilter("ignore")
             world = cairn.World(path, method=method)
-        world.step(WARMUP)
-        return best_rate(world.step, args.steps, args.repeat, args.max_seconds)
+        return best_rate(world.step, world.reset, args.steps, args.repeat, args.max_seconds)
     except cairn.CairnError as e:
         return f"{type(e).__name__}: {reason(e)}"
 
@@ -83,8 +84,8 @@ def mujoco_rate(mujoco, path, args):
     except Exception as e:  # MuJoCo's loader raises ValueError
         return f"{type(e).__name__}: {reason(e)}"
     data = mujoco.MjData(model)
-    mujoco.mj_step(model, data, nstep=WARMUP)
-    return best_rate(lambda k: mujoco.mj_step(model, data, nstep=k), args.steps, args.repeat, args.max_seconds)
+    step = lambda k: mujoco.mj_step(model, data, nstep=k)  # noqa: E731
+    return best_rate(step, lambda: mujoco.mj_resetData(model, data), args.steps, args.repeat, args.max_seconds)
 
 
 def timestep(path):
