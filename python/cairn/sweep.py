@@ -66,8 +66,9 @@ def sweep(
     with `out`, `out`. Every executor gives the same table, bit for bit but for `wall_seconds`.
 
     Errors: bad input — an unknown scene, method or override key, a value a key refuses, an output folder that
-    cannot be written — raises `SceneError` (or `CairnError`) naming the combination, as soon as a worker
-    reports it (the remaining runs are cancelled). A run that fails while stepping (`SimulationError`) does not
+    cannot be written — raises `SceneError` (or `CairnError`) naming the combination, once a worker reports it:
+    the runs not yet started are cancelled, those running finish, and the first bad combination in grid order
+    is the one named. A run that fails while stepping (`SimulationError`) does not
     stop the sweep: its row has `error` ("SimulationError: ..."), `completed` False and None in the summary's
     other fields. A grid that is not {key: [values]} raises TypeError or ValueError before anything runs.
     """
@@ -106,7 +107,7 @@ def _jobs(scenes, texts, methods, grid):
 
 
 def _map(fn, args, executor):
-    """fn over args on the executor, results in order; the first SceneError stops the sweep."""
+    """fn over args on the executor, results in order; bad input stops the sweep and raises."""
     if executor == "serial":
         return [_check(fn(a)) for a in args]
     own = executor is None
@@ -119,12 +120,13 @@ def _map(fn, args, executor):
         pending = set(futures)
         while pending:  # as they finish, so that bad input stops the sweep early
             done, pending = cf.wait(pending, return_when=cf.FIRST_COMPLETED)
-            for f in done:
-                if f.result()[0] == "raise":
-                    for p in pending:
-                        p.cancel()
-                    _check(f.result())
-        return [f.result()[1] for f in futures]
+            if any(f.result()[0] == "raise" for f in done):
+                for p in pending:
+                    p.cancel()  # those not started; the running ones finish
+                cf.wait([f for f in futures if not f.cancelled()])
+                break
+        # in grid order: the first bad combination is the one named, whichever finished first
+        return [_check(f.result()) for f in futures if not f.cancelled()]
     finally:
         if own:
             executor.shutdown(wait=True, cancel_futures=True)
