@@ -68,9 +68,9 @@ def sweep(
     Errors: bad input — an unknown scene, method or override key, a value a key refuses, an output folder that
     cannot be written — raises `SceneError` (or `CairnError`) naming the combination, once a worker reports it:
     the runs not yet started are cancelled, those running finish, and the first bad combination in grid order
-    is the one named. A run that fails while stepping (`SimulationError`) does not
-    stop the sweep: its row has `error` ("SimulationError: ..."), `completed` False and None in the summary's
-    other fields. A grid that is not {key: [values]} raises TypeError or ValueError before anything runs.
+    is the one named. A run that fails while stepping (`SimulationError`) does not stop the sweep: its row has
+    `error` ("SimulationError: ..."), `completed` False and None in the summary's other fields. A grid that is
+    not {key: [values]} raises TypeError or ValueError before anything runs.
     """
     jobs = _jobs(scenes, texts, methods, grid)
     common = dict(duration=duration, dt=dt, frame_every=frame_every, check_intersections=check_intersections)
