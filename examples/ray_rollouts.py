@@ -33,7 +33,7 @@ REPO = pathlib.Path(__file__).resolve().parents[1]
 
 class RolloutWorker:
     """Holds a Batch; `rollout` runs random-action episodes in all its worlds: their returns, the seconds it
-    took and why it stopped early (None when it did not)."""
+    took, the steps it made and why it stopped early (None when it did not)."""
 
     def __init__(self, batch, seed):
         self.batch = batch
@@ -56,11 +56,11 @@ class RolloutWorker:
             try:
                 b.step(u)  # all worlds, one call
             except cairn.SimulationError as e:  # a world diverged: the rollout ends there, said so
-                return returns, time.perf_counter() - start, f"stopped at step {t}: {e}"
+                return returns, time.perf_counter() - start, t, f"stopped at step {t}: {e}"
             x_new = self.com_x()
             returns += (x_new - x) / b.dt - 0.5 * np.sum(u * u, axis=1)
             x = x_new
-        return returns, time.perf_counter() - start, None
+        return returns, time.perf_counter() - start, steps, None
 
 
 def default_scene():
@@ -110,11 +110,11 @@ def main():
         results = ray.get([a.rollout.remote(args.steps, args.action_scale) for a in actors])
     wall = time.perf_counter() - start
 
-    for i, (returns, seconds, error) in enumerate(results):
-        print(f"actor {i}: {len(returns)} rollouts in {seconds:.2f} s, mean return {returns.mean():.4f}")
+    for i, (returns, seconds, steps, error) in enumerate(results):
+        print(f"actor {i}: {len(returns)} rollouts of {steps} steps in {seconds:.2f} s, mean return {returns.mean():.4f}")
         if error:
             print(f"  actor {i} {error}")
-    total = args.actors * args.envs * args.steps
+    total = sum(len(r[0]) * r[2] for r in results)
     print(f"{total} world-steps in {wall:.2f} s: {total / wall:,.0f} world-steps per second (start-up included)")
     if not local:
         ray.shutdown()
