@@ -104,7 +104,8 @@ def main():
         results = [w.rollout(args.steps, args.action_scale) for w in workers]
     else:
         ray.init(address=args.address)
-        env = {"env_vars": {"RAYON_NUM_THREADS": str(args.threads)}}
+        # the loader's notes (warnings) were shown here already; the actors' copies need not repeat them
+        env = {"env_vars": {"RAYON_NUM_THREADS": str(args.threads), "PYTHONWARNINGS": "ignore::UserWarning"}}
         Actor = ray.remote(num_cpus=args.threads, runtime_env=env)(RolloutWorker)
         actors = [Actor.remote(batch, args.seed + i) for i in range(args.actors)]  # the batch pickles to each
         results = ray.get([a.rollout.remote(args.steps, args.action_scale) for a in actors])
@@ -115,7 +116,8 @@ def main():
         if error:
             print(f"  actor {i} {error}")
     total = sum(len(r[0]) * r[2] for r in results)
-    print(f"{total} world-steps in {wall:.2f} s: {total / wall:,.0f} world-steps per second (start-up included)")
+    stepping = sum(r[1] for r in results) if local else max(r[1] for r in results)  # actors in turn, or at once
+    print(f"{total} world-steps: {total / stepping:,.0f} per second stepping, {wall:.2f} s in all (start-up included)")
     if not local:
         ray.shutdown()
 
