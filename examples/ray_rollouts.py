@@ -112,7 +112,8 @@ def main():
     wall = time.perf_counter() - start
 
     for i, (returns, seconds, steps, error) in enumerate(results):
-        print(f"actor {i}: {len(returns)} rollouts of {steps} steps in {seconds:.2f} s, mean return {returns.mean():.4f}")
+        line = f"actor {i}: {len(returns)} rollouts of {steps} steps in {seconds:.2f} s"
+        print(f"{line}, mean return {returns.mean():.4f}")
         if error:
             print(f"  actor {i} {error}")
     total = sum(len(r[0]) * r[2] for r in results)

@@ -148,7 +148,8 @@ def _run_one(arg):
     """One combination, in a worker: ("row", row) or ("raise", error class, message). Module-level, so that it
     pickles by reference to any executor."""
     label, scene, text, method, point, folder, common, bodies = arg
-    where = f"sweep: scene `{label}`, method `{method or 'default'}`" + "".join(f", {k} = {v!r}" for k, v in point.items())
+    where = f"sweep: scene `{label}`, method `{method or 'default'}`"
+    where += "".join(f", {k} = {v!r}" for k, v in point.items())
     row = {"scene": label, "method": method, **point}
     try:
         with warnings.catch_warnings():  # the loader's notes warn; the row's `notes` has them
@@ -173,7 +174,8 @@ def _run_one(arg):
 
 
 # the summary's fields, for the row of a run that failed
-_SUMMARY = ("completed", "dt", "max_displacement", "max_drift", "max_penetration", "notes", "steps", "time", "wall_seconds")
+_SUMMARY = ("completed", "dt", "max_displacement", "max_drift", "max_penetration", "notes", "steps", "time")
+_SUMMARY += ("wall_seconds",)
 
 
 def _flatten(summary, bodies):

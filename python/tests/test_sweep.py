@@ -56,7 +56,8 @@ def serial():
 
 
 def test_serial_sweep_table(serial):
-    assert [(r["method"], r["material.0.friction"]) for r in serial] == [(m, f) for m in METHODS for f in GRID["material.0.friction"]]
+    combos = [(m, f) for m in METHODS for f in GRID["material.0.friction"]]
+    assert [(r["method"], r["material.0.friction"]) for r in serial] == combos
     for r in serial:
         assert r["scene"] == "slope" and r["completed"] and r["error"] is None and r["steps"] == 20
         assert isinstance(r["box.position.x"], float) and isinstance(r["wall_seconds"], float)
@@ -110,7 +111,8 @@ def test_out_folders(tmp_path):
 
 @pytest.mark.parametrize("executor", ["serial", None])
 def test_bad_grid_key_names_the_combination(executor):
-    with pytest.raises(cairn.SceneError, match=r"sweep: scene `slope`, method `lcp`, material\.0\.frction = 0\.1: .*frction"):
+    named = r"sweep: scene `slope`, method `lcp`, material\.0\.frction = 0\.1: .*frction"
+    with pytest.raises(cairn.SceneError, match=named):
         cairn.sweep(texts={"slope": SLOPE}, methods=["lcp"], grid={"material.0.frction": [0.1, 0.2]}, executor=executor)
 
 
@@ -148,7 +150,8 @@ def test_world_pickles_bit_for_bit():
     ):
         world.step(5)
         copy = pickle.loads(pickle.dumps(world))
-        assert (copy.method, copy.scene, copy.dt, copy.time, copy.steps) == (world.method, world.scene, world.dt, world.time, world.steps)
+        for attr in ("method", "scene", "dt", "time", "steps"):
+            assert getattr(copy, attr) == getattr(world, attr)
         assert np.array_equal(state_bits(copy), state_bits(world))
         world.step(10)
         copy.step(10)
@@ -218,7 +221,8 @@ def test_batch_pickles_bit_for_bit(repo, from_world):
 @pytest.mark.skipif(not hasattr(cairn, "Batch"), reason="cairn.Batch is not in this build")
 def test_ray_rollouts_example_runs_locally(repo):
     script = repo / "examples" / "ray_rollouts.py"
-    args = [sys.executable, str(script), "--local", "--actors", "2", "--envs", "2", "--steps", "20", "--scene", "arm_sine"]
+    args = [sys.executable, str(script), "--local", "--actors", "2", "--envs", "2", "--steps", "20"]
+    args += ["--scene", "arm_sine"]
     r = subprocess.run(args, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "2 actors × 2 worlds × 20 steps" in r.stdout
