@@ -73,6 +73,8 @@ def sweep(
     not {key: [values]} raises TypeError or ValueError before anything runs.
     """
     jobs = _jobs(scenes, texts, methods, grid)
+    if isinstance(bodies, str):
+        bodies = [bodies]
     common = dict(duration=duration, dt=dt, frame_every=frame_every, check_intersections=check_intersections)
     if out is not None:
         out = pathlib.Path(out)
@@ -81,7 +83,7 @@ def sweep(
     for i, (label, scene, text, method, point) in enumerate(jobs):
         folder = None if out is None else str(out / f"{i:03d}-{_slug(label)}-{method or 'default'}")
         args.append((label, scene, text, method, point, folder, common, bodies))
-    rows = _map(_run_one, args, executor)
+    rows = _same_columns(_map(_run_one, args, executor))
     return _frame(rows) if as_frame else rows
 
 
@@ -132,6 +134,14 @@ def _map(fn, args, executor):
             executor.shutdown(wait=True, cancel_futures=True)
 
 
+def _same_columns(rows):
+    """Every row with every column (a failed run has no per-body ones): None where a row lacks one; the
+    error and the output folder last."""
+    keys = dict.fromkeys(k for r in rows for k in r if k not in ("error", "out"))
+    keys.update(dict.fromkeys(k for k in ("error", "out") if any(k in r for r in rows)))
+    return [{k: r.get(k) for k in keys} for r in rows]
+
+
 def _check(result):
     """A worker's ("row", row) → row; ("raise", error class name, message) → that error, raised."""
     if result[0] == "raise":
@@ -174,8 +184,9 @@ def _run_one(arg):
 
 
 # the summary's fields, for the row of a run that failed
-_SUMMARY = ("completed", "dt", "max_displacement", "max_drift", "max_penetration", "notes", "steps", "time")
-_SUMMARY += ("wall_seconds",)
+_SUMMARY = (
+    "completed", "dt", "max_displacement", "max_drift", "max_penetration", "notes", "steps", "time", "wall_seconds",
+)
 
 
 def _flatten(summary, bodies):

@@ -132,12 +132,13 @@ def test_failed_run_is_a_row():
     ball = SLOPE + '[[body]]\nname = "ball"\nshape = { type = "sphere", radius = 0.05 }\nposition = [0.5, 0.0, 3.0]\n'
     rows = cairn.sweep(
         texts={"ball": ball}, methods="abd", grid={"body.2.position": ["[0.5, 0.0, -0.2]", "[0.5, 0.0, 3.0]"]},
-        duration=0.03, executor="serial",
+        duration=0.03, executor="serial", bodies="ball",
     )
     assert rows[0]["completed"] is False and rows[0]["steps"] is None
     assert rows[0]["error"].startswith("SimulationError: ") and "intersect" in rows[0]["error"]
     assert rows[1]["completed"] and rows[1]["error"] is None
     assert list(rows[0]) == list(rows[1])  # the same columns either way
+    assert rows[0]["ball.position.z"] is None and rows[1]["ball.position.z"] < 3.0 and list(rows[0])[-1] == "error"
 
 
 # --- pickling: what carries worlds, snapshots and batches to workers -------------------------------------------
