@@ -54,8 +54,8 @@ def sweep(
         `cairn.ray_executor()` for Ray — or "serial" (in this process, one after another). None: a
         process pool of spawned workers (one per core, at most one per run, each stepping on one thread);
         a script that uses it must guard its top level with `if __name__ == "__main__":`.
-    bodies: per-body columns of the final state: False (none), True (every body) or a sequence of body
-        names, as `NAME.position.x`, `NAME.rotation.w`, `NAME.velocity.z`, `NAME.max_displacement`, ...
+    bodies: per-body columns of the final state: False (none), True (every body), a body's name or a sequence
+        of names, as `NAME.position.x`, `NAME.rotation.w`, `NAME.velocity.z`, `NAME.max_displacement`, ...
     as_frame: return a pandas DataFrame of the same rows (ImportError when pandas is missing).
 
     Returns a list of dicts, one per run, in order (scenes, then methods, then grid points), each with the same

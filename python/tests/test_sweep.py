@@ -192,7 +192,6 @@ def batch_arrays(batch):
     return [a.view(np.uint64).copy() for a in arrays]
 
 
-@pytest.mark.skipif(not hasattr(cairn, "Batch"), reason="cairn.Batch is not in this build")
 @pytest.mark.parametrize("from_world", [False, True])
 def test_batch_pickles_bit_for_bit(repo, from_world):
     scene = str(repo / "scenes" / "robots" / "quadruped.xml")
@@ -219,7 +218,6 @@ def test_batch_pickles_bit_for_bit(repo, from_world):
 # --- the Ray rollouts example, serially (no Ray needed) ------------------------------------------------------
 
 
-@pytest.mark.skipif(not hasattr(cairn, "Batch"), reason="cairn.Batch is not in this build")
 def test_ray_rollouts_example_runs_locally(repo):
     script = repo / "examples" / "ray_rollouts.py"
     args = [sys.executable, str(script), "--local", "--actors", "2", "--envs", "2", "--steps", "20"]
