@@ -28,6 +28,7 @@ from ._cairn import (
     scenes_dir,
     validate,
 )
+from .sweep import ray_executor, sweep
 
 __all__ = [
     "METHODS",
@@ -38,8 +39,10 @@ __all__ = [
     "Snapshot",
     "World",
     "__version__",
+    "ray_executor",
     "run",
     "scenes",
     "scenes_dir",
+    "sweep",
     "validate",
 ]

@@ -1,8 +1,9 @@
 """Type stubs of cairn (the extension module cairn._cairn, re-exported)."""
 
+import concurrent.futures
 import os
 import pathlib
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -198,3 +199,49 @@ def scenes() -> Dict[str, str]:
 
 def scenes_dir() -> pathlib.Path:
     """The bundled scenes' folder: $CAIRN_SCENES, else ./scenes, else the source tree's."""
+
+_Scenes = Union[_Path, Sequence[_Path], None]
+_Methods = Union[str, Sequence[Optional[str]], None]
+_Executor = Union[concurrent.futures.Executor, Literal["serial"], None]
+
+@overload
+def sweep(
+    scenes: _Scenes = None,
+    methods: _Methods = None,
+    grid: Optional[Mapping[str, Sequence[_Value]]] = None,
+    *,
+    duration: Optional[float] = None,
+    dt: Optional[float] = None,
+    executor: _Executor = None,
+    out: Optional[_Path] = None,
+    texts: Optional[Mapping[str, str]] = None,
+    bodies: Union[bool, Sequence[str]] = False,
+    frame_every: Optional[int] = None,
+    check_intersections: bool = False,
+    as_frame: Literal[False] = False,
+) -> List[Dict[str, Any]]:
+    """Every scene × method × grid point through `run`, on `executor` (default: a local process pool; "serial":
+    here): flat dicts (scene, method, grid keys, summary fields, error) in grid order, the same on every
+    executor but for `wall_seconds`. Bad input raises SceneError naming the combination; a failed step gives a
+    row with `error`."""
+
+@overload
+def sweep(
+    scenes: _Scenes = None,
+    methods: _Methods = None,
+    grid: Optional[Mapping[str, Sequence[_Value]]] = None,
+    *,
+    duration: Optional[float] = None,
+    dt: Optional[float] = None,
+    executor: _Executor = None,
+    out: Optional[_Path] = None,
+    texts: Optional[Mapping[str, str]] = None,
+    bodies: Union[bool, Sequence[str]] = False,
+    frame_every: Optional[int] = None,
+    check_intersections: bool = False,
+    as_frame: Literal[True],
+) -> Any:
+    """The same rows as a pandas DataFrame (ImportError without pandas)."""
+
+def ray_executor(**options: Any) -> concurrent.futures.Executor:
+    """An Executor running each call as a Ray task (ray.init() unless initialised), for `sweep`."""
