@@ -133,6 +133,9 @@ pub struct Joint {
     /// The coordinate's value at the load pose (MJCF `ref`; 0 elsewhere): q = offset + the displacement from
     /// the load pose, so limits, targets and readings are in the file's units.
     pub offset: f64,
+    /// Rotor inertia on the coordinate (MJCF `armature`, kg·m² or kg), where the loader could not fold it into
+    /// the child's inertia exactly; applied by the methods with a coordinate row (`lcp`), noted by the others.
+    pub armature: f64,
     /// The robot file's joint name (with the robot's prefix); empty for a scene's `[[joint]]` (see
     /// `Model::joint_name`).
     pub name: String,

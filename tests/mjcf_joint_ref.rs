@@ -58,3 +58,42 @@ fn a_position_target_and_limits_are_in_the_files_units() {
         assert!((s - 0.25).abs() < 1e-3, "{method}: slide at {s}, ref 0.25");
     }
 }
+
+/// A pendulum on a hinge whose parent can move (a heavy cart on a slider), with armature: under `lcp` the rotor
+/// inertia joins the pendulum's, so small swings take 2π√((I_pivot + armature)/(m g l)).
+#[test]
+fn armature_on_a_moving_parent_slows_the_swing_under_lcp() {
+    let xml = r#"<mujoco><option timestep="0.001" gravity="0 0 -9.81"/><worldbody>
+      <body name="cart" pos="0 0 1"><joint name="rail" type="slide" axis="1 0 0"/>
+        <geom type="box" size="0.1 0.1 0.1" mass="100000"/>
+        <body name="bob" pos="0 0 0"><joint name="swing" type="hinge" axis="0 1 0" armature="0.5"/>
+          <geom type="sphere" pos="0 0 -0.5" size="0.05" mass="1"/>
+        </body></body></worldbody></mujoco>"#;
+    let dir = std::env::temp_dir().join(format!("cairn-armature-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("armature.xml");
+    std::fs::write(&path, xml).unwrap();
+    let model = cairn::scene::load_with(&path, &cairn::scene::LoadOptions::method(cairn::model::MethodKey::Lcp)).unwrap();
+    assert!(model.joints[1].armature == 0.5, "the armature stays on the joint whose parent moves");
+    let mut w = World::new(model).unwrap();
+    let bob = w.model.body_index("bob").unwrap();
+    let (m, l) = (1.0, 0.5);
+    let i_pivot = w.model.bodies[bob].inertia.y_axis.y + m * l * l;
+    // start 0.05 rad out, find two successive upward zero crossings of the angle
+    let mut q = w.qpos();
+    q[1] = 0.05;
+    w.set_qpos(&q).unwrap();
+    let (mut last, mut crossings) = (0.05, Vec::new());
+    while crossings.len() < 3 && w.state.time < 10.0 {
+        w.step().unwrap();
+        let a = w.qpos()[1];
+        if last < 0.0 && a >= 0.0 {
+            crossings.push(w.state.time);
+        }
+        last = a;
+    }
+    let period = (crossings[2] - crossings[0]) / 2.0;
+    let expected = 2.0 * std::f64::consts::PI * ((i_pivot + 0.5) / (m * 9.81 * l)).sqrt();
+    let without = 2.0 * std::f64::consts::PI * (i_pivot / (m * 9.81 * l)).sqrt();
+    assert!((period - expected).abs() < 0.01 * expected, "period {period} s, expected {expected} s (without armature {without} s)");
+}

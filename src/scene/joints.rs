@@ -168,6 +168,7 @@ pub(super) fn joints(list: Vec<JointT>, bodies: &[Body], names: &BTreeMap<String
             limits: j.limits,
             motor,
             offset: 0.0,
+            armature: 0.0,
             name: j.name.unwrap_or_default(),
         });
     }

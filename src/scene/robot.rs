@@ -346,7 +346,9 @@ fn joint_of(
     if out.bodies[child].kind != BodyKind::Dynamic && parent_static {
         return Err(format!("{}: joins two bodies that cannot move (both welded to the world)", j.at));
     }
-    // armature: rotor inertia on the coordinate; exact as inertia about the axis when the parent cannot move
+    // armature: rotor inertia on the coordinate; exact as inertia about the axis when the parent cannot move,
+    // otherwise kept on the joint for the methods that have a coordinate row
+    let mut armature = 0.0;
     if j.armature > 0.0 {
         let body = &mut out.bodies[child];
         if j.kind == JointType::Hinge && parent_static {
@@ -354,8 +356,9 @@ fn joint_of(
             body.inertia += Mat3::from_cols(a * a.x, a * a.y, a * a.z) * j.armature;
             body.inv_inertia = body.inertia.inverse();
         } else {
+            armature = j.armature;
             out.notes.push(format!(
-                "{file}: joint `{}`: armature {} not applied (exact only on a hinge whose parent cannot move; cairn has no rotor inertia on a joint coordinate)",
+                "{file}: joint `{}`: armature {} is a rotor inertia on the joint's coordinate row under `lcp`; the other methods leave it out",
                 j.name, j.armature
             ));
         }
@@ -393,6 +396,7 @@ fn joint_of(
         limits: j.limits,
         motor,
         offset: j.offset,
+        armature,
         name: format!("{}{}", p.prefix, j.name),
     });
     Ok(())
@@ -401,7 +405,10 @@ fn joint_of(
 /// For each pair of groups (a geom's group: `group_of` its link) holding collision geoms: whether some pair of
 /// their geoms collides by MuJoCo's rule (`contype₁ & conaffinity₂` or `contype₂ & conaffinity₁` non-zero) and
 /// whether some pair does not. Pairs of geoms within one group are left out.
-pub fn mask_pairs(masks: &[(usize, u32, u32)], group_of: impl Fn(usize) -> usize) -> std::collections::BTreeMap<(usize, usize), (bool, bool)> {
+pub fn mask_pairs(
+    masks: &[(usize, u32, u32)],
+    group_of: impl Fn(usize) -> usize,
+) -> std::collections::BTreeMap<(usize, usize), (bool, bool)> {
     let mut pairs = std::collections::BTreeMap::new();
     for (i, a) in masks.iter().enumerate() {
         for b in &masks[i + 1..] {

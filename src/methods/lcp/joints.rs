@@ -106,9 +106,14 @@ impl Lcp {
                 let kind = Kind { slot, gamma: 0.0, bias: curvature / h, lo: f64::NEG_INFINITY, hi: f64::INFINITY };
                 out.push(make(row, sides, n, &self.bodies, &self.frozen, k, kind));
             }
-            if j.limits.is_some() || j.motor.is_some() {
+            if j.limits.is_some() || j.motor.is_some() || j.armature > 0.0 {
                 let Some(cr) = pose.coordinate_row(j.kind) else { continue };
                 let qd = cr.rate([va.v, vb.v], [va.w, vb.w]);
+                if pass == 0 {
+                    let (s1, s2) = (&state.bodies[j.body1], j.body2.map(|b| &state.bodies[b]));
+                    let (v2, w2) = s2.map_or((Vec3::ZERO, Vec3::ZERO), |s| (s.v, s.w));
+                    self.joint_rate0[k] = cr.rate([s1.v, v2], [s1.w, w2]);
+                }
                 let q = cr.c;
                 if let Some([lo, hi]) = j.limits {
                     let reach = self.params.margin + 2.0 * h * qd.abs();
@@ -119,18 +124,27 @@ impl Lcp {
                         }
                     }
                 }
-                if let Some(m) = &j.motor {
-                    let den = h * m.stiffness + m.damping;
-                    if den > 0.0 {
+                // the motor's spring–damper and the rotor inertia (a damper of armature/h towards the rate at the
+                // step's start), summed into one implicit row
+                let (stiffness, damping, max_force, e, rate) = match &j.motor {
+                    Some(m) => {
                         let target = state.motor_targets.get(k).copied().flatten().unwrap_or_else(|| path_target(m, state.time));
                         let mut e = target.value - q;
                         if j.kind == JointType::Hinge {
                             e = wrap_angle(e);
                         }
+                        (m.stiffness, m.damping, m.max_force, e, target.rate)
+                    }
+                    None => (0.0, 0.0, None, 0.0, 0.0),
+                };
+                let rotor = j.armature / h;
+                {
+                    let den = h * stiffness + damping + rotor;
+                    if den > 0.0 {
                         let gamma = 1.0 / (h * den);
-                        let beta = (m.stiffness * e + m.damping * target.rate) / den;
+                        let beta = (stiffness * e + damping * rate + rotor * self.joint_rate0[k]) / den;
                         let before = if pass == 1 { self.joint_imp[k].impulse[0][MOTOR] } else { 0.0 };
-                        let bound = m.max_force.map_or(f64::INFINITY, |f| f * h);
+                        let bound = max_force.map_or(f64::INFINITY, |f| f * h);
                         let kind = Kind { slot: MOTOR, gamma, bias: gamma * before - beta, lo: -bound - before, hi: bound - before };
                         out.push(make(&cr, sides, n, &self.bodies, &self.frozen, k, kind));
                     }

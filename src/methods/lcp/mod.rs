@@ -260,6 +260,8 @@ pub struct Lcp {
     joint_warm: Vec<JointWarm>,
     joint_readings: Vec<crate::method::JointReading>,
     joint_arm: Vec<Vec3>,
+    /// Each joint's coordinate rate at the start of the step (what its rotor inertia, `Joint::armature`, keeps).
+    joint_rate0: Vec<f64>,
     /// h²K̃ per body: the geometric stiffness of the joint forces it carries (geometric.rs).
     stiff: Vec<Mat3>,
 }
@@ -325,6 +327,7 @@ impl Lcp {
             joint_warm: Vec::new(),
             joint_readings: Vec::new(),
             joint_arm: Vec::new(),
+            joint_rate0: Vec::new(),
             stiff: Vec::new(),
         }
     }

@@ -105,6 +105,8 @@ impl Lcp {
         self.joint_readings.resize(nj, Default::default());
         self.joint_arm.clear();
         self.joint_arm.resize(nj, Vec3::ZERO);
+        self.joint_rate0.clear();
+        self.joint_rate0.resize(nj, 0.0);
         self.row_order.build(
             &self.collision.contacts,
             (&self.edges, &self.stack.edge_layer, self.stack.layers),

@@ -203,7 +203,9 @@ pub(super) fn geom(cx: &mut Ctx, n: Node, class: &str, in_world: bool) -> Result
     let mask = |k: &str| -> Result<u32, String> {
         match el.get(k) {
             None => Ok(1),
-            Some(t) => t.trim().parse::<u32>().map_err(|_| cx.src.at(n, format!("`{k}` must be a non-negative integer bitmask, got `{t}`"))),
+            Some(t) => {
+                t.trim().parse::<u32>().map_err(|_| cx.src.at(n, format!("`{k}` must be a non-negative integer bitmask, got `{t}`")))
+            }
         }
     };
     let (contype, conaffinity) = (mask("contype")?, mask("conaffinity")?);
