@@ -10,7 +10,7 @@ the floor (a hanging robot: the legs and arms carry their own weight, no balance
 and writes it to `world.ctrl` (the world clamps it to the motors' ±0.4). It prints the largest joint error over
 the last second and exits non-zero when a joint is more than `--tolerance` rad off its target.
 
-    python examples/humanoid_crouch.py [--method lcp] [--duration 2.0]
+    python examples/humanoid_crouch.py [--method lcp] [--duration 3.0]
 """
 
 import argparse
@@ -54,7 +54,7 @@ def scene_text(joints):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--method", default="lcp")
-    p.add_argument("--duration", type=float, default=2.0)
+    p.add_argument("--duration", type=float, default=3.0)
     p.add_argument("--tolerance", type=float, default=0.1, help="largest joint error allowed over the last second, rad")
     args = p.parse_args()
 
