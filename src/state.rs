@@ -41,6 +41,10 @@ pub struct State {
     /// each body's centre of mass; every method adds them to the scene's loads, and the step clears them.
     #[serde(default)]
     pub applied: Vec<crate::dynamics::integrate::Applied>,
+    /// Each joint's actuator force for the next step only that the method carries on the joint's coordinate row
+    /// instead of as body wrenches (`Method::carries_joint_force`); empty when none. The step clears it.
+    #[serde(default)]
+    pub joint_forces: Vec<f64>,
     /// What the method carries from one step to the next, of the method's own type (warm starts, friction
     /// anchors, barrier stiffness); empty before the first step.
     #[serde(default)]

@@ -482,11 +482,19 @@ impl World {
         let (before, applied) = if sensing { (self.state.bodies.clone(), self.state.applied.clone()) } else { Default::default() };
         let time = self.state.time;
         let mut actuated = Vec::new();
-        crate::dynamics::actuator::wrenches(&self.model, &self.state, &forces, &mut actuated);
+        let carried: Vec<bool> = (0..self.model.joints.len())
+            .map(|j| !crate::dynamics::actuator::in_chain(&self.model, j) && self.method.carries_joint_force(&self.model.joints[j]))
+            .collect();
+        if carried.iter().any(|&c| c) {
+            let q = crate::dynamics::actuator::joint_forces(&self.model, &forces);
+            self.state.joint_forces = q.iter().zip(&carried).map(|(&q, &c)| if c { q } else { 0.0 }).collect();
+        }
+        crate::dynamics::actuator::wrenches(&self.model, &self.state, &forces, &carried, &mut actuated);
         self.state.applied.extend(actuated);
         // forces applied from outside last this one step (every method reads them with the scene's loads)
         let result = self.method.step(&self.model, &mut self.state);
         self.state.applied.clear();
+        self.state.joint_forces.clear();
         let mut stats = result?;
         crate::dynamics::actuator::advance_activations(&self.model, &mut self.state.inputs, self.model.dt);
         self.state.step += 1;

@@ -97,3 +97,41 @@ fn armature_on_a_moving_parent_slows_the_swing_under_lcp() {
     let without = 2.0 * std::f64::consts::PI * (i_pivot / (m * 9.81 * l)).sqrt();
     assert!((period - expected).abs() < 0.01 * expected, "period {period} s, expected {expected} s (without armature {without} s)");
 }
+
+/// A large torque on a very light link whose joint has armature (gymnasium's ant: gear 150 on links of about
+/// 1e-4 kg·m², armature 1): under `lcp` the torque acts through the coordinate's row, so the joint accelerates
+/// at τ/(I + armature) with no kick.
+#[test]
+fn a_torque_on_a_light_link_with_armature_accelerates_it_by_the_rotor_inertia() {
+    let xml = r#"<mujoco><option timestep="0.01" gravity="0 0 0"/><worldbody>
+      <body name="torso" pos="0 0 1"><freejoint/>
+        <geom type="sphere" size="0.25" mass="5"/>
+        <body name="leg" pos="0.25 0 0"><joint name="hip" type="hinge" axis="0 0 1" armature="1"/>
+          <geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.01" mass="0.02"/>
+        </body></body></worldbody>
+      <actuator><motor joint="hip" gear="150"/></actuator></mujoco>"#;
+    let dir = std::env::temp_dir().join(format!("cairn-armature-torque-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("leg.xml");
+    std::fs::write(&path, xml).unwrap();
+    let model = cairn::scene::load_with(&path, &cairn::scene::LoadOptions::method(cairn::model::MethodKey::Lcp)).unwrap();
+    let mut w = World::new(model).unwrap();
+    w.set_ctrl(&[0.2]).unwrap();
+    let leg = w.model.body_index("leg").unwrap();
+    // the leg's inertia about the hinge, and the torso's share: the torso turns back, so the coordinate's inertia
+    // is that of the two bodies in series about the axis plus the rotor's
+    let r = w.state.bodies[leg].x - w.model.joints[0].anchor;
+    let i_leg = w.model.bodies[leg].inertia.z_axis.z + 0.02 * (r.x * r.x + r.y * r.y);
+    let torso = w.model.body_index("torso").unwrap();
+    let i_torso = w.model.bodies[torso].inertia.z_axis.z;
+    let reduced = 1.0 / (1.0 / i_leg + 1.0 / i_torso);
+    for _ in 0..10 {
+        w.step().unwrap();
+    }
+    let (t, h) = (w.state.time, w.model.dt);
+    let q = w.qpos()[7];
+    // semi-implicit Euler from rest: after n steps q = a h² n(n+1)/2 (½ a t² plus the scheme's a h t/2)
+    let n = (t / h).round();
+    let expected = 30.0 / (reduced + 1.0) * h * h * n * (n + 1.0) / 2.0;
+    assert!((q - expected).abs() < 0.03 * expected, "hip at {q} rad after {t} s, expected {expected}");
+}

@@ -276,7 +276,7 @@ fn push_joint(model: &Model, state: &State, j: usize, tau: f64, out: &mut Vec<Ap
 /// frame, about each body's centre of mass). A joint's generalised force Q acts as Jᵀ·Q on its two bodies; the
 /// joints of a chain through intermediate links (an MJCF body with several joints) act together on the chain's
 /// two end bodies, as through MuJoCo's massless frames (`chain_wrench`).
-pub fn wrenches(model: &Model, state: &State, f: &[f64], out: &mut Vec<Applied>) {
+pub fn wrenches(model: &Model, state: &State, f: &[f64], carried: &[bool], out: &mut Vec<Applied>) {
     let mut q = vec![0.0; model.joints.len()];
     let mut any = false;
     for (k, a) in model.actuators.iter().enumerate() {
@@ -284,8 +284,7 @@ pub fn wrenches(model: &Model, state: &State, f: &[f64], out: &mut Vec<Applied>)
             continue;
         }
         match &a.transmission {
-            Transmission::Joint(j) => q[*j] += a.gear[0] * f[k],
-            Transmission::Tendon(parts) => parts.iter().for_each(|&(j, coef)| q[j] += coef * a.gear[0] * f[k]),
+            Transmission::Joint(_) | Transmission::Tendon(_) => add_joint_forces(a, f[k], &mut q),
             Transmission::Site(site) => {
                 let body = model.sites[*site].body;
                 if model.bodies[body].kind != crate::model::BodyKind::Dynamic {
@@ -311,10 +310,39 @@ pub fn wrenches(model: &Model, state: &State, f: &[f64], out: &mut Vec<Applied>)
             if !inter(joint.body2) && joint.body2.is_some() {
                 chain_wrench(model, state, j, &q, out);
             }
-        } else if q[j] != 0.0 {
+        } else if q[j] != 0.0 && !carried.get(j).copied().unwrap_or(false) {
             push_joint(model, state, j, q[j], out);
         }
     }
+}
+
+/// Adds actuator `a`'s generalised force for force `f` to its joints' entries of `q` (joint and tendon
+/// transmissions).
+fn add_joint_forces(a: &Actuator, f: f64, q: &mut [f64]) {
+    match &a.transmission {
+        Transmission::Joint(j) => q[*j] += a.gear[0] * f,
+        Transmission::Tendon(parts) => parts.iter().for_each(|&(j, coef)| q[j] += coef * a.gear[0] * f),
+        Transmission::Site(_) => {}
+    }
+}
+
+/// The generalised force the actuators' forces `f` put on each joint's coordinate (joint and tendon
+/// transmissions; servos, which act as their joints' motors, left out).
+pub fn joint_forces(model: &Model, f: &[f64]) -> Vec<f64> {
+    let mut q = vec![0.0; model.joints.len()];
+    for (k, a) in model.actuators.iter().enumerate() {
+        if a.servo.is_none() && f[k] != 0.0 {
+            add_joint_forces(a, f[k], &mut q);
+        }
+    }
+    q
+}
+
+/// Whether joint `j` is a link of an MJCF multi-joint chain (either side an intermediate link), whose actuators'
+/// forces go through the chain's end bodies.
+pub fn in_chain(model: &Model, j: usize) -> bool {
+    let joint = &model.joints[j];
+    model.bodies[joint.body1].intermediate || joint.body2.is_some_and(|b| model.bodies[b].intermediate)
 }
 
 /// The joint whose child (body 2) is `body`.

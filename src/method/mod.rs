@@ -116,6 +116,13 @@ pub trait Method {
     /// Called after the user set body `body`'s pose or velocity from outside (`World::set_body_pose`,
     /// `World::set_body_velocity`), for a method that keeps its own coordinates of the bodies in the state.
     fn body_moved(&self, _model: &Model, _state: &mut State, _body: usize) {}
+    /// Whether the method applies an actuator's generalised force on `joint` through the joint's coordinate row
+    /// (`State::joint_forces`) rather than as wrenches on its bodies: a method whose row carries the joint's
+    /// rotor inertia takes the force there, so that a light link is not kicked by a torque the row then takes
+    /// back.
+    fn carries_joint_force(&self, _joint: &crate::model::Joint) -> bool {
+        false
+    }
 }
 
 /// The methods of this build, as the scene loader and the world reach them: parses a `[solver.<key>]` table,

@@ -361,6 +361,12 @@ impl Method for Lcp {
         state.carry.put(std::mem::take(&mut self.joint_warm));
         r
     }
+
+    /// A joint with armature has its coordinate row (the rotor inertia on the motor row): its actuators' forces go
+    /// there.
+    fn carries_joint_force(&self, joint: &crate::model::Joint) -> bool {
+        joint.armature > 0.0 && matches!(joint.kind, crate::model::JointType::Hinge | crate::model::JointType::Prismatic)
+    }
 }
 
 impl Lcp {
