@@ -14,6 +14,8 @@ Five contact methods behind one world and one scene format, with the state as nu
 (a step failed), both ``CairnError``, with the command line's messages.
 """
 
+import pathlib as _pathlib
+
 from ._cairn import (
     METHODS,
     Batch,
@@ -29,6 +31,13 @@ from ._cairn import (
     validate,
 )
 from .sweep import ray_executor, sweep
+from ._cairn import _set_scenes_dir
+
+# the bundled scenes: a copy in the wheel, a link to the repository's scenes/ in the source tree;
+# $CAIRN_SCENES still comes first
+_scenes = _pathlib.Path(__file__).parent / "scenes"
+if _scenes.is_dir():
+    _set_scenes_dir(_scenes)
 
 __all__ = [
     "METHODS",

@@ -198,7 +198,7 @@ def scenes() -> Dict[str, str]:
     """Bundled scenes: name -> description."""
 
 def scenes_dir() -> pathlib.Path:
-    """The bundled scenes' folder: $CAIRN_SCENES, else ./scenes, else the source tree's."""
+    """The bundled scenes' folder: $CAIRN_SCENES, else the package's scenes/, else ./scenes, else the source tree's."""
 
 _Scenes = Union[_Path, Sequence[_Path], None]
 _Methods = Union[str, Sequence[Optional[str]], None]

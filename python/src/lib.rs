@@ -166,10 +166,17 @@ fn scenes(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     Ok(d)
 }
 
-/// The folder of the bundled scenes (`$CAIRN_SCENES`, else `./scenes`, else the source tree's).
+/// The folder of the bundled scenes (`$CAIRN_SCENES`, else the package's own copy, else `./scenes`, else the
+/// source tree's).
 #[pyfunction]
 fn scenes_dir() -> PathBuf {
     cairn::scene::scenes_dir()
+}
+
+/// Names the bundled scenes folder (`cairn/__init__.py` passes the package's `scenes/`); None undoes it.
+#[pyfunction]
+fn _set_scenes_dir(path: Option<PathBuf>) {
+    cairn::scene::set_scenes_dir(path)
 }
 
 /// The extension module.
@@ -189,6 +196,7 @@ fn cairn_py(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(scenes, m)?)?;
     m.add_function(wrap_pyfunction!(scenes_dir, m)?)?;
+    m.add_function(wrap_pyfunction!(_set_scenes_dir, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("METHODS", cairn::model::MethodKey::ALL.iter().map(|k| k.as_str()).collect::<Vec<_>>())?;
     Ok(())

@@ -1,11 +1,25 @@
 //! Where the bundled scenes live, and finding a scene by name or path.
 
 use std::path::{Path, PathBuf};
+use std::sync::RwLock;
 
-/// The bundled scenes folder: `$CAIRN_SCENES`, else `./scenes`, else the one in the source tree.
+/// The folder [`set_scenes_dir`] names, if any.
+static SET_DIR: RwLock<Option<PathBuf>> = RwLock::new(None);
+
+/// Names the bundled scenes folder for this process, ahead of `./scenes` and the source tree (`$CAIRN_SCENES`
+/// still wins); `None` undoes it. The Python package names the copy its wheel carries.
+pub fn set_scenes_dir(dir: Option<PathBuf>) {
+    *SET_DIR.write().unwrap_or_else(|e| e.into_inner()) = dir;
+}
+
+/// The bundled scenes folder: `$CAIRN_SCENES`, else the one [`set_scenes_dir`] named, else `./scenes`, else
+/// the one in the source tree.
 pub fn scenes_dir() -> PathBuf {
     if let Ok(d) = std::env::var("CAIRN_SCENES") {
         return PathBuf::from(d);
+    }
+    if let Some(d) = SET_DIR.read().unwrap_or_else(|e| e.into_inner()).clone() {
+        return d;
     }
     let local = PathBuf::from("scenes");
     if local.is_dir() {

@@ -19,7 +19,7 @@ mod sensors;
 mod shape;
 pub mod urdf;
 mod xml;
-pub use files::{description, find_scene, list_robots, list_scenes, scenes_dir};
+pub use files::{description, find_scene, list_robots, list_scenes, scenes_dir, set_scenes_dir};
 pub use limits::Limits;
 use options::apply_set_list;
 pub use options::LoadOptions;
