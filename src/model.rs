@@ -133,9 +133,13 @@ pub struct Joint {
     /// The coordinate's value at the load pose (MJCF `ref`; 0 elsewhere): q = offset + the displacement from
     /// the load pose, so limits, targets and readings are in the file's units.
     pub offset: f64,
-    /// Rotor inertia on the coordinate (MJCF `armature`, kg·m² or kg), where the loader could not fold it into
-    /// the child's inertia exactly; applied by the methods with a coordinate row (`lcp`), noted by the others.
+    /// Rotor inertia on the coordinate (MJCF `armature`, kg·m² or kg): applied by the methods with a coordinate
+    /// row (`lcp`, `Method::carries_joint_force`); for the others the loader folds it into the child's inertia
+    /// where that is exact (`armature_folded`) and notes it elsewhere.
     pub armature: f64,
+    /// Whether `armature` is also in the child's `Body::inertia` (about the axis; a hinge whose parent cannot
+    /// move), for a method with the row to take back out.
+    pub armature_folded: bool,
     /// The robot file's joint name (with the robot's prefix); empty for a scene's `[[joint]]` (see
     /// `Model::joint_name`).
     pub name: String,

@@ -39,7 +39,10 @@ const ARM: &str = r#"<mujoco>
 "#;
 
 fn load() -> World {
-    let dir = std::env::temp_dir().join(format!("cairn-mjcf-act-{}", std::process::id()));
+    // a folder per call: the tests run in parallel, and one writing the file while another reads it fails
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("cairn-mjcf-act-{}-{call}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("arm.xml");
     std::fs::write(&path, ARM).unwrap();

@@ -58,6 +58,17 @@ pub fn inv_inertia_world(model: &Model, i: usize, q: Quat) -> Mat3 {
 /// Advances the pose of one body over `h` with its current velocities (see the module comment).
 pub fn integrate_pose(model: &Model, i: usize, s: &mut BodyState, h: f64) {
     let body = &model.bodies[i];
+    integrate_pose_with(model, i, &body.inertia, &body.inv_inertia, s, h);
+}
+
+/// [`integrate_pose`] with the body's inertia and its inverse (body frame) given: a method that keeps a body's
+/// inertia apart from the model's (`lcp` takes folded rotor inertia out) turns it with its own.
+pub fn integrate_pose_with(model: &Model, i: usize, inertia: &Mat3, inv_inertia: &Mat3, s: &mut BodyState, h: f64) {
+    let body = &model.bodies[i];
+    let world_inv = |q: Quat| {
+        let r = Mat3::from_quat(q);
+        r * *inv_inertia * r.transpose()
+    };
     match body.kind {
         BodyKind::Static => {}
         BodyKind::Kinematic => {
@@ -67,11 +78,11 @@ pub fn integrate_pose(model: &Model, i: usize, s: &mut BodyState, h: f64) {
         BodyKind::Dynamic => {
             s.x += h * s.v;
             let r = Mat3::from_quat(s.q);
-            let l = r * (body.inertia * (r.transpose() * s.w));
+            let l = r * (*inertia * (r.transpose() * s.w));
             let q_half = (quat_exp(0.5 * h * s.w) * s.q).normalize();
-            let w_half = inv_inertia_world(model, i, q_half) * l;
+            let w_half = world_inv(q_half) * l;
             s.q = (quat_exp(h * w_half) * s.q).normalize();
-            s.w = inv_inertia_world(model, i, s.q) * l;
+            s.w = world_inv(s.q) * l;
         }
     }
 }

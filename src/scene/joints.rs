@@ -169,6 +169,7 @@ pub(super) fn joints(list: Vec<JointT>, bodies: &[Body], names: &BTreeMap<String
             motor,
             offset: 0.0,
             armature: 0.0,
+            armature_folded: false,
             name: j.name.unwrap_or_default(),
         });
     }

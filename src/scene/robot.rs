@@ -346,17 +346,18 @@ fn joint_of(
     if out.bodies[child].kind != BodyKind::Dynamic && parent_static {
         return Err(format!("{}: joins two bodies that cannot move (both welded to the world)", j.at));
     }
-    // armature: rotor inertia on the coordinate; exact as inertia about the axis when the parent cannot move,
-    // otherwise kept on the joint for the methods that have a coordinate row
-    let mut armature = 0.0;
+    // armature: rotor inertia on the coordinate, kept on the joint for the methods that have a coordinate row;
+    // for the others also folded into the child's inertia about the axis where that is exact (the parent cannot
+    // move)
+    let (armature, mut armature_folded) = (j.armature, false);
     if j.armature > 0.0 {
         let body = &mut out.bodies[child];
         if j.kind == JointType::Hinge && parent_static {
             let a = body.rotation.inverse() * axis;
             body.inertia += Mat3::from_cols(a * a.x, a * a.y, a * a.z) * j.armature;
             body.inv_inertia = body.inertia.inverse();
+            armature_folded = true;
         } else {
-            armature = j.armature;
             out.notes.push(format!(
                 "{file}: joint `{}`: armature {} is a rotor inertia on the joint's coordinate row under `lcp`; the other methods leave it out",
                 j.name, j.armature
@@ -397,6 +398,7 @@ fn joint_of(
         motor,
         offset: j.offset,
         armature,
+        armature_folded,
         name: format!("{}{}", p.prefix, j.name),
     });
     Ok(())

@@ -75,7 +75,7 @@ impl Lcp {
     pub(super) fn true_inertia(&mut self, model: &Model, state: &State) {
         for (i, b) in model.bodies.iter().enumerate() {
             if b.kind == BodyKind::Dynamic && self.stiff.get(i).is_some_and(|k| *k != Mat3::ZERO) {
-                self.bodies[i].inv_i = crate::dynamics::integrate::inv_inertia_world(model, i, state.bodies[i].q);
+                self.bodies[i].inv_i = self.inv_inertia(model, i, state.bodies[i].q);
             }
         }
     }

@@ -7,7 +7,6 @@
 //! stable for any gains), bounded by ±max_force·h. See docs/methods/lcp.md, "Joints".
 
 use super::{Lcp, SBody};
-use crate::dynamics::integrate::integrate_pose;
 use crate::dynamics::joint::{path_target, wrap_angle, JointPose, Row};
 use crate::dynamics::joint_block::JRow;
 use crate::math::{Mat3, Vec3};
@@ -92,7 +91,7 @@ impl Lcp {
             let predicted = |b: usize| {
                 let mut s = state.bodies[b];
                 (s.v, s.w) = (self.vel[b].v, self.vel[b].w);
-                integrate_pose(model, b, &mut s, h);
+                self.turn(model, b, &mut s, h);
                 (s.x, s.q)
             };
             ahead.clear();

@@ -262,6 +262,9 @@ pub struct Lcp {
     joint_arm: Vec<Vec3>,
     /// Each joint's coordinate rate at the start of the step (what its rotor inertia, `Joint::armature`, keeps).
     joint_rate0: Vec<f64>,
+    /// Each body's inertia and its inverse (body frame) without the rotors the loader folded into it: every
+    /// armature is on its joint's row here.
+    rigid: Vec<(Mat3, Mat3)>,
     /// h²K̃ per body: the geometric stiffness of the joint forces it carries (geometric.rs).
     stiff: Vec<Mat3>,
 }
@@ -328,6 +331,7 @@ impl Lcp {
             joint_readings: Vec::new(),
             joint_arm: Vec::new(),
             joint_rate0: Vec::new(),
+            rigid: Vec::new(),
             stiff: Vec::new(),
         }
     }
@@ -340,6 +344,44 @@ impl Lcp {
         let db = self.disp_x[c.b] + self.disp_t[c.b].cross(rb);
         self.dist0[ci] + c.normal.dot(db - da)
     }
+}
+
+impl Lcp {
+    /// Body `i`'s world-frame inverse inertia at orientation `q`, its folded rotors left out (`rigid`).
+    fn inv_inertia(&self, model: &Model, i: usize, q: crate::math::Quat) -> Mat3 {
+        let r = Mat3::from_quat(q);
+        r * self.rigid.get(i).map_or(model.bodies[i].inv_inertia, |b| b.1) * r.transpose()
+    }
+
+    /// Advances body `i`'s pose over `h` (`integrate::integrate_pose`) with its inertia of `rigid`.
+    fn turn(&self, model: &Model, i: usize, s: &mut crate::state::BodyState, h: f64) {
+        let b = &model.bodies[i];
+        let (inertia, inv) = self.rigid.get(i).copied().unwrap_or((b.inertia, b.inv_inertia));
+        crate::dynamics::integrate::integrate_pose_with(model, i, &inertia, &inv, s, h);
+    }
+}
+
+/// Each body's inertia and its inverse in its frame without the rotor inertia the loader folded into it
+/// (`Joint::armature_folded`): I − Σ armature·a aᵀ over the folded joints into it, a the child's axis.
+fn rigid_inertia(model: &Model) -> Vec<(Mat3, Mat3)> {
+    let mut inertia: Vec<Mat3> = model.bodies.iter().map(|b| b.inertia).collect();
+    let mut folded = vec![false; model.bodies.len()];
+    for j in model.joints.iter().filter(|j| j.armature_folded) {
+        let (child, side) = match j.body2 {
+            Some(c) => (c, 1),
+            None => (j.body1, 0),
+        };
+        let a = j.frames[side].axis;
+        inertia[child] -= Mat3::from_cols(a * a.x, a * a.y, a * a.z) * j.armature;
+        folded[child] = true;
+    }
+    model
+        .bodies
+        .iter()
+        .zip(inertia)
+        .zip(folded)
+        .map(|((b, i), f)| if f && i.determinant() > 0.0 { (i, i.inverse()) } else { (b.inertia, b.inv_inertia) })
+        .collect()
 }
 
 impl Method for Lcp {

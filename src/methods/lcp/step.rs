@@ -4,7 +4,7 @@
 use super::pgs::{layer_row, lever_arms, make_rows, merit, solve, warm, warm_joints, SideTerms};
 use super::{Lcp, Rows, SBody};
 use crate::collision::narrow::ContactData;
-use crate::dynamics::integrate::{apply_load, external_wrench, integrate_pose, inv_inertia_world};
+use crate::dynamics::integrate::{apply_load, external_wrench};
 use crate::dynamics::joint_block::Vel;
 use crate::error::SimError;
 use crate::math::{quat_exp, tangent_basis, Mat3, Vec3};
@@ -50,8 +50,11 @@ impl Lcp {
         let n = model.bodies.len();
         let nj = model.joints.len();
         self.bodies.clear();
+        if self.rigid.len() != n {
+            self.rigid = super::rigid_inertia(model);
+        }
         for (i, b) in model.bodies.iter().enumerate() {
-            let inv_i = if b.kind == BodyKind::Dynamic { inv_inertia_world(model, i, state.bodies[i].q) } else { Mat3::ZERO };
+            let inv_i = if b.kind == BodyKind::Dynamic { self.inv_inertia(model, i, state.bodies[i].q) } else { Mat3::ZERO };
             self.bodies.push(SBody { inv_m: b.inv_mass(), inv_i });
         }
         self.vel.clear();
@@ -137,7 +140,7 @@ impl Lcp {
             // inertia follows the corrected orientations
             for (i, b) in model.bodies.iter().enumerate() {
                 if b.kind == BodyKind::Dynamic {
-                    self.bodies[i].inv_i = inv_inertia_world(model, i, state.bodies[i].q);
+                    self.bodies[i].inv_i = self.inv_inertia(model, i, state.bodies[i].q);
                 }
             }
         }
@@ -247,10 +250,12 @@ impl Lcp {
                     state.bodies[i].v = self.vel[i].v;
                     state.bodies[i].w = self.vel[i].w;
                     let before = state.bodies[i];
-                    integrate_pose(model, i, &mut state.bodies[i], h);
+                    let mut s = state.bodies[i];
+                    self.turn(model, i, &mut s, h);
+                    state.bodies[i] = s;
                     self.disp_x[i] += state.bodies[i].x - before.x;
                     self.disp_t[i] += before.w * h;
-                    self.bodies[i].inv_i = inv_inertia_world(model, i, state.bodies[i].q);
+                    self.bodies[i].inv_i = self.inv_inertia(model, i, state.bodies[i].q);
                     self.integrated[i] = true;
                 }
             }
@@ -284,7 +289,9 @@ impl Lcp {
     pub(super) fn integrate(&mut self, model: &Model, state: &mut State, h: f64) -> Result<(), SimError> {
         for i in 0..model.bodies.len() {
             if !self.integrated[i] {
-                integrate_pose(model, i, &mut state.bodies[i], h);
+                let mut s = state.bodies[i];
+                self.turn(model, i, &mut s, h);
+                state.bodies[i] = s;
             }
         }
         // without shock propagation the joints' drift of this position update is projected away here, at
