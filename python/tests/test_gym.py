@@ -125,12 +125,8 @@ def test_task_envs_pickle_and_continue_bit_for_bit():
     va = np.full(venv.action_space.shape, 0.1, dtype=np.float32)
     env.step(a)
     venv.step(va)
-    try:
-        env2, venv2 = pickle.loads(pickle.dumps(env)), pickle.loads(pickle.dumps(venv))
-    except cairn.CairnError as e:
-        if "key must be a string" not in str(e):
-            raise
-        pytest.xfail(f"a snapshot of these worlds does not serialise yet: {e}")
+    # both hold compound shapes in contact (parry's composite workspaces travel as hex text)
+    env2, venv2 = pickle.loads(pickle.dumps(env)), pickle.loads(pickle.dumps(venv))
     for _ in range(3):
         assert np.array_equal(bits(env.step(a)[0]), bits(env2.step(a)[0]))
         assert np.array_equal(bits(venv.step(va)[0]), bits(venv2.step(va)[0]))
