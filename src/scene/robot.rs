@@ -94,6 +94,9 @@ pub struct Robot {
     pub exclusions: Vec<(usize, usize)>,
     /// Each collision geom's link and its MJCF contype and conaffinity bitmasks (empty: every pair collides).
     pub masks: Vec<(usize, u32, u32)>,
+    /// PyBullet's reading of links without mass (URDF): a root link without mass is static, a moving one gets a
+    /// small mass (both noted); otherwise (MJCF, as MuJoCo) a moving body without mass is an error.
+    pub lenient_mass: bool,
     /// Frames on links (MJCF `<site>`).
     pub sites: Vec<RobotSite>,
     /// Actuators, their joints, sites and servos numbered within the robot (joints in link order, as
@@ -187,6 +190,10 @@ pub fn place(robot: &Robot, file: &str, p: &Placement, base_bodies: usize, base_
         }
     }
     let world = |v: Vec3| p.position + p.rotation * v;
+    // the small mass a moving link without one gets (lenient_mass): 1% of the lightest link that has one
+    let lightest =
+        robot.links.iter().filter_map(|l| l.inertial.as_ref().map(|i| i.mass)).filter(|&m| m > 0.0).fold(f64::INFINITY, f64::min);
+    let small_mass = if lightest.is_finite() { 0.01 * lightest } else { 0.01 };
     for (b, links) in members.iter().enumerate() {
         let head = &robot.links[links[0]];
         let frame_inv = head.pose.inverse();
@@ -211,14 +218,31 @@ pub fn place(robot: &Robot, file: &str, p: &Placement, base_bodies: usize, base_
                 inertials.push((rel, UnitMass { volume: i.mass, com: i.com, inertia: i.inertia }));
             }
         }
-        let kind = if world_welded[b] { BodyKind::Static } else { BodyKind::Dynamic };
+        let mut kind = if world_welded[b] { BodyKind::Static } else { BodyKind::Dynamic };
         let name = format!("{}{}", p.prefix, head.name);
         let desc = match parts.len() {
             1 if parts[0].0.translation == Vec3::ZERO && parts[0].0.rotation == Quat::IDENTITY => parts.pop().unwrap().1,
             _ => ShapeDesc::Compound { parts: Arc::new(parts) },
         };
         let geometry = build(desc, true).map_err(|e| format!("{}: link `{}`: collision geometry: {e}", head.at, head.name))?;
-        let total = combine(&inertials);
+        let mut total = combine(&inertials);
+        if kind == BodyKind::Dynamic && !(total.volume > 0.0) && robot.lenient_mass {
+            if head.parent.is_none() && matches!(head.attach, Attach::Free) {
+                kind = BodyKind::Static;
+                out.notes.push(format!(
+                    "{file}: root link `{}` has no mass: it is fixed in place (as PyBullet takes a base of mass 0)",
+                    head.name
+                ));
+            } else {
+                // a solid ball of 5 cm radius, the mass given
+                let i = 0.4 * small_mass * 0.05 * 0.05;
+                total = UnitMass { volume: small_mass, com: Vec3::ZERO, inertia: Mat3::from_diagonal(Vec3::splat(i)) };
+                out.notes.push(format!(
+                    "{file}: link `{}` moves but has no mass: given {small_mass:e} kg (1% of the lightest link's) as a 5 cm ball at its origin",
+                    head.name
+                ));
+            }
+        }
         if kind == BodyKind::Dynamic && !(total.volume > 0.0) {
             return Err(format!(
                 "{}: link `{}` moves but has no mass (no inertial{}); cairn needs a positive mass on every moving link",
@@ -482,6 +506,30 @@ pub fn tree_order(names: &[String], parent_of: &[Option<usize>]) -> Result<Vec<u
         return Err(format!("the links form a cycle (link `{}` is on one, or hangs from one)", names[l]));
     }
     Ok(order)
+}
+
+/// `i` itself when it is physical; else, when it breaks the triangle inequality by under 1% of its largest
+/// principal moment (rounding in the file), the nearest physical tensor: the same principal axes with the largest
+/// moment lowered to the sum of the other two (true: repaired). Errors as [`check_inertia`] when further off.
+pub fn physical_inertia(i: &Mat3) -> Result<(Mat3, bool), String> {
+    let Err(e) = check_inertia(i) else { return Ok((*i, false)) };
+    let a: [[f64; 3]; 3] = std::array::from_fn(|r| std::array::from_fn(|c| i.col(c)[r]));
+    let (mut lam, mut v) = ([0.0; 3], [[0.0; 3]; 3]);
+    crate::math::eigen::jacobi_eigen(&a, 3, &mut lam, &mut v);
+    let mut order = [0, 1, 2];
+    order.sort_by(|&x, &y| lam[x].total_cmp(&lam[y]));
+    let [l0, l1, l2] = order.map(|k| lam[k]);
+    if !(l0 > 0.0) || l0 + l1 < 0.99 * l2 {
+        return Err(e);
+    }
+    let mut fixed = lam;
+    fixed[order[2]] = l0 + l1;
+    let axis = |k: usize| Vec3::new(v[0][k], v[1][k], v[2][k]);
+    let repaired = (0..3).fold(Mat3::ZERO, |m, k| {
+        let u = axis(k);
+        m + Mat3::from_cols(u * u.x, u * u.y, u * u.z) * fixed[k]
+    });
+    Ok((repaired, true))
 }
 
 /// Checks that an inertia tensor is physical: positive principal moments, each at most the sum of the other two

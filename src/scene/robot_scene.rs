@@ -129,6 +129,9 @@ pub(super) fn place_all(
 /// `cairn run robot.urdf` / `model.xml`: the file as a scene of its own, with the file's gravity and time step
 /// (MJCF `option`), and for a URDF a static ground whose top is at z = 0 (or just under the robot when it
 /// reaches below 0).
+/// MuJoCo's default time step (`<option timestep>`), s.
+const MJCF_TIMESTEP: f64 = 0.002;
+
 pub(super) fn load_file(path: &Path, opts: &super::LoadOptions) -> Result<Model, InputError> {
     let file = path.display().to_string();
     let robot = read(path).map_err(InputError)?;
@@ -138,7 +141,8 @@ pub(super) fn load_file(path: &Path, opts: &super::LoadOptions) -> Result<Model,
     let mut world = toml::Table::new();
     let g = robot.gravity.unwrap_or(Vec3::new(0.0, 0.0, -9.81));
     world.insert("gravity".into(), toml::Value::Array(g.to_array().iter().map(|&x| x.into()).collect()));
-    if let Some(dt) = robot.dt {
+    // an MJCF file without `<option timestep>` runs at MuJoCo's default step, as it does in MuJoCo
+    if let Some(dt) = robot.dt.or((!is_urdf).then_some(MJCF_TIMESTEP)) {
         world.insert("dt".into(), dt.into());
     }
     scene.insert("world".into(), world.into());

@@ -10,7 +10,7 @@
 //! Visuals, materials (colours), transmissions and `<gazebo>` extensions are noted as ignored. Anything else is an
 //! error naming the file, the line, the element and what is supported.
 
-use super::robot::{check_inertia, tree_order, Attach, Inertial, Link, Robot, RobotJoint};
+use super::robot::{physical_inertia, tree_order, Attach, Inertial, Link, Robot, RobotJoint};
 use super::xml::{parse, Notes, Src};
 use crate::geometry::mesh;
 use crate::geometry::ShapeDesc;
@@ -31,7 +31,7 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
     }
     let mut notes = Notes::default();
     src.attrs(root, &["name"], &["version", "xmlns:xacro"], &mut notes)?;
-    let elems = src.children(root, &["link", "joint"], &["material", "transmission", "gazebo"], &mut notes)?;
+    let elems = src.children_noting(root, &["link", "joint"], &mut notes);
     // links by name
     let mut names: Vec<String> = Vec::new();
     let mut index: BTreeMap<String, usize> = BTreeMap::new();
@@ -109,7 +109,7 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
         });
     }
     let actuators = effort_inputs(&links);
-    Ok(Robot { links, notes: notes.lines(file), actuators, ..Robot::default() })
+    Ok(Robot { links, notes: notes.lines(file), actuators, lenient_mass: true, ..Robot::default() })
 }
 
 /// URDF `origin`: `xyz` and `rpy` (fixed axes: roll about x, then pitch about y, then yaw about z).
@@ -135,7 +135,7 @@ fn link_body(src: &Src, n: Node, dir: &Path, notes: &mut Notes) -> Result<LinkBo
     src.attrs(n, &["name"], &["type"], notes)?;
     let mut geoms = Vec::new();
     let mut inertial = None;
-    for c in src.children(n, &["inertial", "collision"], &["visual", "self_collision_checking", "contact"], notes)? {
+    for c in src.children_noting(n, &["inertial", "collision"], notes) {
         if c.has_tag_name("inertial") {
             if inertial.is_some() {
                 return Err(src.at(c, "a link has at most one <inertial>"));
@@ -175,7 +175,10 @@ fn inertial_of(src: &Src, n: Node, notes: &mut Notes) -> Result<Option<Inertial>
     let local = Mat3::from_cols(Vec3::new(xx, xy, xz), Vec3::new(xy, yy, yz), Vec3::new(xz, yz, zz));
     let r = Mat3::from_quat(origin.rotation);
     let inertia = r * local * r.transpose();
-    check_inertia(&inertia).map_err(|e| src.at(*i, e))?;
+    let (inertia, repaired) = physical_inertia(&inertia).map_err(|e| src.at(*i, e))?;
+    if repaired {
+        notes.add("an inertia tensor that breaks the triangle inequality by under 1% (rounding in the file) repaired to the nearest physical one: its largest principal moment lowered to the sum of the other two");
+    }
     Ok(Some(Inertial { mass, com: origin.translation, inertia }))
 }
 
@@ -273,12 +276,7 @@ pub(super) fn resolve(name: &str, dir: &Path) -> Result<PathBuf, String> {
 /// The joint element `n` of a child link whose frame is `frame` in the robot frame.
 fn joint(src: &Src, n: Node, frame: Pose, notes: &mut Notes) -> Result<Attach, String> {
     src.attrs(n, &["name", "type"], &[], notes)?;
-    let kids = src.children(
-        n,
-        &["parent", "child", "origin", "axis", "limit", "dynamics", "mimic"],
-        &["calibration", "safety_controller"],
-        notes,
-    )?;
+    let kids = src.children_noting(n, &["parent", "child", "origin", "axis", "limit", "dynamics", "mimic"], notes);
     let ty = src.required(n, "type")?;
     let kind = match ty {
         "revolute" | "continuous" => JointType::Hinge,
@@ -365,3 +363,7 @@ fn effort_inputs(links: &[Link]) -> Vec<(crate::dynamics::actuator::Actuator, Op
     }
     out
 }
+
+#[cfg(test)]
+#[path = "urdf_tests.rs"]
+mod tests;

@@ -144,6 +144,23 @@ impl<'a> Src<'a> {
     }
 }
 
+impl Src<'_> {
+    /// The element children of `n` among `used`; any other is noted and skipped (URDF, which ROS tools and
+    /// PyBullet read leniently: extension tags such as `<gazebo>` or `<joint_properties>` are everywhere).
+    pub fn children_noting<'b>(&self, n: Node<'b, 'b>, used: &[&str], notes: &mut Notes) -> Vec<Node<'b, 'b>> {
+        let mut out = Vec::new();
+        for c in n.children().filter(|c| c.is_element()) {
+            let t = c.tag_name().name();
+            if used.contains(&t) {
+                out.push(c);
+            } else {
+                notes.add(format!("ignored (cairn cannot use it): <{t}> in <{}>", n.tag_name().name()));
+            }
+        }
+        out
+    }
+}
+
 /// Items as `` `a`, `b` `` (or "none").
 pub fn list<T: std::fmt::Display>(it: impl Iterator<Item = T>) -> String {
     let v: Vec<String> = it.map(|s| format!("`{s}`")).collect();
