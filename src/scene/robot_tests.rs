@@ -302,3 +302,49 @@ fn mjcf_settotalmass_scales_every_mass_and_inertia() {
     assert!((a.inertia.x_axis.x - 0.4 * a.mass * 0.01).abs() < 1e-12, "inertia scaled with the mass");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A geom's own `quat` beside an `euler` from its class: MuJoCo takes the element's own (a box turned 90° about z
+/// by its quat, not 90° about x by the class); two orientations on one element stay an error.
+#[test]
+fn an_elements_own_orientation_wins_over_its_class() {
+    let dir = std::env::temp_dir().join(format!("cairn-mjcf-orientation-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = |geom: &str| {
+        format!(
+            r#"<mujoco><default><geom euler="90 0 0"/></default><worldbody>
+              <body name="b"><freejoint/><geom type="box" size="0.3 0.1 0.05" mass="1" {geom}/>
+              <geom type="sphere" pos="0 0 1" size="0.01" mass="0.001" euler="0 0 0"/></body></worldbody></mujoco>"#
+        )
+    };
+    let path = dir.join("own.xml");
+    std::fs::write(&path, text(r#"quat="0.70710678 0 0 0.70710678""#)).unwrap();
+    let m = load(&path);
+    // the box's long side (x in its frame) now lies along y: the inertia about y is the smallest
+    let i = body(&m, "b").inertia;
+    assert!(i.y_axis.y < i.x_axis.x && i.y_axis.y < i.z_axis.z, "{i:?}");
+    std::fs::write(&path, text(r#"quat="1 0 0 0" zaxis="0 0 1""#)).unwrap();
+    let e = crate::scene::load(&path, &[]).unwrap_err().to_string();
+    assert!(e.contains("give at most one orientation"), "{e}");
+}
+
+/// An `<inertial mass="0">` (MuJoCo's massless body) loads on a body welded to the world, which cannot move, and
+/// is refused on a body that moves.
+#[test]
+fn a_massless_inertial_is_allowed_where_the_body_cannot_move() {
+    let dir = std::env::temp_dir().join(format!("cairn-mjcf-massless-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = |joint: &str| {
+        format!(
+            r#"<mujoco><worldbody><body name="base" pos="0 0 0.5">{joint}<inertial pos="0 0 0" mass="0" diaginertia="0 0 0"/>
+              <body name="arm" pos="0 0 0.2"><joint type="hinge" axis="0 1 0"/>
+              <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02" mass="1"/></body></body></worldbody></mujoco>"#
+        )
+    };
+    let path = dir.join("massless.xml");
+    std::fs::write(&path, text("")).unwrap();
+    let m = load(&path);
+    assert_eq!(body(&m, "base").kind, crate::model::BodyKind::Static);
+    std::fs::write(&path, text(r#"<joint type="slide" axis="1 0 0"/>"#)).unwrap();
+    let e = crate::scene::load(&path, &[]).unwrap_err().to_string();
+    assert!(e.contains("moves but has no mass"), "{e}");
+}

@@ -65,7 +65,7 @@ pub(super) fn body(
     };
     let inertial = match (cx.inertia_from_geom.as_str(), explicit) {
         ("true", _) | ("auto", None) => from_geoms(),
-        (_, e) => e,
+        (_, e) => e.flatten(),
     };
     let last = attaches.pop().unwrap_or(Attach::Weld);
     let (parent, inertial) = chain_joints(cx, n, &name, parent, pose, attaches, inertial, links, joint_link)?;

@@ -21,9 +21,17 @@ pub(super) struct GeomOut {
     pub conaffinity: u32,
 }
 
-/// The rotation an element's quat, euler, axisangle, xyaxes or zaxis gives (at most one; identity if none).
+/// The rotation an element's quat, euler, axisangle, xyaxes or zaxis gives (at most one, the element's own
+/// over one from its class; identity if none).
 pub(super) fn orientation(cx: &Ctx, el: &El) -> Result<Quat, String> {
-    let keys: Vec<&str> = ["quat", "euler", "axisangle", "xyaxes", "zaxis"].into_iter().filter(|k| el.get(k).is_some()).collect();
+    let mut keys: Vec<&str> = ["quat", "euler", "axisangle", "xyaxes", "zaxis"].into_iter().filter(|k| el.get(k).is_some()).collect();
+    // the element's own orientation over one its class gives (MuJoCo's precedence)
+    if keys.len() > 1 {
+        let own: Vec<&str> = keys.iter().copied().filter(|k| el.node.attribute(*k).is_some()).collect();
+        if own.len() == 1 {
+            keys = own;
+        }
+    }
     if keys.len() > 1 {
         return Err(cx.src.at(el.node, format!("give at most one orientation; got {}", keys.join(", "))));
     }
@@ -219,21 +227,26 @@ pub(super) fn geom(cx: &mut Ctx, n: Node, class: &str, in_world: bool) -> Result
 }
 
 /// An `<inertial>`: pos, orientation, mass, and diaginertia or fullinertia, in the body frame.
-pub(super) fn inertial(cx: &mut Ctx, n: Node) -> Result<Inertial, String> {
+/// `None` for a mass of 0: a massless body, as MuJoCo allows on a body that cannot move (a moving one without
+/// mass is refused when the robot is placed).
+pub(super) fn inertial(cx: &mut Ctx, n: Node) -> Result<Option<Inertial>, String> {
     let el = cx.el(n, "main")?;
     el.check(cx, &["pos", "quat", "euler", "axisangle", "xyaxes", "zaxis", "mass", "diaginertia", "fullinertia"], &[])?;
     let q = orientation(cx, &el)?;
     let mass = el.num(cx, "mass")?.ok_or_else(|| cx.src.at(n, "missing `mass`"))?;
-    if mass <= 0.0 {
-        return Err(cx.src.at(n, format!("`mass` must be > 0, got {mass}")));
+    if mass < 0.0 {
+        return Err(cx.src.at(n, format!("`mass` must be >= 0, got {mass}")));
     }
     let local = match (el.fixed::<3>(cx, "diaginertia")?, el.fixed::<6>(cx, "fullinertia")?) {
         (Some(d), None) => Mat3::from_diagonal(Vec3::from_array(d)),
         (None, Some([xx, yy, zz, xy, xz, yz])) => Mat3::from_cols(Vec3::new(xx, xy, xz), Vec3::new(xy, yy, yz), Vec3::new(xz, yz, zz)),
         _ => return Err(cx.src.at(n, "give exactly one of `diaginertia` and `fullinertia`")),
     };
+    if mass == 0.0 {
+        return Ok(None);
+    }
     let r = Mat3::from_quat(q);
     let inertia = r * local * r.transpose();
     check_inertia(&inertia).map_err(|e| cx.src.at(n, e))?;
-    Ok(Inertial { mass, com: Vec3::from_array(el.fixed::<3>(cx, "pos")?.unwrap_or([0.0; 3])), inertia })
+    Ok(Some(Inertial { mass, com: Vec3::from_array(el.fixed::<3>(cx, "pos")?.unwrap_or([0.0; 3])), inertia }))
 }
