@@ -17,7 +17,8 @@ pub enum BodyKind {
     Kinematic,
 }
 
-/// Contact material. Pair values: friction coefficients combine by geometric mean, restitution by maximum.
+/// Contact material. Pair values: friction coefficients combine by `Model::friction_combine` (geometric mean by
+/// default), restitution by maximum.
 #[derive(Debug, Clone)]
 pub struct Material {
     pub name: String,
@@ -261,6 +262,16 @@ impl PartialEq<&str> for MethodKey {
     }
 }
 
+/// How two materials' friction coefficients combine at a contact (`[world] friction_combine`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FrictionCombine {
+    /// √(μ₁μ₂), the default.
+    #[default]
+    GeometricMean,
+    /// max(μ₁, μ₂), as MuJoCo combines geoms' frictions (the default of an MJCF file loaded by itself).
+    Max,
+}
+
 /// A validated scene.
 #[derive(Debug, Clone)]
 pub struct Model {
@@ -275,6 +286,8 @@ pub struct Model {
     pub check_intersections: bool,
     /// `[world] check_resolution`: segments per full turn of a curved surface in that check's tessellation.
     pub check_resolution: u32,
+    /// How the materials' frictions combine at a contact.
+    pub friction_combine: FrictionCombine,
     /// The scene's `[solver.<key>]` tables, each parsed into its method's parameters at load (a method takes
     /// its own with `model.solver.get::<P>()`; a method without a table gets its defaults).
     pub solver: crate::method::params::SolverParams,
@@ -323,10 +336,15 @@ impl Model {
         crate::collision::broad::is_excluded(&self.exclusions, a as u32, b as u32)
     }
 
-    /// Pair material coefficients (kinetic μ, static μ, restitution) of bodies `a` and `b`.
+    /// Pair material coefficients (kinetic μ, static μ, restitution) of bodies `a` and `b`: the frictions by
+    /// `friction_combine`, restitution the larger.
     pub fn pair_material(&self, a: usize, b: usize) -> (f64, f64, f64) {
         let ma = &self.materials[self.bodies[a].material];
         let mb = &self.materials[self.bodies[b].material];
-        ((ma.friction * mb.friction).sqrt(), (ma.static_friction * mb.static_friction).sqrt(), ma.restitution.max(mb.restitution))
+        let mix = |x: f64, y: f64| match self.friction_combine {
+            FrictionCombine::GeometricMean => (x * y).sqrt(),
+            FrictionCombine::Max => x.max(y),
+        };
+        (mix(ma.friction, mb.friction), mix(ma.static_friction, mb.static_friction), ma.restitution.max(mb.restitution))
     }
 }

@@ -27,7 +27,7 @@ pub use options::LoadOptions;
 use crate::error::InputError;
 use crate::math::{Mat3, Quat, Vec3};
 use crate::method::params::SolverParams;
-use crate::model::{Body, BodyKind, Load, Material, MethodKey, Model};
+use crate::model::{Body, BodyKind, FrictionCombine, Load, Material, MethodKey, Model};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -72,6 +72,7 @@ struct WorldT {
     method: Option<String>,
     check_intersections: Option<bool>,
     check_resolution: Option<u32>,
+    friction_combine: Option<String>,
 }
 
 /// A `[solver.<key>]` table as it arrives, with the line it starts on when known.
@@ -272,11 +273,19 @@ struct WorldValues {
     method: MethodKey,
     check_intersections: bool,
     check_resolution: u32,
+    friction_combine: FrictionCombine,
 }
 
 fn world_values(w: Option<WorldT>, opts: &LoadOptions, lim: &Limits) -> Result<WorldValues, String> {
-    let w =
-        w.unwrap_or(WorldT { gravity: None, dt: None, duration: None, method: None, check_intersections: None, check_resolution: None });
+    let w = w.unwrap_or(WorldT {
+        gravity: None,
+        dt: None,
+        duration: None,
+        method: None,
+        check_intersections: None,
+        check_resolution: None,
+        friction_combine: None,
+    });
     let gravity = vec3(w.gravity.unwrap_or([0.0, 0.0, -9.81]), "world.gravity")?;
     // a value from the command line is named as the user gave it
     let dt_name = if opts.dt.is_some() { "--dt" } else { "world.dt" };
@@ -313,7 +322,12 @@ fn world_values(w: Option<WorldT>, opts: &LoadOptions, lim: &Limits) -> Result<W
         return Err(format!("world.check_resolution must be in 4..=256, got {check_resolution}"));
     }
     let check_intersections = opts.check_intersections.or(w.check_intersections).unwrap_or(false);
-    Ok(WorldValues { gravity, dt, duration, method, check_intersections, check_resolution })
+    let friction_combine = match w.friction_combine.as_deref() {
+        None | Some("geometric") => FrictionCombine::GeometricMean,
+        Some("max") => FrictionCombine::Max,
+        Some(x) => return Err(format!("world.friction_combine must be \"geometric\" or \"max\", got \"{x}\"")),
+    };
+    Ok(WorldValues { gravity, dt, duration, method, check_intersections, check_resolution, friction_combine })
 }
 
 /// The `[[material]]` tables after the default material (which a table named `default` replaces).
@@ -524,6 +538,7 @@ fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path, op
         method: w.method,
         check_intersections: w.check_intersections,
         check_resolution: w.check_resolution,
+        friction_combine: w.friction_combine,
         solver,
         notes: placed.notes,
         materials,

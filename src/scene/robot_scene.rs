@@ -141,9 +141,12 @@ pub(super) fn load_file(path: &Path, opts: &super::LoadOptions) -> Result<Model,
     let mut world = toml::Table::new();
     let g = robot.gravity.unwrap_or(Vec3::new(0.0, 0.0, -9.81));
     world.insert("gravity".into(), toml::Value::Array(g.to_array().iter().map(|&x| x.into()).collect()));
-    // an MJCF file without `<option timestep>` runs at MuJoCo's default step, as it does in MuJoCo
+    // an MJCF file without `<option timestep>` runs at MuJoCo's default step, and combines frictions as MuJoCo
     if let Some(dt) = robot.dt.or((!is_urdf).then_some(MJCF_TIMESTEP)) {
         world.insert("dt".into(), dt.into());
+    }
+    if !is_urdf {
+        world.insert("friction_combine".into(), "max".into());
     }
     scene.insert("world".into(), world.into());
     let mut t = toml::Table::new();

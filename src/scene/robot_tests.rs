@@ -348,3 +348,27 @@ fn a_massless_inertial_is_allowed_where_the_body_cannot_move() {
     let e = crate::scene::load(&path, &[]).unwrap_err().to_string();
     assert!(e.contains("moves but has no mass"), "{e}");
 }
+
+/// An MJCF file loaded by itself combines frictions as MuJoCo does (the larger); a TOML scene keeps the geometric
+/// mean unless it asks for `max`.
+#[test]
+fn an_mjcf_file_combines_frictions_by_the_larger() {
+    let dir = std::env::temp_dir().join(format!("cairn-mjcf-friction-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("f.xml");
+    std::fs::write(
+        &path,
+        r#"<mujoco><worldbody><geom type="plane" size="1 1 .1" friction="0.2"/>
+           <body pos="0 0 0.1"><freejoint/><geom type="box" size=".1 .1 .1" friction="0.8" mass="1"/></body></worldbody></mujoco>"#,
+    )
+    .unwrap();
+    let m = load(&path);
+    assert_eq!(m.friction_combine, crate::model::FrictionCombine::Max);
+    assert_eq!(m.pair_material(0, 1).0, 0.8);
+    let scene = dir.join("s.toml");
+    for (rule, mu) in [("", 0.4), ("friction_combine = \"max\"\n", 0.8)] {
+        std::fs::write(&scene, format!("format = 1\n[world]\n{rule}[[robot]]\nfile = \"f.xml\"\n")).unwrap();
+        let m = crate::scene::load(&scene, &[]).unwrap();
+        assert!((m.pair_material(0, 1).0 - mu).abs() < 1e-12, "{rule:?}: {}", m.pair_material(0, 1).0);
+    }
+}

@@ -85,7 +85,7 @@ fn friction_material(cx: &mut Ctx, mu: f64) -> usize {
         return i;
     }
     cx.notes.add(
-        "geom friction: cairn combines two bodies' coefficients by their geometric mean (MuJoCo takes the larger); torsional and rolling friction are not used",
+        "geom friction: the sliding coefficient, combined by `world.friction_combine` (a file loaded by itself: the larger, as MuJoCo; a scene that places it: the scene's rule, the geometric mean unless it sets \"max\"); torsional and rolling friction are not used",
     );
     cx.materials.push(Material { name, friction: mu, static_friction: mu, ..Material::default_material() });
     cx.materials.len() - 1
