@@ -33,6 +33,9 @@ pub struct World {
     readout: Readout,
     /// Where qpos and qvel's entries come from.
     layout: Layout,
+    /// Per joint: whether the method takes its actuators' force on the joint's row (`Method::carries_joint_force`;
+    /// fixed by the model and the method, so found once).
+    carried: Vec<bool>,
 }
 
 /// The outputs of the last step (before the first: no contacts, the forces and sensors at the initial state).
@@ -72,7 +75,10 @@ impl World {
         let state = State::from_model(&model);
         let check = model.check_intersections.then(|| SurfaceCheck::new(&model, &state));
         let layout = Layout::of(&model);
-        let mut w = World { model, state, method, check, readout: Readout::default(), layout };
+        let carried = (0..model.joints.len())
+            .map(|j| !crate::dynamics::actuator::in_chain(&model, j) && method.carries_joint_force(&model.joints[j]))
+            .collect();
+        let mut w = World { model, state, method, check, readout: Readout::default(), layout, carried };
         w.initial_readout();
         Ok(w)
     }
@@ -482,14 +488,11 @@ impl World {
         let (before, applied) = if sensing { (self.state.bodies.clone(), self.state.applied.clone()) } else { Default::default() };
         let time = self.state.time;
         let mut actuated = Vec::new();
-        let carried: Vec<bool> = (0..self.model.joints.len())
-            .map(|j| !crate::dynamics::actuator::in_chain(&self.model, j) && self.method.carries_joint_force(&self.model.joints[j]))
-            .collect();
-        if carried.iter().any(|&c| c) {
+        if self.carried.iter().any(|&c| c) {
             let q = crate::dynamics::actuator::joint_forces(&self.model, &forces);
-            self.state.joint_forces = q.iter().zip(&carried).map(|(&q, &c)| if c { q } else { 0.0 }).collect();
+            self.state.joint_forces = q.iter().zip(&self.carried).map(|(&q, &c)| if c { q } else { 0.0 }).collect();
         }
-        crate::dynamics::actuator::wrenches(&self.model, &self.state, &forces, &carried, &mut actuated);
+        crate::dynamics::actuator::wrenches(&self.model, &self.state, &forces, &self.carried, &mut actuated);
         self.state.applied.extend(actuated);
         // forces applied from outside last this one step (every method reads them with the scene's loads)
         let result = self.method.step(&self.model, &mut self.state);

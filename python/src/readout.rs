@@ -15,9 +15,9 @@ fn bodies(w: &cairn::World) -> usize {
     w.model.bodies.len()
 }
 
-fn per_body(w: &cairn::World, out: &mut Vec<f64>, row: impl Fn(&cairn::World, usize) -> Vec<f64>) {
+fn per_body<const C: usize>(w: &cairn::World, out: &mut Vec<f64>, row: impl Fn(&cairn::World, usize) -> [f64; C]) {
     for i in 0..bodies(w) {
-        out.extend(row(w, i));
+        out.extend_from_slice(&row(w, i));
     }
 }
 
@@ -33,7 +33,7 @@ pub const POSITIONS: Reader = Reader {
     read: |w, o| {
         per_body(w, o, |w, i| {
             let p = w.state.pose_3x4(&w.model, i);
-            vec![p[3], p[7], p[11]]
+            [p[3], p[7], p[11]]
         })
     },
     shape: |w| vec![bodies(w), 3],
@@ -42,21 +42,18 @@ pub const QUATERNIONS: Reader = Reader {
     read: |w, o| {
         per_body(w, o, |w, i| {
             let q = w.state.bodies[i].q;
-            vec![q.w, q.x, q.y, q.z]
+            [q.w, q.x, q.y, q.z]
         })
     },
     shape: |w| vec![bodies(w), 4],
 };
 pub const CENTERS_OF_MASS: Reader =
-    Reader { read: |w, o| per_body(w, o, |w, i| w.state.bodies[i].x.to_array().to_vec()), shape: |w| vec![bodies(w), 3] };
-pub const VELOCITIES: Reader =
-    Reader { read: |w, o| per_body(w, o, |w, i| w.state.bodies[i].v.to_array().to_vec()), shape: |w| vec![bodies(w), 3] };
+    Reader { read: |w, o| per_body(w, o, |w, i| w.state.bodies[i].x.to_array()), shape: |w| vec![bodies(w), 3] };
+pub const VELOCITIES: Reader = Reader { read: |w, o| per_body(w, o, |w, i| w.state.bodies[i].v.to_array()), shape: |w| vec![bodies(w), 3] };
 pub const ANGULAR_VELOCITIES: Reader =
-    Reader { read: |w, o| per_body(w, o, |w, i| w.state.bodies[i].w.to_array().to_vec()), shape: |w| vec![bodies(w), 3] };
-pub const BODY_INERTIAS: Reader = Reader {
-    read: |w, o| per_body(w, o, |w, i| w.inertia_world(i).transpose().to_cols_array().to_vec()),
-    shape: |w| vec![bodies(w), 3, 3],
-};
+    Reader { read: |w, o| per_body(w, o, |w, i| w.state.bodies[i].w.to_array()), shape: |w| vec![bodies(w), 3] };
+pub const BODY_INERTIAS: Reader =
+    Reader { read: |w, o| per_body(w, o, |w, i| w.inertia_world(i).transpose().to_cols_array()), shape: |w| vec![bodies(w), 3, 3] };
 pub const CONTACT_WRENCHES: Reader =
     Reader { read: |w, o| o.extend(w.contact_wrenches().into_iter().flatten()), shape: |w| vec![bodies(w), 6] };
 pub const BODY_MASSES: Reader = Reader { read: |w, o| o.extend(w.model.bodies.iter().map(|b| b.mass)), shape: |w| vec![bodies(w)] };

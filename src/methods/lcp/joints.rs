@@ -137,18 +137,16 @@ impl Lcp {
                     None => (0.0, 0.0, None, 0.0, 0.0),
                 };
                 let rotor = j.armature / h;
-                {
-                    let den = h * stiffness + damping + rotor;
-                    if den > 0.0 {
-                        let gamma = 1.0 / (h * den);
-                        // an actuator's force the row carries (Method::carries_joint_force) adds its impulse h·τ
-                        let tau = state.joint_forces.get(k).copied().unwrap_or(0.0);
-                        let beta = (stiffness * e + damping * rate + rotor * self.joint_rate0[k] + tau) / den;
-                        let before = if pass == 1 { self.joint_imp[k].impulse[0][MOTOR] } else { 0.0 };
-                        let bound = max_force.map_or(f64::INFINITY, |f| f * h);
-                        let kind = Kind { slot: MOTOR, gamma, bias: gamma * before - beta, lo: -bound - before, hi: bound - before };
-                        out.push(make(&cr, sides, n, &self.bodies, &self.frozen, k, kind));
-                    }
+                let den = h * stiffness + damping + rotor;
+                if den > 0.0 {
+                    let gamma = 1.0 / (h * den);
+                    // an actuator's force the row carries (Method::carries_joint_force) adds its impulse h·τ
+                    let tau = state.joint_forces.get(k).copied().unwrap_or(0.0);
+                    let beta = (stiffness * e + damping * rate + rotor * self.joint_rate0[k] + tau) / den;
+                    let before = if pass == 1 { self.joint_imp[k].impulse[0][MOTOR] } else { 0.0 };
+                    let bound = max_force.map_or(f64::INFINITY, |f| f * h);
+                    let kind = Kind { slot: MOTOR, gamma, bias: gamma * before - beta, lo: -bound - before, hi: bound - before };
+                    out.push(make(&cr, sides, n, &self.bodies, &self.frozen, k, kind));
                 }
             }
             if let Some(w) = warm {
