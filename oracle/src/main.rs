@@ -7,7 +7,8 @@
 //!
 //!     cargo run --release -p cairn-rapier-oracle -- [--method lcp] [--steps N] [--rounds R] SCENE...
 //!
-//! SCENE is a scene file, `pyramid3d:BASE` (a 3D pyramid of cubes, as `cairn bench --scaling`) or `balls:N` (a
+//! SCENE is a scene file, `pyramid3d:BASE` (a 3D pyramid of cubes, as `cairn bench --scaling`), `wall:BASE` (a
+//! wall of unit cubes with no gaps, Box3D's `large_pyramid` in kind at base 100) or `balls:N` (a
 //! pile of N spheres). Both engines get the same bodies, poses, densities, friction (Rapier averages the two
 //! coefficients, cairn takes their geometric mean: equal here, where every scene has one material), no
 //! restitution and the scene's time step. Times are the median wall time per step after 20 warm-up steps.
@@ -40,7 +41,7 @@ fn parse_args() -> Result<Args, String> {
         }
     }
     if a.scenes.is_empty() {
-        return Err("name at least one scene: a file, pyramid3d:BASE or balls:N".into());
+        return Err("name at least one scene: a file, pyramid3d:BASE, wall:BASE or balls:N".into());
     }
     if a.steps <= WARMUP {
         return Err(format!("--steps must exceed the {WARMUP} warm-up steps"));
@@ -57,6 +58,10 @@ fn load(scene: &str, method: &str) -> Result<Model, String> {
     if let Some(base) = scene.strip_prefix("pyramid3d:") {
         let b: usize = base.parse().map_err(|e| format!("{scene}: {e}"))?;
         return generated(cairn::scene::bench_scenes::pyramid_scene(b), scene);
+    }
+    if let Some(base) = scene.strip_prefix("wall:") {
+        let b: usize = base.parse().map_err(|e| format!("{scene}: {e}"))?;
+        return generated(cairn::scene::bench_scenes::wall_scene(b), scene);
     }
     if let Some(n) = scene.strip_prefix("balls:") {
         let n: usize = n.parse().map_err(|e| format!("{scene}: {e}"))?;

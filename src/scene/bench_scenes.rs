@@ -1,5 +1,6 @@
-//! Generated benchmark scenes (scene text, format 1): 3D pyramids of cubes and piles of spheres, as used by
-//! `cairn bench --scaling` and by the Rapier oracle (`oracle/`), so that both time exactly the same scenes.
+//! Generated benchmark scenes (scene text, format 1): 3D pyramids of cubes, walls of cubes and piles of spheres,
+//! as used by `cairn bench --scaling`, the validation and the Rapier oracle (`oracle/`), so that all of them run
+//! exactly the same scenes.
 
 use std::fmt::Write;
 
@@ -28,6 +29,34 @@ pub fn pyramid_scene(base: usize) -> String {
             s,
             "[[body]]\nname = \"layer{layer}\"\nshape = {{ type = \"box\", size = [0.5, 0.5, 0.5] }}\nposition = [{x0}, {x0}, {z}]\n\
 repeat = {{ count = [{k}, {k}, 1], step = [0.501, 0.501, 0.0] }}"
+        );
+    }
+    s
+}
+
+/// Box3D's `large_pyramid` benchmark in kind: a wall (one cube deep) of unit cubes, `base` on the ground and
+/// one fewer in each row above, no gaps between them or to the ground; density 100, friction 0.6, g = 10,
+/// steps of 1/60 s, 200 steps. `base` 100 is the benchmark's 5,050 cubes.
+pub fn wall_scene(base: usize) -> String {
+    let n = base * (base + 1) / 2;
+    let mut s = format!(
+        "# wall pyramid of {n} unit cubes, base {base}, no gaps\nformat = 1\n[world]\ngravity = [0.0, 0.0, -10.0]\n\
+dt = 0.016666666666666666\nduration = 3.3333333333333335\nmethod = \"lcp\"\n[[material]]\nname = \"default\"\n\
+density = 100.0\nfriction = 0.6\nrestitution = 0.0\n"
+    );
+    let g = 2 * base + 20;
+    let _ = writeln!(
+        s,
+        "[[body]]\nname = \"ground\"\nkind = \"static\"\nshape = {{ type = \"box\", size = [{g}, 40, 1] }}\nposition = [0.0, 0.0, -0.5]"
+    );
+    for row in 0..base {
+        let k = base - row;
+        let x0 = -0.5 * (k - 1) as f64;
+        let _ = writeln!(
+            s,
+            "[[body]]\nname = \"row{row}\"\nshape = {{ type = \"box\", size = [1, 1, 1] }}\nposition = [{x0}, 0.0, {}]\n\
+repeat = {{ count = [{k}, 1, 1], step = [1.0, 0.0, 0.0] }}",
+            0.5 + row as f64
         );
     }
     s

@@ -38,6 +38,7 @@ mod impulse;
 pub mod joints;
 pub mod volumetric;
 mod volumetric_frames;
+mod wall;
 
 /// Experiments of the `impulse` method's source (the pulsk report), run for that method only.
 pub use impulse::EXPERIMENTS as IMPULSE_EXPERIMENTS;
@@ -74,9 +75,14 @@ fn method_experiments(method: MethodKey) -> Vec<&'static str> {
             v.extend_from_slice(&abd::EXPERIMENTS);
             v
         }
-        MethodKey::Lcp => EXPERIMENTS.to_vec(),
+        MethodKey::Lcp => {
+            let mut v = EXPERIMENTS.to_vec();
+            v.extend_from_slice(&wall::EXPERIMENTS);
+            v
+        }
         MethodKey::Impulse => {
             let mut v = EXPERIMENTS.to_vec();
+            v.extend_from_slice(&wall::EXPERIMENTS);
             v.extend_from_slice(&IMPULSE_EXPERIMENTS);
             v
         }
@@ -97,6 +103,7 @@ pub fn run_experiment(name: &str, method: MethodKey, sets: &[(String, String)]) 
         "large_mass" => large_mass(method),
         "cubedrop" => cubedrop(method),
         "determinism" => determinism(method),
+        "wall_pyramid" => wall::run(method),
         other if IMPULSE_EXPERIMENTS.contains(&other) => Ok(impulse::run(other, method)),
         other if volumetric::EXPERIMENTS.contains(&other) => Ok(volumetric::run(other, method)),
         other if abd::EXPERIMENTS.contains(&other) => Ok(abd::run(other, method)),

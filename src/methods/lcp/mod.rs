@@ -11,6 +11,7 @@
 mod batch;
 #[cfg(test)]
 mod batch_tests;
+mod frozen;
 mod geometric;
 pub(crate) mod joints;
 #[cfg(test)]
@@ -61,7 +62,8 @@ pub struct LcpParams {
     pub layer_iterations: usize,
     /// Error correction by projection on/off. Default on.
     pub correction: bool,
-    /// PGS sweeps of each correction (projection) solve. Default 10.
+    /// PGS sweeps of each correction (projection) solve at most; it stops early as the velocity solves do
+    /// (`tolerance`). Default 40.
     pub correction_iterations: usize,
     /// Penetration below which no correction solve is run, m. Default 1e-5.
     pub correction_tolerance: f64,
@@ -77,6 +79,10 @@ pub struct LcpParams {
     /// Geometric stiffness of the joints in the velocity solves (geometric.rs), on/off: it keeps a link under
     /// tension stable at any step. Default on.
     pub geometric_stiffness: bool,
+    /// In a layer of shock propagation, a frozen dynamic body may hold the body resting on it back but not
+    /// speed it up beyond the velocity the dynamics pass gave it (a frozen body takes no reaction, so its push
+    /// would be work from nowhere). Off: the source's layers, which gain energy on tall stacks. Default on.
+    pub shock_frozen_limit: bool,
 }
 
 impl Default for LcpParams {
@@ -89,13 +95,14 @@ impl Default for LcpParams {
             shock_fraction: 0.5,
             layer_iterations: 20,
             correction: true,
-            correction_iterations: 10,
+            correction_iterations: 40,
             correction_tolerance: 1e-5,
             margin: 0.02,
             restitution_threshold: 0.05,
             static_speed: 1e-3,
             warm_start: true,
             geometric_stiffness: true,
+            shock_frozen_limit: true,
         }
     }
 }
@@ -227,6 +234,8 @@ pub struct Lcp {
     disp_x: Vec<Vec3>,
     disp_t: Vec<Vec3>,
     frozen: Vec<bool>,
+    /// The bodies' velocities after the dynamics pass (what `shock_frozen_limit` lets a frozen body keep up).
+    dyn_vel: Vec<Vel>,
     /// Fixed bodies (not dynamic; the world slot n) for the stack analysis and the islands.
     fixed: Vec<bool>,
     integrated: Vec<bool>,
@@ -309,6 +318,7 @@ impl Lcp {
             disp_x: Vec::new(),
             disp_t: Vec::new(),
             frozen: Vec::new(),
+            dyn_vel: Vec::new(),
             fixed: Vec::new(),
             integrated: Vec::new(),
             edges: Vec::new(),

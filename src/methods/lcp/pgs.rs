@@ -273,7 +273,8 @@ pub(super) fn solve(
                 size = size.max(s);
             }
         }
-        if k >= normal_sweeps && change <= tolerance * size {
+        // friction's sweeps must have begun before a stop, unless the solve has none (usize::MAX)
+        if (k >= normal_sweeps || normal_sweeps == usize::MAX) && change <= tolerance * size {
             done = k + 1;
             break;
         }

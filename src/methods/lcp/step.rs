@@ -185,6 +185,8 @@ impl Lcp {
                 state.bodies[i].w = b.w;
             }
         }
+        self.dyn_vel.clear();
+        self.dyn_vel.extend_from_slice(&self.vel[..nb]);
         check_finite(model, state, "dynamics")
     }
 
@@ -218,6 +220,9 @@ impl Lcp {
             let mut rows = std::mem::take(&mut self.layer_rows);
             self.layer_rows(start..end, state, h, &mut rows);
             self.layer_rows = rows;
+            if self.params.shock_frozen_limit {
+                self.limit_frozen();
+            }
             let (mut jrows, jorder) = (std::mem::take(&mut self.jrows), std::mem::take(&mut self.joint_order));
             self.joint_velocity_rows(model, state, h, &jorder[js..je], 1, &mut jrows);
             self.joint_order = jorder;
@@ -237,6 +242,9 @@ impl Lcp {
             );
             self.joint_impulses(&jrows, 1);
             self.jrows = jrows;
+            if self.params.shock_frozen_limit {
+                self.forget_frozen();
+            }
             for r in &self.layer_rows {
                 // the next step's layers warm-start their normal impulses only (`layer_rows`): slots 4, 5 stay 0
                 self.impulses[r.contact as usize].impulse[3] = r.lambda[0];
@@ -372,7 +380,7 @@ impl Lcp {
             self.layer_rows.push(r);
         }
         let sweeps = self.params.correction_iterations;
-        solve(&mut self.layer_rows, (&mut jrows, &mut self.work), &self.bodies, &mut disp, sweeps, usize::MAX, 0.0);
+        solve(&mut self.layer_rows, (&mut jrows, &mut self.work), &self.bodies, &mut disp, sweeps, usize::MAX, self.params.tolerance);
         self.jrows = jrows;
         let n = state.bodies.len();
         for (i, b) in disp.iter().enumerate() {
