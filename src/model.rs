@@ -312,7 +312,31 @@ pub struct Model {
     pub exclusions: Vec<(u32, u32)>,
 }
 
+/// The largest size or distance from the origin a body may have, m: the collision library squares lengths,
+/// and well before 1e154 m (where a square overflows) its bounding volumes lose their margins.
+pub const MAX_LENGTH: f64 = 1e9;
+
 impl Model {
+    /// Refuses a body larger than [`MAX_LENGTH`] or placed farther than that from the origin, naming it.
+    pub fn check_lengths(&self) -> Result<(), String> {
+        for b in &self.bodies {
+            let aabb = b.geometry.shape.compute_local_aabb();
+            let size = (aabb.maxs - aabb.mins).max_element();
+            let far = b.position.length();
+            for (what, v) in [("its largest extent", size), ("its distance from the origin", far)] {
+                if !(v <= MAX_LENGTH) {
+                    return Err(format!(
+                        "body `{}`: {what} is {} m; cairn simulates lengths up to {} m (scale the scene's units down)",
+                        b.name,
+                        crate::scene::limits::show(v),
+                        crate::scene::limits::show(MAX_LENGTH)
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Joint `k`'s name: the robot file's, else `joint<k>` (as metrics.csv's `joint<k>_q` columns).
     pub fn joint_name(&self, k: usize) -> String {
         match self.joints.get(k) {

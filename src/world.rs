@@ -71,6 +71,7 @@ impl Frame {
 impl World {
     /// A world at the scene's initial state, with the method the model names.
     pub fn new(model: Model) -> Result<Self, InputError> {
+        model.check_lengths().map_err(|e| InputError::at(&model.name, e))?;
         let method = crate::METHODS.create(&model)?;
         let state = State::from_model(&model);
         let check = model.check_intersections.then(|| SurfaceCheck::new(&model, &state));

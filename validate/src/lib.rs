@@ -32,6 +32,7 @@ pub const EXPERIMENTS: [&str; 10] =
 
 pub mod abd;
 pub mod actuation;
+mod basics;
 mod implicit;
 mod implicit_joints;
 mod impulse;
@@ -78,11 +79,13 @@ fn method_experiments(method: MethodKey) -> Vec<&'static str> {
         MethodKey::Lcp => {
             let mut v = EXPERIMENTS.to_vec();
             v.extend_from_slice(&wall::EXPERIMENTS);
+            v.extend_from_slice(&basics::EXPERIMENTS);
             v
         }
         MethodKey::Impulse => {
             let mut v = EXPERIMENTS.to_vec();
             v.extend_from_slice(&wall::EXPERIMENTS);
+            v.extend_from_slice(&basics::EXPERIMENTS);
             v.extend_from_slice(&IMPULSE_EXPERIMENTS);
             v
         }
@@ -104,6 +107,7 @@ pub fn run_experiment(name: &str, method: MethodKey, sets: &[(String, String)]) 
         "cubedrop" => cubedrop(method),
         "determinism" => determinism(method),
         "wall_pyramid" => wall::run(method),
+        other if basics::EXPERIMENTS.contains(&other) => basics::run(other, method),
         other if IMPULSE_EXPERIMENTS.contains(&other) => Ok(impulse::run(other, method)),
         other if volumetric::EXPERIMENTS.contains(&other) => Ok(volumetric::run(other, method)),
         other if abd::EXPERIMENTS.contains(&other) => Ok(abd::run(other, method)),

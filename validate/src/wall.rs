@@ -18,8 +18,8 @@ const STEPS: usize = 200;
 pub fn run(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     let mut w = from_text(&cairn::scene::bench_scenes::wall_scene(BASE), method)?;
     let m = w.model.clone();
-    let weight: f64 = m.bodies.iter().filter(|b| b.kind == cairn::model::BodyKind::Dynamic).map(|b| b.mass).sum::<f64>()
-        * m.gravity.length();
+    let weight: f64 =
+        m.bodies.iter().filter(|b| b.kind == cairn::model::BodyKind::Dynamic).map(|b| b.mass).sum::<f64>() * m.gravity.length();
     let start_x: Vec<_> = w.state.bodies.iter().map(|b| b.x).collect();
     let energy = |w: &cairn::world::World| w.state.kinetic_energy(&w.model) + w.state.potential_energy(&w.model);
     let e0 = energy(&w);

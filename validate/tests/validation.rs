@@ -182,3 +182,15 @@ fn joint_experiments_pass_for_every_method() {
         }
     }
 }
+
+/// The analytic basics (friction at its limit, restitution, stopping distance, mass ratios, dominoes, and no
+/// energy gain in any of them) under the two methods that meet them; `cairn validate` runs the wall of 5,050
+/// cubes (`wall_pyramid`), too long to repeat here.
+#[test]
+fn basics_lcp_and_impulse() {
+    for method in ["lcp", "impulse"] {
+        for e in ["friction_limit", "restitution_impacts", "stopping_distance", "mass_ratio", "domino_chain"] {
+            check_method(e, method);
+        }
+    }
+}

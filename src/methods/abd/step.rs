@@ -274,6 +274,12 @@ impl Abd {
                 }
                 BodyKind::Static => {}
             }
+            // a force too large for f64 (gravity of 1e308) must stop the run, not leave a prediction Newton's
+            // line search can only refuse (the body would stay frozen)
+            if qtilde[12 * b..12 * b + 12].iter().any(|x| !x.is_finite()) {
+                let body = model.bodies[b].name.clone();
+                return Err(SimError::NonFinite { body, step, stage: "friction", quantity: "predicted position" });
+            }
         }
         self.surfaces.positions(qt, &mut self.xt);
         self.surfaces.positions(qhat, &mut self.xbase);
