@@ -32,11 +32,16 @@ const XML: &str = r#"<mujoco>
 "#;
 
 fn model() -> Model {
-    let dir = std::env::temp_dir().join(format!("cairn-generalized-{}", std::process::id()));
+    // one folder per call: the tests that call this run side by side in one process
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("cairn-generalized-{}-{call}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("robot.xml");
     std::fs::write(&path, XML).unwrap();
-    crate::scene::load(&path, &[]).unwrap()
+    let m = crate::scene::load(&path, &[]).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    m
 }
 
 fn random_qpos(layout: &Layout, rng: &mut Rng) -> Vec<f64> {
