@@ -317,13 +317,28 @@ pub struct Model {
 pub const MAX_LENGTH: f64 = 1e9;
 
 impl Model {
-    /// Refuses a body larger than [`MAX_LENGTH`] or placed farther than that from the origin, naming it.
+    /// Refuses a body larger than [`MAX_LENGTH`] or placed farther than that from the origin, naming it, and a
+    /// gravity or an initial velocity that would move a body farther than that in one step.
     pub fn check_lengths(&self) -> Result<(), String> {
+        let fall = self.gravity.length() * self.dt * self.dt;
+        if !(fall <= MAX_LENGTH) {
+            return Err(format!(
+                "world.gravity: a step of free fall, |g|·dt² = {} m, is beyond the lengths cairn simulates, up to {} m",
+                crate::scene::limits::show(fall),
+                crate::scene::limits::show(MAX_LENGTH)
+            ));
+        }
         for b in &self.bodies {
             let aabb = b.geometry.shape.compute_local_aabb();
             let size = (aabb.maxs - aabb.mins).max_element();
             let far = b.position.length();
-            for (what, v) in [("its largest extent", size), ("its distance from the origin", far)] {
+            let (step, turn) = (b.velocity.length() * self.dt, b.angular_velocity.length() * self.dt);
+            for (what, v) in [
+                ("its largest extent", size),
+                ("its distance from the origin", far),
+                ("its initial velocity times dt", step),
+                ("its initial angular velocity times dt (rad)", turn),
+            ] {
                 if !(v <= MAX_LENGTH) {
                     return Err(format!(
                         "body `{}`: {what} is {} m; cairn simulates lengths up to {} m (scale the scene's units down)",

@@ -14,6 +14,9 @@ pub const DEFAULT_BODIES: u64 = 1_000_000;
 pub const DEFAULT_STEPS: u64 = 1_000_000_000;
 /// Default smallest time step, s.
 pub const DEFAULT_DT_MIN: f64 = 1e-9;
+/// Default largest time step, s (a larger step is no contact simulation; the haptic rate's substeps of a step of
+/// 1e9 s would never end).
+pub const DEFAULT_DT_MAX: f64 = 1.0;
 /// Default largest scene file (`.toml`, `.scn`), MiB.
 pub const DEFAULT_SCENE_MIB: u64 = 64;
 /// Default largest robot file (URDF, MJCF and its includes), MiB.
@@ -32,6 +35,8 @@ pub struct Limits {
     pub steps: Option<u64>,
     /// Smallest time step, s.
     pub dt_min: Option<f64>,
+    /// Largest time step, s.
+    pub dt_max: Option<f64>,
     /// Largest scene file, MiB.
     pub scene_mib: Option<u64>,
     /// Largest robot file (URDF, MJCF, MJCF include), MiB.
@@ -41,7 +46,7 @@ pub struct Limits {
 }
 
 /// The keys of `[limits]` and `--limit`.
-pub const KEYS: [&str; 6] = ["bodies", "steps", "dt_min", "scene_mib", "robot_mib", "mesh_mib"];
+pub const KEYS: [&str; 7] = ["bodies", "steps", "dt_min", "dt_max", "scene_mib", "robot_mib", "mesh_mib"];
 
 /// A number for messages: plain in [1e-4, 1e6), else in exponent form (`1e300`, not 301 digits).
 pub fn show(x: f64) -> String {
@@ -71,6 +76,9 @@ impl Limits {
     pub fn dt_min(&self) -> f64 {
         self.dt_min.unwrap_or(DEFAULT_DT_MIN)
     }
+    pub fn dt_max(&self) -> f64 {
+        self.dt_max.unwrap_or(DEFAULT_DT_MAX)
+    }
     pub fn scene_mib(&self) -> u64 {
         self.scene_mib.unwrap_or(DEFAULT_SCENE_MIB)
     }
@@ -87,6 +95,7 @@ impl Limits {
             bodies: self.bodies.or(other.bodies),
             steps: self.steps.or(other.steps),
             dt_min: self.dt_min.or(other.dt_min),
+            dt_max: self.dt_max.or(other.dt_max),
             scene_mib: self.scene_mib.or(other.scene_mib),
             robot_mib: self.robot_mib.or(other.robot_mib),
             mesh_mib: self.mesh_mib.or(other.mesh_mib),
@@ -114,9 +123,15 @@ impl Limits {
             "scene_mib" => self.scene_mib = Some(whole()?),
             "robot_mib" => self.robot_mib = Some(whole()?),
             "mesh_mib" => self.mesh_mib = Some(whole()?),
-            "dt_min" => match v.parse::<f64>() {
-                Ok(x) if x.is_finite() && x > 0.0 => self.dt_min = Some(x),
-                _ => return Err(format!("--limit dt_min={v}: a finite number > 0 (seconds) is allowed here")),
+            "dt_min" | "dt_max" => match v.parse::<f64>() {
+                Ok(x) if x.is_finite() && x > 0.0 => {
+                    if key.trim() == "dt_min" {
+                        self.dt_min = Some(x)
+                    } else {
+                        self.dt_max = Some(x)
+                    }
+                }
+                _ => return Err(format!("--limit {}={v}: a finite number > 0 (seconds) is allowed here", key.trim())),
             },
             other => return Err(format!("--limit: unknown key `{other}`; the keys are {}", KEYS.join(", "))),
         }
@@ -136,8 +151,10 @@ impl Limits {
                 return Err(format!("[limits] {k} must be >= 1, got 0"));
             }
         }
-        if let Some(d) = self.dt_min.filter(|d| !(d.is_finite() && *d > 0.0)) {
-            return Err(format!("[limits] dt_min must be a finite number > 0 (seconds), got {d}"));
+        for (k, v) in [("dt_min", self.dt_min), ("dt_max", self.dt_max)] {
+            if let Some(d) = v.filter(|d| !(d.is_finite() && *d > 0.0)) {
+                return Err(format!("[limits] {k} must be a finite number > 0 (seconds), got {d}"));
+            }
         }
         Ok(())
     }

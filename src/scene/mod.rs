@@ -298,6 +298,13 @@ fn world_values(w: Option<WorldT>, opts: &LoadOptions, lim: &Limits) -> Result<W
             limits::show(lim.dt_min())
         ));
     }
+    if dt > lim.dt_max() {
+        return Err(format!(
+            "{dt_name} = {} s is above the largest time step allowed, {} s; raise that with `--limit dt_max=S` or `[limits] dt_max = S` in the scene",
+            limits::show(dt),
+            limits::show(lim.dt_max())
+        ));
+    }
     let duration = finite(opts.duration.or(w.duration).unwrap_or(5.0), duration_name)?;
     if duration < 0.0 {
         return Err(format!("{duration_name} must be >= 0, got {duration}"));
