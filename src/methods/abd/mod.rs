@@ -356,7 +356,17 @@ impl Abd {
         let dhat = params.dhat.unwrap_or(DHAT_FRACTION * scale);
         let eps_v = params.friction_velocity.unwrap_or(EPS_V_FRACTION * scale);
         let joints = joints::Joints::new(model, params.joint_stiffness, dhat);
-        let notes = joints.notes.clone();
+        let mut notes = joints.notes.clone();
+        // IPC's barrier contact is inelastic: a restitution the scene asks for is not honoured
+        if let Some(m) = model.materials.iter().find(|m| m.restitution > 0.0) {
+            notes.push(format!(
+                concat!(
+                    "abd: restitution is not modelled (its barrier contact is inelastic): material `{}` asks for {}, ",
+                    "and impacts end with the bodies at rest against each other; `lcp` and `impulse` honour Newton's law"
+                ),
+                m.name, m.restitution
+            ));
+        }
         let dynamic = model.bodies.iter().map(|b| b.kind == BodyKind::Dynamic).collect();
         let moving = model.bodies.iter().map(|b| b.kind != BodyKind::Static).collect();
         Abd {
