@@ -44,9 +44,7 @@ fn a_time_step_above_the_largest_is_refused_naming_the_limit() {
 
 #[test]
 fn a_ten_kilometre_ground_is_ordinary() {
-    // volumetric-penalty still refuses it (its convex pieces of a 10 km × 1 m box lose their volume): open in
-    // the issue
-    for m in MethodKey::ALL.into_iter().filter(|m| *m != MethodKey::VolumetricPenalty) {
+    for m in MethodKey::ALL {
         let mut w = world(&scene(1e4, -9.81), m).unwrap_or_else(|e| panic!("{m}: {e}"));
         for _ in 0..20 {
             w.step().unwrap_or_else(|e| panic!("{m}: {e}"));

@@ -56,6 +56,11 @@ fn surface_points(shape: &dyn Shape, resolution: u32) -> Result<Vec<Vec3>, Strin
 impl Polytope {
     /// The polytope of a convex piece placed at `pose` in its body's frame.
     pub fn from_piece(pose: &Pose, shape: &dyn Shape, resolution: u32) -> Result<Self, String> {
+        // a box is its own hull: the hull algorithm collapses a flat one (a 10 km × 1 m ground) to a tetrahedron
+        if let Some(c) = shape.as_cuboid() {
+            let (v, t) = c.to_trimesh();
+            return Self::from_mesh(v.into_iter().map(|p| pose.transform_point(p)).collect(), t);
+        }
         let pts: Vec<Vec3> = surface_points(shape, resolution)?.into_iter().map(|p| pose.transform_point(p)).collect();
         Self::from_points(&pts)
     }
@@ -74,6 +79,11 @@ impl Polytope {
     /// The convex hull of `points` as a polytope.
     pub fn from_points(points: &[Vec3]) -> Result<Self, String> {
         let (v, t) = parry3d_f64::transformation::try_convex_hull(points).map_err(|e| format!("convex hull failed: {e}"))?;
+        Self::from_mesh(v, t)
+    }
+
+    /// The polytope of a closed convex triangle mesh (outward winding).
+    fn from_mesh(v: Vec<Vec3>, t: Vec<[u32; 3]>) -> Result<Self, String> {
         let mut center = Vec3::ZERO;
         for p in &v {
             center += *p;
@@ -107,7 +117,7 @@ impl Polytope {
         }
         edges.sort_unstable();
         edges.dedup();
-        let hull = SharedShape::convex_hull(&v).ok_or("convex hull failed")?;
+        let hull = SharedShape::convex_mesh(v.clone(), &t).ok_or("convex hull failed")?;
         Ok(Polytope { planes, vertices: v, edges, hull, center, radius })
     }
 }
@@ -145,5 +155,15 @@ mod tests {
     fn flat_points_are_an_error_not_a_panic() {
         let pts = [Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::new(1.0, 1.0, 0.0)];
         assert!(Polytope::from_points(&pts).is_err());
+    }
+
+    #[test]
+    fn a_flat_ten_kilometre_box_keeps_its_six_planes() {
+        for side in [1e4, 1e5] {
+            let s = SharedShape::cuboid(side / 2.0, side / 2.0, 0.5);
+            let p = Polytope::from_piece(&Pose::from_translation(Vec3::new(0.0, 0.0, -0.5)), s.as_ref(), 16).unwrap();
+            assert_eq!((p.planes.len(), p.vertices.len()), (6, 8), "side {side}");
+            assert!(p.planes.iter().any(|pl| pl.n.z > 0.999 && pl.d.abs() < 1e-9), "no top face at z = 0: {:?}", p.planes);
+        }
     }
 }
