@@ -320,7 +320,10 @@ impl Model {
     /// Refuses a body larger than [`MAX_LENGTH`] or placed farther than that from the origin, naming it, and a
     /// gravity or an initial velocity that would move a body farther than that in one step.
     pub fn check_lengths(&self) -> Result<(), String> {
-        let fall = self.gravity.length() * self.dt * self.dt;
+        // |g| without squaring its components (1e307² overflows)
+        let big = self.gravity.abs().max_element();
+        let g = if big > 0.0 { big * (self.gravity / big).length() } else { 0.0 };
+        let fall = g * self.dt * self.dt;
         if !(fall <= MAX_LENGTH) {
             return Err(format!(
                 "world.gravity: a step of free fall, |g|·dt² = {} m, is beyond the lengths cairn simulates, up to {} m",

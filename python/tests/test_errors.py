@@ -60,9 +60,15 @@ def test_an_override_of_a_type_toml_cannot_hold_is_a_type_error():
         cairn.World.from_file("stack10", overrides={"world.dt": object()})
 
 
+def test_gravity_beyond_the_simulated_lengths_is_a_scene_error():
+    with pytest.raises(cairn.SceneError, match=r"world.gravity: a step of free fall, .* 1e9 m"):
+        cairn.World.from_string(GOOD.replace("[0.0, 0.0, -9.81]", "[0.0, 0.0, -1e307]"), name="overflow")
+
+
 def test_a_non_finite_state_is_a_simulation_error_naming_body_step_and_stage():
-    # gravity near the largest double: the velocity overflows to infinity
-    w = cairn.World.from_string(GOOD.replace("[0.0, 0.0, -9.81]", "[0.0, 0.0, -1e307]"), name="overflow")
+    # a load near the largest double: the position overflows to infinity
+    load = '[[load]]\nbody = "box"\nforce = [1e307, 1e307, 1e307]\n'
+    w = cairn.World.from_string(GOOD + load, name="overflow")
     with pytest.raises(cairn.SimulationError, match=r"non-finite \w+ of body `box` at step \d+, stage `\w+`") as e:
         w.step(10_000)
     # the steps before the failure stand, and the message names the one that failed

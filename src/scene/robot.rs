@@ -78,6 +78,8 @@ pub struct Link {
     pub at: String,
     /// An intermediate link of an MJCF body with several joints (it stands for a massless frame).
     pub intermediate: bool,
+    /// MJCF `gravcomp`: the fraction of the link's weight an upward force at its centre of mass cancels.
+    pub gravcomp: f64,
 }
 
 /// A robot as the file describes it. Links are in tree order (a parent before its children).
@@ -144,6 +146,8 @@ pub struct Placed {
     pub sites: Vec<Site>,
     pub actuators: Vec<(Actuator, Option<f64>)>,
     pub sensors: Vec<Sensor>,
+    /// Bodies (of the whole model) with gravity compensation, and the mass it carries (Σ gravcomp × link mass).
+    pub gravcomp: Vec<(usize, f64)>,
 }
 
 /// How many joints, actuators and sites the model has before a robot is placed (its own are numbered after).
@@ -200,8 +204,10 @@ pub fn place(robot: &Robot, file: &str, p: &Placement, base_bodies: usize, base_
         let mut parts = Vec::new();
         let mut material = None;
         let mut inertials = Vec::new();
+        let mut compensated = 0.0;
         for &l in links {
             let link = &robot.links[l];
+            compensated += link.gravcomp * link.inertial.map_or(0.0, |i| i.mass);
             let rel = frame_inv * link.pose;
             for (gp, desc, m) in &link.geoms {
                 let m = m.map_or(p.material, |m| mat_index[m]);
@@ -281,6 +287,9 @@ pub fn place(robot: &Robot, file: &str, p: &Placement, base_bodies: usize, base_
             angular_velocity: Vec3::ZERO,
             intermediate: head.intermediate,
         });
+        if compensated != 0.0 && kind == BodyKind::Dynamic {
+            out.gravcomp.push((base_bodies + out.bodies.len() - 1, compensated));
+        }
     }
     // bodies none of whose geoms' bitmasks meet never collide
     for (&(a, b), &(some, _)) in &mask_pairs(&robot.masks, |l| body_of[l]) {

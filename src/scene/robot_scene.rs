@@ -41,6 +41,8 @@ pub(super) struct Robots {
     /// Each with the `dampratio` still to be applied (see `scene::actuators`).
     pub actuators: Vec<(crate::dynamics::actuator::Actuator, Option<f64>)>,
     pub sensors: Vec<crate::dynamics::sensor::Sensor>,
+    /// Bodies with MJCF gravity compensation and the mass it carries.
+    pub gravcomp: Vec<(usize, f64)>,
 }
 
 /// Reads a robot file by its extension.
@@ -120,6 +122,7 @@ pub(super) fn place_all(
         out.actuators.extend(placed.actuators);
         out.sensors.extend(placed.sensors);
         out.exclusions.extend(placed.exclusions);
+        out.gravcomp.extend(placed.gravcomp);
         out.notes.extend(placed.notes);
     }
     finish_exclusions(bodies, &mut out.exclusions);

@@ -106,6 +106,7 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
             inertial,
             at: src.at(node, "link"),
             intermediate: false,
+            gravcomp: 0.0,
         });
     }
     let actuators = effort_inputs(&links);

@@ -22,7 +22,7 @@ pub(super) fn body(
     joint_link: &mut BTreeMap<String, usize>,
     body_link: &mut BTreeMap<String, usize>,
 ) -> Result<(), String> {
-    let used = ["name", "pos", "quat", "euler", "axisangle", "xyaxes", "zaxis", "childclass"];
+    let used = ["name", "pos", "quat", "euler", "axisangle", "xyaxes", "zaxis", "childclass", "gravcomp"];
     cx.src.attrs(n, &used, &["user"], &mut cx.notes)?;
     let class = n.attribute("childclass").unwrap_or(class).to_string();
     if !cx.classes.contains_key(&class) {
@@ -67,15 +67,21 @@ pub(super) fn body(
         ("true", _) | ("auto", None) => from_geoms(),
         (_, e) => e.flatten(),
     };
+    let gravcomp = cx.src.num(n, "gravcomp")?.unwrap_or(0.0);
     let last = attaches.pop().unwrap_or(Attach::Weld);
+    let chained = links.len();
     let (parent, inertial) = chain_joints(cx, n, &name, parent, pose, attaches, inertial, links, joint_link)?;
+    // the intermediate links carry part of the body's mass, and so part of its compensated weight
+    for l in &mut links[chained..] {
+        l.gravcomp = gravcomp;
+    }
     let index = links.len();
     if let Attach::Joint(j) = &last {
         joint_link.insert(j.name.clone(), index);
     }
     body_link.insert(name.clone(), index);
     cx.masks.extend(masks.into_iter().map(|(t, a)| (index, t, a)));
-    links.push(Link { name, parent, attach: last, pose, geoms, inertial, at: src.at(n, "body"), intermediate: false });
+    links.push(Link { name, parent, attach: last, pose, geoms, inertial, at: src.at(n, "body"), intermediate: false, gravcomp });
     for k in kids.iter().filter(|k| k.has_tag_name("site")) {
         site(cx, *k, &class, index)?;
     }
@@ -132,6 +138,7 @@ fn chain_joints(
             inertial: Some(part(INTERMEDIATE_SHARE)),
             at,
             intermediate: true,
+            gravcomp: 0.0,
         });
         parent = Some(links.len() - 1);
     }
