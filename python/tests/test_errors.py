@@ -66,8 +66,8 @@ def test_gravity_beyond_the_simulated_lengths_is_a_scene_error():
 
 
 def test_a_non_finite_state_is_a_simulation_error_naming_body_step_and_stage():
-    # a load near the largest double: the position overflows to infinity
-    load = '[[load]]\nbody = "box"\nforce = [1e307, 1e307, 1e307]\n'
+    # a load near the largest double: the spin it gives overflows to infinity within the first step
+    load = '[[load]]\nbody = "box"\nforce = [1e307, 1e307, 1e307]\ntorque = [1e307, 2e307, 0.0]\n'
     w = cairn.World.from_string(GOOD + load, name="overflow")
     with pytest.raises(cairn.SimulationError, match=r"non-finite \w+ of body `box` at step \d+, stage `\w+`") as e:
         w.step(10_000)
