@@ -530,14 +530,7 @@ fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path, op
     let mut sensor_list = std::mem::take(&mut placed.sensors);
     sensor_list.extend(sensors::sensors(s.sensor, &names, &joints, &actuator_list, &mut sites, sensor_list.len())?);
     let mut loads = loads(s.load, &names)?;
-    // MJCF gravcomp: an upward force at the centre of mass, the compensated share of the weight, all the time
-    loads.extend(placed.gravcomp.iter().map(|&(body, mass)| Load {
-        body,
-        force: -w.gravity * mass,
-        torque: Vec3::ZERO,
-        start: 0.0,
-        end: f64::INFINITY,
-    }));
+    loads.extend(placed.gravcomp_loads(w.gravity));
     let proxies = proxy::proxies(s.proxy, &bodies, &names, w.dt)?;
     // two bodies joined by a joint never collide with each other, under every method (as MuJoCo's parent–child
     // rule and URDF simulators do): a hinge's neighbours would otherwise jam at the joint

@@ -45,6 +45,20 @@ pub(super) struct Robots {
     pub gravcomp: Vec<(usize, f64)>,
 }
 
+impl Robots {
+    /// MJCF gravcomp as loads: an upward force at each compensated body's centre of mass, its compensated share
+    /// of the weight, all the time.
+    pub fn gravcomp_loads(&self, gravity: crate::math::Vec3) -> impl Iterator<Item = crate::model::Load> + '_ {
+        self.gravcomp.iter().map(move |&(body, mass)| crate::model::Load {
+            body,
+            force: -gravity * mass,
+            torque: crate::math::Vec3::ZERO,
+            start: 0.0,
+            end: f64::INFINITY,
+        })
+    }
+}
+
 /// Reads a robot file by its extension.
 pub fn read(path: &Path) -> Result<Robot, String> {
     let file = path.display().to_string();
