@@ -53,3 +53,32 @@ fn a_ten_kilometre_ground_is_ordinary() {
         assert!((z - 0.5).abs() < 0.01, "{m}: the cube rests at z = {z}, not on the ground at 0.5");
     }
 }
+
+/// `abd` needs every two bodies apart at the start. Bodies at one place (a `repeat` with a zero step), one body
+/// inside another, and bowls nested 1 mm apart (their surfaces cross everywhere) are refused at the first step
+/// naming the bodies; the first two before the separation of touching bodies runs (it took seconds on twenty
+/// bowls at one place and failed all the same).
+#[test]
+fn abd_refuses_overlapping_starts_naming_the_bodies() {
+    let bowls = |count: usize, step: f64| {
+        format!(
+            "format = 1\n[world]\nmethod = \"abd\"\ndt = 0.001\n[[body]]\nname = \"ground\"\nkind = \"static\"\n\
+shape = {{ type = \"box\", size = [2.0, 2.0, 0.1] }}\nposition = [0.0, 0.0, -0.05]\n[[body]]\nname = \"bowl\"\n\
+shape = {{ type = \"generated\", generator = \"bowl\", radius = 0.1, thickness = 0.012 }}\nposition = [0.0, 0.0, 0.005]\n\
+rotation_deg = [4.0, 0.0, 0.0]\nrepeat = {{ count = [1, 1, {count}], step = [0.0, 0.0, {step:e}] }}\n"
+        )
+    };
+    let ball_in_box = "format = 1\n[world]\nmethod = \"abd\"\ngravity = [0.0, 0.0, 0.0]\n[[body]]\nname = \"crate\"\n\
+shape = { type = \"box\", size = [1.0, 1.0, 1.0] }\n[[body]]\nname = \"marble\"\nshape = { type = \"sphere\", radius = 0.1 }\nposition = [0.2, 0.1, 0.0]\n";
+    let cases = [
+        (bowls(2, 0.0), "bodies `bowl_0_0_0` and `bowl_0_0_1` are placed at one place"),
+        (bowls(20, 0.0), "bodies `bowl_0_0_0` and `bowl_0_0_1` are placed at one place"),
+        (ball_in_box.to_string(), "body `marble` lies inside body `crate`"),
+        (bowls(20, 0.001), "touch or overlap in the initial configuration"),
+    ];
+    for (text, want) in cases {
+        let mut w = world(&text, MethodKey::Abd).unwrap();
+        let err = w.step().err().map(|e| e.to_string()).unwrap_or_else(|| panic!("accepted: {want}"));
+        assert!(err.contains(want) && err.contains("stage `start`"), "{err}");
+    }
+}

@@ -10,6 +10,7 @@ pub mod distance;
 pub mod distance_jet;
 pub mod intersect;
 pub mod narrow;
+pub mod overlap;
 pub mod realface;
 pub mod surface_check;
 pub mod tri_tri;

@@ -117,6 +117,16 @@ pub fn intersections_among(s: &Surfaces, x: &[[f64; 3]], keep: impl Fn(usize, us
         .count()
 }
 
+/// The first pair of bodies (in the culling's order) with two triangles that intersect, among the body pairs
+/// `keep` accepts; `None` when no two such surfaces meet.
+pub fn first_crossing(s: &Surfaces, x: &[[f64; 3]], keep: impl Fn(usize, usize) -> bool) -> Option<[usize; 2]> {
+    let p = |t: [u32; 3]| [&x[t[0] as usize], &x[t[1] as usize], &x[t[2] as usize]];
+    super::culling::triangle_pairs_among(s, x, keep)
+        .into_iter()
+        .find(|&(a, b)| triangles_intersect(p(s.triangles[a as usize]), p(s.triangles[b as usize])))
+        .map(|(a, b)| [s.triangle_body[a as usize] as usize, s.triangle_body[b as usize] as usize])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

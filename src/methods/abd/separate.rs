@@ -51,9 +51,12 @@ pub fn separate(model: &Model, s: &Surfaces, q: &mut [f64], dynamic: &[bool], dh
     let shapes = Shapes { model, q0: &q0 };
     loop {
         match separate_by(&shapes, s, q, dynamic, dhat, fraction * dhat, up) {
-            Err(Failure::TooFar { .. }) if fraction > SEPARATION_MIN => {
+            // the moves grow with the gap (a column of N touching bodies rises N gaps): the next gap tried is half
+            // this one or the one that would bring the move so far within d̂, whichever is smaller; none below
+            // the smallest gap is tried (an overlap needs moves that no gap brings within d̂)
+            Err(Failure::TooFar { by, .. }) if fraction > SEPARATION_MIN && fraction * dhat / by >= SEPARATION_MIN => {
                 q.copy_from_slice(&q0);
-                fraction *= 0.5;
+                fraction = (0.5 * fraction).min(fraction * dhat / by).max(SEPARATION_MIN);
             }
             r => return r,
         }

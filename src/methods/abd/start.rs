@@ -19,6 +19,13 @@ impl Abd {
         let dh2 = self.dhat * self.dhat;
         let kmin = mbar / (h * h * dh2 * barrier::b2(0.25 * dh2, dh2));
         self.kappa_max = 1e6 * self.params.kappa.unwrap_or(kmin).max(kmin);
+        // one body inside another, or two at one place: refused before the separation's sweeps, which would
+        // push them for seconds and fail all the same
+        let x = self.vertex_positions();
+        let dynamic = |a: usize, b: usize| self.dynamic[a] && self.dynamic[b];
+        if let Some((pair, how)) = crate::collision::overlap::first_overlap(&self.surfaces, &x, 0.5 * self.dhat, dynamic) {
+            return Err(self.overlapping(model, state, pair, how));
+        }
         self.separate(model, state)?;
         // IPC's κ0 (ipc-toolkit's adaptive stiffness): the stiffness that balances the loads against the barrier at
         // the start, where bodies rest on each other; the floor of pairs not yet in contact otherwise
@@ -41,18 +48,8 @@ impl Abd {
         }
         // (pairs of static or kinematic bodies never meet in a step, so they may touch or cross)
         let keep = |a: usize, b: usize| self.dynamic[a] || self.dynamic[b];
-        if check::intersections_among(&self.surfaces, &x, keep) > 0 {
-            let pairs = culling::triangle_pairs_among(&self.surfaces, &x, keep);
-            let (a, b) = pairs
-                .iter()
-                .find(|&&(a, b)| {
-                    let p = |t: [u32; 3]| [&x[t[0] as usize], &x[t[1] as usize], &x[t[2] as usize]];
-                    check::triangles_intersect(p(self.surfaces.triangles[a as usize]), p(self.surfaces.triangles[b as usize]))
-                })
-                .copied()
-                .unwrap_or((0, 0));
-            let g = Group { bodies: [self.surfaces.triangle_body[a as usize], self.surfaces.triangle_body[b as usize]], range: 0..0 };
-            return Err(self.touching(model, state, &g));
+        if let Some(bodies) = check::first_crossing(&self.surfaces, &x, keep) {
+            return Err(self.touching(model, state, &Group { bodies: bodies.map(|b| b as u32), range: 0..0 }));
         }
         Ok(())
     }
@@ -105,6 +102,19 @@ impl Abd {
         }
     }
 
+    fn overlapping(&self, model: &Model, state: &State, [a, b]: [usize; 2], how: crate::collision::overlap::Overlap) -> SimError {
+        let (a, b) = (&model.bodies[a].name, &model.bodies[b].name);
+        let what = match how {
+            crate::collision::overlap::Overlap::Coincident => format!("bodies `{a}` and `{b}` are placed at one place (their surfaces coincide)"),
+            crate::collision::overlap::Overlap::Inside => format!("body `{a}` lies inside body `{b}`"),
+        };
+        SimError::Solver {
+            step: state.step,
+            stage: "start",
+            message: format!("{what} in the initial configuration; `abd` needs every two bodies apart: move them apart"),
+        }
+    }
+
     /// Pushes apart the bodies that touch at the start (separate.rs), in the coordinates and the state, and
     /// keeps a note of it. Returns whether any body moved.
     fn separate(&mut self, model: &Model, state: &mut State) -> Result<bool, SimError> {
@@ -142,7 +152,7 @@ impl Abd {
                 Ok(true)
             }
             Err(separate::Failure::TooFar { body, by, pair, gap }) => Err(fail(format!(
-                "bodies `{}` and `{}` touch in the initial configuration, and separating the touching bodies by {:.3e} m \
+                "bodies `{}` and `{}` touch or overlap in the initial configuration, and separating the touching bodies by {:.3e} m \
                  ({} d̂) would move `{}` by {:.3e} m, more than d̂ = {:.3e} m; move them apart in the scene",
                 name(pair[0]),
                 name(pair[1]),
