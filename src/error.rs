@@ -34,4 +34,7 @@ pub enum RunError {
     /// Writing `path` failed.
     #[error("cannot write {path}: {source}")]
     Io { path: String, source: std::io::Error },
+    /// The run would go over a limit (its message names the value, the limit and how to raise it).
+    #[error("{0}")]
+    Limit(String),
 }

@@ -310,6 +310,9 @@ pub struct Model {
     /// Body pairs (a, b), a < b, sorted, that never collide: a robot's parent and child links, and every pair
     /// with a body that has no collision geometry. Every method's pairs skip them (collision/broad.rs).
     pub exclusions: Vec<(u32, u32)>,
+    /// The limits the scene was loaded under (the command line's over its `[limits]` table); a run checks its
+    /// output's size against them.
+    pub limits: crate::scene::Limits,
 }
 
 /// The largest size or distance from the origin a body may have, m: the collision library squares lengths,

@@ -191,6 +191,47 @@ pub fn geometry_json(model: &Model) -> serde_json::Value {
     })
 }
 
+/// The header line of `metrics.csv` (its columns, comma-separated, ending in a newline).
+pub fn metrics_header(model: &Model, stage_names: &[&str]) -> String {
+    let mut h = String::from("step,time,kinetic_energy,potential_energy,contacts,islands,max_penetration,iterations,residual,normal_impulse,friction_impulse,unresolved,resolutions,resolution_seconds");
+    for s in stage_names {
+        h += &format!(",wall_{s}");
+    }
+    h += ",wall_total";
+    // per haptic proxy: the contact force and torque it receives, then the coupling's
+    for k in 0..model.proxies.len() {
+        for part in ["", "coupling_"] {
+            for c in ["fx", "fy", "fz", "tx", "ty", "tz"] {
+                h += &format!(",proxy{k}_{part}{c}");
+            }
+        }
+    }
+    // `[world] check_intersections`: the check's two columns, last
+    if model.check_intersections {
+        h += ",intersections,min_distance";
+    }
+    // per joint with a coordinate (hinge, prismatic; k in the scene's `[[joint]]` order): q and q̇
+    for (k, j) in model.joints.iter().enumerate() {
+        if matches!(j.kind, crate::model::JointType::Hinge | crate::model::JointType::Prismatic) {
+            h += &format!(",joint{k}_q,joint{k}_qd");
+        }
+    }
+    // per actuator its control and force, then per sensor its values (names with CSV-safe characters)
+    for a in &model.actuators {
+        let n = column_name(&a.name);
+        h += &format!(",ctrl_{n},force_{n}");
+    }
+    for s in &model.sensors {
+        let n = column_name(&s.name);
+        match s.kind.dim() {
+            1 => h += &format!(",sensor_{n}"),
+            d => (0..d).for_each(|i| h += &format!(",sensor_{n}_{i}")),
+        }
+    }
+    h.push('\n');
+    h
+}
+
 impl Recorder {
     /// Creates `dir` and the files in it; a frame is written every `frame_every` steps (and the first), a
     /// metrics row every `metrics_every` steps, and with `contacts` the contact points of each frame's step
@@ -211,42 +252,7 @@ impl Recorder {
         let traj = NpyWriter::create(&dir.join("trajectory.npy"), 1 + 12 * model.bodies.len())?;
         let metrics_path = dir.join("metrics.csv");
         let metrics = BufWriter::new(File::create(&metrics_path).map_err(io_at(&metrics_path))?);
-        let mut h = String::from("step,time,kinetic_energy,potential_energy,contacts,islands,max_penetration,iterations,residual,normal_impulse,friction_impulse,unresolved,resolutions,resolution_seconds");
-        for s in stage_names {
-            h += &format!(",wall_{s}");
-        }
-        h += ",wall_total";
-        // per haptic proxy: the contact force and torque it receives, then the coupling's
-        for k in 0..model.proxies.len() {
-            for part in ["", "coupling_"] {
-                for c in ["fx", "fy", "fz", "tx", "ty", "tz"] {
-                    h += &format!(",proxy{k}_{part}{c}");
-                }
-            }
-        }
-        // `[world] check_intersections`: the check's two columns, last
-        if model.check_intersections {
-            h += ",intersections,min_distance";
-        }
-        // per joint with a coordinate (hinge, prismatic; k in the scene's `[[joint]]` order): q and q̇
-        for (k, j) in model.joints.iter().enumerate() {
-            if matches!(j.kind, crate::model::JointType::Hinge | crate::model::JointType::Prismatic) {
-                h += &format!(",joint{k}_q,joint{k}_qd");
-            }
-        }
-        // per actuator its control and force, then per sensor its values (names with CSV-safe characters)
-        for a in &model.actuators {
-            let n = column_name(&a.name);
-            h += &format!(",ctrl_{n},force_{n}");
-        }
-        for s in &model.sensors {
-            let n = column_name(&s.name);
-            match s.kind.dim() {
-                1 => h += &format!(",sensor_{n}"),
-                d => (0..d).for_each(|i| h += &format!(",sensor_{n}_{i}")),
-            }
-        }
-        h.push('\n');
+        let h = metrics_header(model, stage_names);
         let mut r = Recorder {
             traj,
             metrics,

@@ -48,6 +48,30 @@ pub fn default_steps(world: &World) -> u64 {
     (world.model.duration / world.model.dt).round() as u64
 }
 
+/// Refuses a run whose output would be larger than the limit `output_mib`: `trajectory.npy`'s frames (8 bytes a
+/// value) and `metrics.csv`'s rows (at most 25 characters a value), estimated before anything is written.
+/// (`contacts.npy` is left out: its size depends on the contacts found.)
+fn check_output_size(model: &crate::model::Model, stages: &[&str], steps: u64, frame_every: u64, metrics_every: u64) -> Result<(), RunError> {
+    let frames = (steps / frame_every.max(1)).saturating_add(2) as f64;
+    let rows = (steps / metrics_every.max(1)).saturating_add(2) as f64;
+    let columns = crate::record::metrics_header(model, stages).matches(',').count() + 1;
+    let bytes = frames * (1 + 12 * model.bodies.len()) as f64 * 8.0 + rows * columns as f64 * 25.0;
+    let limit = model.limits.output_mib();
+    let mib = bytes / (1024.0 * 1024.0);
+    if mib > limit as f64 {
+        return Err(RunError::Limit(format!(
+            "this run would write about {} MiB ({} trajectory frames of {} bodies, {} metrics rows), over the limit of {limit} MiB \
+             per run; write fewer frames or rows (`--frame-every N`, `--metrics-every N`), run fewer steps, or {}",
+            crate::scene::limits::show(mib.ceil()),
+            crate::scene::limits::show(frames),
+            model.bodies.len(),
+            crate::scene::limits::show(rows),
+            crate::scene::limits::how_to_raise("output_mib")
+        )));
+    }
+    Ok(())
+}
+
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
     move |source| RunError::Io { path: path.display().to_string(), source }
 }
@@ -60,6 +84,9 @@ pub fn run(world: &mut World, options: &RunOptions, progress: &mut dyn FnMut(&Wo
     let steps = options.steps.unwrap_or_else(|| default_steps(world));
     let frame_every = options.frame_every.unwrap_or(((1.0 / 60.0) / world.model.dt).round().max(1.0) as u64);
     let stages = world.stage_names();
+    if options.out.is_some() {
+        check_output_size(&world.model, stages, steps, frame_every, options.metrics_every.unwrap_or(1))?;
+    }
     let mut recorder = match &options.out {
         Some(dir) => Some(Recorder::create(dir, &world.model, stages, frame_every, options.metrics_every.unwrap_or(1), options.contacts)?),
         None => None,
@@ -187,6 +214,23 @@ mod tests {
         assert!(e.contains("cannot write") && e.contains("metrics.csv") && e.contains("No space left"), "{e}");
         npy_rows(&dir.join("trajectory.npy"), 25);
         assert!(!dir.join("summary.json").exists());
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// A run whose files would be larger than `output_mib` is refused before anything is written, naming the
+    /// estimate, the limit and how to raise it; thinned frames and rows bring it within.
+    #[test]
+    fn a_run_over_the_output_limit_is_refused_before_writing() {
+        let dir = tmp("output");
+        let mut w = world();
+        w.model.limits.output_mib = Some(1);
+        // two bodies: 25 values a frame, 200 bytes; 10,000 frames and rows are over 1 MiB
+        let options = RunOptions { out: Some(dir.clone()), frame_every: Some(1), steps: Some(10_000), ..Default::default() };
+        let e = run(&mut w, &options, &mut |_, _| {}).unwrap_err().to_string();
+        assert!(e.contains("over the limit of 1 MiB per run") && e.contains("--limit output_mib=N") && e.contains("10002 trajectory frames"), "{e}");
+        assert!(!dir.exists(), "nothing is written");
+        let thinned = RunOptions { frame_every: Some(100), metrics_every: Some(100), steps: Some(200), ..options };
+        run(&mut w, &thinned, &mut |_, _| {}).unwrap();
         std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -45,7 +45,8 @@ impl SetArgs {
 #[derive(Args, Debug, Default)]
 struct LimitArgs {
     /// Raise (or lower) a load limit (repeatable; over the scene's [limits]): bodies (default 1000000), steps
-    /// (1e9 per run), dt_min (1e-9 s), dt_max (1 s), scene_mib (64), robot_mib (64), mesh_mib (512).
+    /// (1e9 per run), dt_min (1e-9 s), dt_max (1 s), scene_mib (64), robot_mib (64), mesh_mib (512),
+    /// output_mib (4096: the files a run writes, estimated before it starts).
     #[arg(long = "limit", value_name = "KEY=VALUE")]
     limits: Vec<String>,
 }

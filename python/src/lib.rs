@@ -52,11 +52,12 @@ pub(crate) fn sim_err(e: cairn::SimError) -> PyErr {
     SimulationError::new_err(e.to_string())
 }
 
-/// `RunError` → `SimulationError` (a step failed) or `CairnError` (an output file could not be written).
+/// `RunError` → `SimulationError` (a step failed) or `CairnError` (an output file could not be written, or
+/// the output would be over the limit `output_mib`).
 pub(crate) fn run_err(e: cairn::RunError) -> PyErr {
     match e {
         cairn::RunError::Sim(s) => sim_err(s),
-        io @ cairn::RunError::Io { .. } => CairnError::new_err(io.to_string()),
+        e @ (cairn::RunError::Io { .. } | cairn::RunError::Limit(_)) => CairnError::new_err(e.to_string()),
     }
 }
 

@@ -110,6 +110,7 @@ mod tests {
             notes: vec![],
             proxies: vec![],
             exclusions: vec![],
+            limits: Default::default(),
             materials: vec![Material::default_material()],
             bodies: vec![Body {
                 name: "b".into(),

@@ -1,6 +1,6 @@
 //! Resource limits checked at load, before anything large is allocated or read: the number of bodies, the
 //! steps of a run, the smallest time step, and the size of each kind of input file (which must be a regular
-//! file). A scene's `[limits]` table and the front ends' `--limit KEY=VALUE` change them; every refusal names
+//! file); and before a run, the size of its output files. A scene's `[limits]` table and the front ends' `--limit KEY=VALUE` change them; every refusal names
 //! the value, the limit and the setting that raises it.
 
 use serde::Deserialize;
@@ -23,6 +23,8 @@ pub const DEFAULT_SCENE_MIB: u64 = 64;
 pub const DEFAULT_ROBOT_MIB: u64 = 64;
 /// Default largest mesh file (OBJ, STL), MiB.
 pub const DEFAULT_MESH_MIB: u64 = 512;
+/// Default largest output of a run (the files of its folder, as estimated before it starts), MiB.
+pub const DEFAULT_OUTPUT_MIB: u64 = 4096;
 
 /// The limits a front end or a scene sets; `None` keeps the default. Also the `[limits]` table of a scene
 /// (where `scene_mib` is refused: the file is read before its table is).
@@ -43,10 +45,12 @@ pub struct Limits {
     pub robot_mib: Option<u64>,
     /// Largest mesh file, MiB.
     pub mesh_mib: Option<u64>,
+    /// Largest output of a run (`trajectory.npy` and `metrics.csv`, estimated before it starts), MiB.
+    pub output_mib: Option<u64>,
 }
 
 /// The keys of `[limits]` and `--limit`.
-pub const KEYS: [&str; 7] = ["bodies", "steps", "dt_min", "dt_max", "scene_mib", "robot_mib", "mesh_mib"];
+pub const KEYS: [&str; 8] = ["bodies", "steps", "dt_min", "dt_max", "scene_mib", "robot_mib", "mesh_mib", "output_mib"];
 
 /// A number for messages: plain in [1e-4, 1e6), else in exponent form (`1e300`, not 301 digits).
 pub fn show(x: f64) -> String {
@@ -88,6 +92,9 @@ impl Limits {
     pub fn mesh_mib(&self) -> u64 {
         self.mesh_mib.unwrap_or(DEFAULT_MESH_MIB)
     }
+    pub fn output_mib(&self) -> u64 {
+        self.output_mib.unwrap_or(DEFAULT_OUTPUT_MIB)
+    }
 
     /// `self`'s values where set, else `other`'s (the command line over the scene's table).
     pub fn or(&self, other: &Limits) -> Limits {
@@ -98,6 +105,7 @@ impl Limits {
             dt_max: self.dt_max.or(other.dt_max),
             scene_mib: self.scene_mib.or(other.scene_mib),
             robot_mib: self.robot_mib.or(other.robot_mib),
+            output_mib: self.output_mib.or(other.output_mib),
             mesh_mib: self.mesh_mib.or(other.mesh_mib),
         }
     }
@@ -123,6 +131,7 @@ impl Limits {
             "scene_mib" => self.scene_mib = Some(whole()?),
             "robot_mib" => self.robot_mib = Some(whole()?),
             "mesh_mib" => self.mesh_mib = Some(whole()?),
+            "output_mib" => self.output_mib = Some(whole()?),
             "dt_min" | "dt_max" => match v.parse::<f64>() {
                 Ok(x) if x.is_finite() && x > 0.0 => {
                     if key.trim() == "dt_min" {
@@ -146,7 +155,7 @@ impl Limits {
                     .into(),
             );
         }
-        for (k, v) in [("bodies", self.bodies), ("steps", self.steps), ("robot_mib", self.robot_mib), ("mesh_mib", self.mesh_mib)] {
+        for (k, v) in [("bodies", self.bodies), ("steps", self.steps), ("robot_mib", self.robot_mib), ("mesh_mib", self.mesh_mib), ("output_mib", self.output_mib)] {
             if v == Some(0) {
                 return Err(format!("[limits] {k} must be >= 1, got 0"));
             }

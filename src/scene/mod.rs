@@ -559,6 +559,7 @@ fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path, op
         sensors: sensor_list,
         proxies,
         exclusions,
+        limits: lim,
     };
     actuators::apply_dampratios(&mut model, &ratios)?;
     Ok(model)
