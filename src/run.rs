@@ -101,7 +101,21 @@ pub fn run(world: &mut World, options: &RunOptions, progress: &mut dyn FnMut(&Wo
         if cancelled() {
             break;
         }
-        let stats = world.step()?;
+        let stats = match world.step() {
+            Ok(stats) => stats,
+            Err(e) => {
+                // the files up to the last step taken, and a summary that says what stopped the run
+                if let (Some(r), Some(dir)) = (recorder, &options.out) {
+                    let mut summary = summary_json(&world.model, &world.state, &tracker, t0.elapsed().as_secs_f64());
+                    summary["completed"] = serde_json::json!(false);
+                    summary["error"] = serde_json::json!(e.to_string());
+                    summary["notes"] = serde_json::json!(world.notes());
+                    r.finish()?;
+                    write_summary(dir, &summary)?;
+                }
+                return Err(e.into());
+            }
+        };
         tracker.update(&world.state, &stats);
         if let Some(r) = recorder.as_mut() {
             r.metrics(world, &stats, stages.len())?;
@@ -118,11 +132,15 @@ pub fn run(world: &mut World, options: &RunOptions, progress: &mut dyn FnMut(&Wo
     summary["notes"] = serde_json::json!(world.notes());
     if let (Some(r), Some(dir)) = (recorder, &options.out) {
         r.finish()?;
-        let path = dir.join("summary.json");
-        let text = serde_json::to_string_pretty(&summary).map_err(|e| io(&path)(std::io::Error::other(e)))?;
-        std::fs::write(&path, text).map_err(io(&path))?;
+        write_summary(dir, &summary)?;
     }
     Ok(RunReport { steps: tracker.steps, completed, wall_seconds, tracker, summary })
+}
+
+fn write_summary(dir: &Path, summary: &serde_json::Value) -> Result<(), RunError> {
+    let path = dir.join("summary.json");
+    let text = serde_json::to_string_pretty(summary).map_err(|e| io(&path)(std::io::Error::other(e)))?;
+    std::fs::write(&path, text).map_err(io(&path))
 }
 
 #[cfg(test)]
@@ -231,6 +249,23 @@ mod tests {
         assert!(!dir.exists(), "nothing is written");
         let thinned = RunOptions { frame_every: Some(100), metrics_every: Some(100), steps: Some(200), ..options };
         run(&mut w, &thinned, &mut |_, _| {}).unwrap();
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// A step that fails (a load's torque overflows the velocity) ends the run with its error, and the folder
+    /// holds the files up to the last step taken and a summary naming the failure.
+    #[test]
+    fn a_failed_step_leaves_the_files_and_a_summary_naming_the_error() {
+        let dir = tmp("failed");
+        let text = "format = 1\n[[body]]\nname = \"ball\"\nshape = { type = \"sphere\", radius = 0.1 }\n[[load]]\nbody = \"ball\"\ntorque = [1e307, 0.0, 0.0]\n";
+        let mut w = World::new(crate::scene::load_str(text, "t.toml", "t", Path::new("."), &[]).unwrap()).unwrap();
+        let options = RunOptions { out: Some(dir.clone()), steps: Some(10), ..Default::default() };
+        let e = run(&mut w, &options, &mut |_, _| {}).unwrap_err().to_string();
+        assert!(e.contains("non-finite") && e.contains("`ball`"), "{e}");
+        let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+        assert_eq!(summary["completed"], false);
+        assert_eq!(summary["error"].as_str(), Some(e.as_str()));
+        assert_eq!(npy_rows(&dir.join("trajectory.npy"), 1 + 12), 1);
         std::fs::remove_dir_all(&dir).ok();
     }
 }

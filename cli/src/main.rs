@@ -503,8 +503,15 @@ fn run(
         if w.state.step % 16 == 0 {
             bar.set_message(format!("{} contacts", stats.contacts));
         }
-    })?;
+    });
     bar.finish_and_clear();
+    let report = match (report, &out) {
+        // a failed step: the files up to the last step taken are written, the summary names the failure
+        (Err(cairn::RunError::Sim(e)), Some(dir)) => {
+            bail!("{e}; {} holds the run up to step {} (summary.json: \"completed\": false, \"error\")", dir.display(), world.state.step)
+        }
+        (r, _) => r?,
+    };
     if !report.completed {
         let files = match &out {
             Some(dir) => format!("; {} holds them (summary.json: \"completed\": false)", dir.display()),
