@@ -310,6 +310,8 @@ pub struct Model {
     /// Body pairs (a, b), a < b, sorted, that never collide: a robot's parent and child links, and every pair
     /// with a body that has no collision geometry. Every method's pairs skip them (collision/broad.rs).
     pub exclusions: Vec<(u32, u32)>,
+    /// Soft equalities between joint coordinates (MJCF `<equality><joint>`).
+    pub couplings: Vec<crate::dynamics::coupling::Coupling>,
     /// The limits the scene was loaded under (the command line's over its `[limits]` table); a run checks its
     /// output's size against them.
     pub limits: crate::scene::Limits,

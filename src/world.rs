@@ -489,11 +489,14 @@ impl World {
         let (before, applied) = if sensing { (self.state.bodies.clone(), self.state.applied.clone()) } else { Default::default() };
         let time = self.state.time;
         let mut actuated = Vec::new();
+        // the couplings' forces between joint coordinates, at the start of the step like the actuators'
+        let coupled = crate::dynamics::coupling::joint_forces(&self.model, &self.state);
         if self.carried.iter().any(|&c| c) {
-            let q = crate::dynamics::actuator::joint_forces(&self.model, &forces);
+            let mut q = crate::dynamics::actuator::joint_forces(&self.model, &forces);
+            q.iter_mut().zip(&coupled).for_each(|(q, c)| *q += c);
             self.state.joint_forces = q.iter().zip(&self.carried).map(|(&q, &c)| if c { q } else { 0.0 }).collect();
         }
-        crate::dynamics::actuator::wrenches(&self.model, &self.state, &forces, &self.carried, &mut actuated);
+        crate::dynamics::actuator::wrenches(&self.model, &self.state, &forces, &coupled, &self.carried, &mut actuated);
         self.state.applied.extend(actuated);
         // forces applied from outside last this one step (every method reads them with the scene's loads)
         let result = self.method.step(&self.model, &mut self.state);

@@ -163,7 +163,7 @@ impl Inputs {
 }
 
 /// A joint's coordinate row (hinge angle or prismatic displacement) at the state, and its rate.
-fn joint_row(model: &Model, state: &State, j: usize) -> Option<(Row, f64)> {
+pub(crate) fn joint_row(model: &Model, state: &State, j: usize) -> Option<(Row, f64)> {
     let joint = &model.joints[j];
     let pose = JointPose::of(model, joint, &state.bodies);
     let row = pose.coordinate_row(joint.kind)?;
@@ -276,9 +276,14 @@ fn push_joint(model: &Model, state: &State, j: usize, tau: f64, out: &mut Vec<Ap
 /// frame, about each body's centre of mass). A joint's generalised force Q acts as Jᵀ·Q on its two bodies; the
 /// joints of a chain through intermediate links (an MJCF body with several joints) act together on the chain's
 /// two end bodies, as through MuJoCo's massless frames (`chain_wrench`).
-pub fn wrenches(model: &Model, state: &State, f: &[f64], carried: &[bool], out: &mut Vec<Applied>) {
+/// `extra`: generalised forces on the joints' coordinates from elsewhere (couplings; empty for none), applied
+/// the same way.
+pub fn wrenches(model: &Model, state: &State, f: &[f64], extra: &[f64], carried: &[bool], out: &mut Vec<Applied>) {
     let mut q = vec![0.0; model.joints.len()];
-    let mut any = false;
+    let mut any = extra.iter().any(|&x| x != 0.0);
+    for (qj, &x) in q.iter_mut().zip(extra) {
+        *qj += x;
+    }
     for (k, a) in model.actuators.iter().enumerate() {
         if a.servo.is_some() || f[k] == 0.0 {
             continue;

@@ -111,6 +111,7 @@ mod tests {
             proxies: vec![],
             exclusions: vec![],
             limits: Default::default(),
+            couplings: vec![],
             materials: vec![Material::default_material()],
             bodies: vec![Body {
                 name: "b".into(),

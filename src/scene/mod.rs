@@ -560,8 +560,10 @@ fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path, op
         proxies,
         exclusions,
         limits: lim,
+        couplings: Vec::new(),
     };
     actuators::apply_dampratios(&mut model, &ratios)?;
+    robot_scene::set_couplings(&mut model, std::mem::take(&mut placed.couplings));
     Ok(model)
 }
 

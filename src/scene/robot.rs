@@ -106,6 +106,39 @@ pub struct Robot {
     pub actuators: Vec<(Actuator, Option<f64>)>,
     /// Sensors, their joints, actuators and sites numbered within the robot, a body by its link.
     pub sensors: Vec<Sensor>,
+    /// Joints closing loops (MJCF connect and weld equalities).
+    pub loops: Vec<RobotLoop>,
+    /// Couplings of joint coordinates (MJCF joint equalities).
+    pub couplings: Vec<RobotCoupling>,
+}
+
+/// A joint that closes a loop (MJCF `<equality>` connect: a ball joint, weld: a fixed joint), in the robot's
+/// frame at the zero configuration; after the tree's joints.
+#[derive(Debug, Clone)]
+pub struct RobotLoop {
+    pub name: String,
+    pub kind: JointType,
+    pub link1: usize,
+    /// `None`: the world.
+    pub link2: Option<usize>,
+    /// The joint's point, robot frame.
+    pub anchor: Vec3,
+    /// A weld's pose of link 2 in link 1's frame, when the file gives one (else the zero configuration's).
+    pub relative: Option<Pose>,
+    pub at: String,
+}
+
+/// A coupling of two joint coordinates (MJCF `<equality><joint>`; dynamics/coupling.rs), its joints numbered
+/// within the robot, with MuJoCo's softness still to be turned into a spring and damper.
+#[derive(Debug, Clone)]
+pub struct RobotCoupling {
+    pub name: String,
+    pub joint1: usize,
+    pub joint2: Option<usize>,
+    pub poly: [f64; 5],
+    pub solref: [f64; 2],
+    pub dmax: f64,
+    pub at: String,
 }
 
 /// A frame on a link, in the link's frame.
@@ -148,6 +181,9 @@ pub struct Placed {
     pub sensors: Vec<Sensor>,
     /// Bodies (of the whole model) with gravity compensation, and the mass it carries (Σ gravcomp × link mass).
     pub gravcomp: Vec<(usize, f64)>,
+    /// Joint couplings, numbered within the whole model, with their solref and dmax (the spring and damper are
+    /// set once the model's inertias are known: `scene::couplings`).
+    pub couplings: Vec<(crate::dynamics::coupling::Coupling, [f64; 2], f64)>,
 }
 
 /// How many joints, actuators and sites the model has before a robot is placed (its own are numbered after).
@@ -316,6 +352,21 @@ pub fn place(robot: &Robot, file: &str, p: &Placement, base_bodies: usize, base_
         let Attach::Joint(j) = &link.attach else { continue };
         joint_of(j, &mut out, child, parent, base_bodies, p, file)?;
     }
+    // the joints that close loops, after the tree's (so that the tree's keep their numbers)
+    for l in &robot.loops {
+        loop_joint(robot, l, &body_of, &members, &mut out, base_bodies, p)?;
+    }
+    for c in &robot.couplings {
+        let coupling = crate::dynamics::coupling::Coupling {
+            name: format!("{}{}", p.prefix, c.name),
+            joint1: bases.joints + c.joint1,
+            joint2: c.joint2.map(|j| bases.joints + j),
+            poly: c.poly,
+            stiffness: 0.0,
+            damping: 0.0,
+        };
+        out.couplings.push((coupling, c.solref, c.dmax));
+    }
     // sites, in the frame of the body their link is merged into
     for s in &robot.sites {
         let b = body_of[s.link];
@@ -360,6 +411,71 @@ pub fn place(robot: &Robot, file: &str, p: &Placement, base_bodies: usize, base_
         out.sensors.push(Sensor { name: format!("{}{}", p.prefix, s.name), kind, ..s.clone() });
     }
     Ok(out)
+}
+
+/// Adds the model joint that closes loop `l`: a ball or fixed joint between the bodies of its links (or the
+/// world), at its anchor, holding link 2 at its zero-configuration pose relative to link 1 or at the weld's
+/// `relative` pose.
+fn loop_joint(
+    robot: &Robot,
+    l: &RobotLoop,
+    body_of: &[usize],
+    members: &[Vec<usize>],
+    out: &mut Placed,
+    base: usize,
+    p: &Placement,
+) -> Result<(), String> {
+    let body1 = body_of[l.link1];
+    let body2 = l.link2.map(|k| body_of[k]);
+    if body2 == Some(body1) {
+        return Err(format!("{}: joins two links welded into one body", l.at));
+    }
+    let moving = |b: usize| out.bodies[b].kind == BodyKind::Dynamic;
+    if !moving(body1) && !body2.is_some_and(moving) {
+        return Err(format!("{}: joins two bodies that cannot move", l.at));
+    }
+    let world = |pose: Pose| Pose::from_parts(p.position + p.rotation * pose.translation, p.rotation * pose.rotation);
+    // the frame held in common: at link 2's pose (its wanted pose for a weld with `relative`), through the anchor
+    let link1 = robot.links[l.link1].pose;
+    let target = match (l.relative, l.link2) {
+        (Some(rel), _) => link1 * rel,
+        (None, Some(k)) => robot.links[k].pose,
+        (None, None) => Pose::IDENTITY,
+    };
+    let (axis, reference) = (target.rotation * Vec3::Z, target.rotation * Vec3::X);
+    let anchor = if l.kind == JointType::Fixed { target.translation } else { l.anchor };
+    let w = world(Pose::from_parts(anchor, Quat::IDENTITY)).translation;
+    let (wa, wr) = (p.rotation * axis, p.rotation * reference);
+    let pose = |b: usize| (out.bodies[b].position, out.bodies[b].rotation);
+    let frame1 = JointFrame::from_world(w, wa, wr, Some(pose(body1)));
+    // body 2's frame: where the common frame sits on it at the wanted pose (the zero configuration's unless
+    // the weld gives one), from its head link
+    let frame2 = match (body2, l.link2) {
+        (Some(b2), Some(k)) => {
+            // H⁻¹ · L_k · target⁻¹ · F: the common frame F on link k at its wanted pose, in body 2's frame (H: its
+            // head link's pose)
+            let f = Pose::from_parts(anchor, target.rotation);
+            let on = robot.links[members[b2][0]].pose.inverse() * robot.links[k].pose * target.inverse() * f;
+            JointFrame { anchor: on.translation, axis: on.rotation * Vec3::Z, reference: on.rotation * Vec3::X }
+        }
+        _ if l.relative.is_some() => return Err(format!("{}: a weld to the world with `relpose` is not supported", l.at)),
+        _ => JointFrame::from_world(w, wa, wr, None),
+    };
+    out.joints.push(Joint {
+        kind: l.kind,
+        body1: base + body1,
+        body2: body2.map(|b| base + b),
+        frames: [frame1, frame2],
+        anchor: w,
+        axis: wa,
+        limits: None,
+        motor: None,
+        offset: 0.0,
+        armature: 0.0,
+        armature_folded: false,
+        name: format!("{}{}", p.prefix, l.name),
+    });
+    Ok(())
 }
 
 /// Adds the model joint of `j` between body `child` and `parent` (robot-local indices).

@@ -43,6 +43,24 @@ pub(super) struct Robots {
     pub sensors: Vec<crate::dynamics::sensor::Sensor>,
     /// Bodies with MJCF gravity compensation and the mass it carries.
     pub gravcomp: Vec<(usize, f64)>,
+    /// Joint couplings with their solref and dmax (see `robot::Placed::couplings`).
+    pub couplings: Vec<(crate::dynamics::coupling::Coupling, [f64; 2], f64)>,
+}
+
+/// Puts the robots' joint couplings into the model with MuJoCo's soft constraint as a spring and damper: the
+/// residual's effective inertia is 1/(1/I₁ + s²/I₂), I the joints' inertias at the load pose and s = ∂r/∂x at
+/// the load pose (dynamics/coupling.rs).
+pub(super) fn set_couplings(model: &mut crate::model::Model, pending: Vec<(crate::dynamics::coupling::Coupling, [f64; 2], f64)>) {
+    use crate::dynamics::actuator::joint_inertia;
+    for (mut c, solref, dmax) in pending {
+        let mut inverse = 1.0 / joint_inertia(model, c.joint1);
+        if let Some(j) = c.joint2 {
+            inverse += c.poly[1] * c.poly[1] / joint_inertia(model, j);
+        }
+        let inertia = if inverse.is_finite() && inverse > 0.0 { 1.0 / inverse } else { 0.0 };
+        (c.stiffness, c.damping) = crate::dynamics::coupling::soft_constraint(solref, dmax, inertia, model.dt);
+        model.couplings.push(c);
+    }
 }
 
 impl Robots {
@@ -137,6 +155,7 @@ pub(super) fn place_all(
         out.sensors.extend(placed.sensors);
         out.exclusions.extend(placed.exclusions);
         out.gravcomp.extend(placed.gravcomp);
+        out.couplings.extend(placed.couplings);
         out.notes.extend(placed.notes);
     }
     finish_exclusions(bodies, &mut out.exclusions);

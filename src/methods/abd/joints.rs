@@ -151,8 +151,18 @@ impl Joints {
             let mass =
                 |b: Option<usize>| b.map_or(0.0, |b| if model.bodies[b].kind == BodyKind::Dynamic { model.bodies[b].mass } else { 0.0 });
             let k = gamma * (mass(Some(j.body1)) + mass(j.body2));
-            let size =
-                model.bodies[j.body1].geometry.radius_about_com.max(j.body2.map_or(0.0, |b| model.bodies[b].geometry.radius_about_com));
+            // the spacing of a hinge's or weld's pinned points: the bodies' size, from their surfaces or, for a
+            // body without collision geometry (a robot link whose geoms do not collide), from its radius of
+            // gyration and its centre of mass's distance to the anchor; two points at one place would pin a
+            // hinge as a ball joint
+            let extent = |b: usize| {
+                let body = &model.bodies[b];
+                let gyration = if body.mass > 0.0 { (body.inertia.x_axis.x + body.inertia.y_axis.y + body.inertia.z_axis.z).max(0.0) / body.mass } else { 0.0 };
+                let com = body.position + body.rotation * body.com;
+                body.geometry.radius_about_com.max(gyration.sqrt()).max((j.anchor - com).length())
+            };
+            let size = extent(j.body1).max(j.body2.map_or(0.0, extent));
+            let size = if size > 0.0 && size.is_finite() { size } else { 1.0 };
             let axis = j.axis.normalize_or_zero();
             let (t1, t2) = crate::math::tangent_basis(if axis == Vec3::ZERO { Vec3::Z } else { axis });
             let points: Vec<Vec3> = match j.kind {
@@ -199,12 +209,11 @@ impl Joints {
             }
             let reach = if j.kind == JointType::Hinge { ANGLE_REACH } else { dhat };
             // the function is the displacement from the load pose (q − offset): limits and targets are shifted
-            // into it; at load it is 0, and a limit at or within r/10 of it gets its barrier r/10 beyond the start
+            // into it; at load it is 0, and a limit at or within r of it gets its barrier r beyond the start, where
+            // the barrier exerts no force yet (nearer, a barrier as stiff as a step's inertia kicked a robot's
+            // finger that starts on its limit off at 0.2 m/s)
             let limits = j.limits.map(|[lo, hi]| [lo - j.offset, hi - j.offset]).map(|[lo, hi]| {
-                let moved = [
-                    if lo <= 0.0 && lo > -0.1 * reach { -0.1 * reach } else { lo },
-                    if hi >= 0.0 && hi < 0.1 * reach { 0.1 * reach } else { hi },
-                ];
+                let moved = [if lo <= 0.0 && lo > -reach { -reach } else { lo }, if hi >= 0.0 && hi < reach { reach } else { hi }];
                 if moved != [lo, hi] {
                     out.notes.push(format!(
                         "abd: joint #{ji} ({:?} on `{}`) starts on its limits [{lo}, {hi}]; its limit barrier sits at [{:e}, {:e}], \
@@ -213,7 +222,7 @@ impl Joints {
                         model.bodies[j.body1].name,
                         moved[0],
                         moved[1],
-                        0.1 * reach
+                        reach
                     ));
                 }
                 moved

@@ -40,6 +40,9 @@ use friction::Contact;
 use surface::Surfaces;
 use system::{Block, System};
 
+
+/// kg/m³: the density that gives a body without collision geometry a volume for V⊥.
+const WATER_DENSITY: f64 = 1000.0;
 /// Parameters of `[solver.abd]`. Lengths default to fractions of l_c, the smallest dynamic body's size
 /// ([`body_size`]).
 #[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
@@ -331,7 +334,12 @@ impl Abd {
         let mut size = f64::INFINITY;
         for (b, body) in model.bodies.iter().enumerate() {
             let inertia = body.inertia;
-            let density_volume = body.geometry.unit_mass.volume;
+            // v̄ of V⊥: the body's volume; a body without collision geometry (a robot link whose geoms do not
+            // collide) has none and would deform freely, so it takes the volume of its mass at water's density
+            let density_volume = match body.geometry.unit_mass.volume {
+                v if v > 0.0 => v,
+                _ => body.mass / WATER_DENSITY,
+            };
             let radius = surfaces.body_vertices[b]
                 .clone()
                 .map(|v| Vec3::new(surfaces.rest[v][0], surfaces.rest[v][1], surfaces.rest[v][2]).length())
@@ -348,7 +356,8 @@ impl Abd {
             } else {
                 dyn_index.push(None);
             }
-            if body.kind == BodyKind::Dynamic {
+            // (a body without collision geometry has no size to give d̂)
+            if body.kind == BodyKind::Dynamic && !surfaces.body_vertices[b].is_empty() {
                 size = size.min(body_size(&surfaces, b));
             }
         }

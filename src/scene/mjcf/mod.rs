@@ -7,7 +7,7 @@
 //! axisangle, xyaxes, zaxis), one `<joint>` per body (hinge, slide, ball, free, `<freejoint>`) with range,
 //! damping, stiffness/springref, ref, armature and frictionloss, `<site>`, `<actuator>` (motor, position, velocity,
 //! intvelocity, damper, general; on joints, fixed tendons and sites; actuator.rs), `<sensor>` (sensor.rs), fixed
-//! `<tendon>`s and `<contact><exclude>`. A body and its parent never collide (MuJoCo's parent filter). Mass and
+//! `<tendon>`s, `<contact><exclude>` and `<equality>` (connect, weld, joint; equality.rs). A body and its parent never collide (MuJoCo's parent filter). Mass and
 //! inertia come from `<inertial>` or from the geoms (density or mass per geom, summed as MuJoCo sums them).
 //! Visual elements (cameras, lights, textures, materials, keyframes) are noted as ignored; anything else is an
 //! error naming the file, the line, the element and what is supported.
@@ -15,6 +15,7 @@
 mod actuator;
 mod body;
 mod context;
+mod equality;
 mod geom;
 mod include;
 mod sensor;
@@ -59,7 +60,7 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
     src.attrs(root, &["model"], &[], &mut cx.notes)?;
     let kids = src.children(
         root,
-        &["compiler", "option", "default", "asset", "worldbody", "actuator", "contact", "tendon", "sensor"],
+        &["compiler", "option", "default", "asset", "worldbody", "actuator", "contact", "tendon", "sensor", "equality"],
         &["size", "visual", "statistic", "keyframe", "custom"],
         &mut cx.notes,
     )?;
@@ -100,6 +101,9 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
     }
     for k in kids.iter().filter(|k| k.has_tag_name("sensor")) {
         sensor::sensors(&mut cx, *k, &mut names, &body_link, &links, &mut robot.sensors)?;
+    }
+    for k in kids.iter().filter(|k| k.has_tag_name("equality")) {
+        equality::equalities(&mut cx, *k, &links, &body_link, &names.joints, &mut robot.loops, &mut robot.couplings)?;
     }
     robot.sites = std::mem::take(&mut cx.sites);
     contact_exclusions(&mut cx, &kids, &body_link)?;

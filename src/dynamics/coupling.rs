@@ -1,0 +1,78 @@
+//! Soft equalities between joint coordinates (MJCF `<equality><joint>`: a gripper's mirrored fingers, a
+//! linkage's coupled joints): joint 1's displacement from its load pose held at a polynomial of joint 2's,
+//! y − y₀ = c₀ + c₁(x − x₀) + c₂(x − x₀)² + c₃(x − x₀)³ + c₄(x − x₀)⁴, or at c₀ alone without a joint 2.
+//! MuJoCo holds an equality as a soft constraint (its `solref`, `solimp`); here it is a spring-damper on the
+//! residual r (`soft_constraint`), acting on both coordinates (Q₁ = F, Q₂ = F ∂r/∂x with F = −K r − B ṙ)
+//! through the actuators' path, so every method runs it. See docs/robots.md, "Equality constraints".
+
+use crate::model::Model;
+use crate::state::State;
+
+/// One equality between joint coordinates (model joint indices).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Coupling {
+    /// The file's name of the equality (may be empty), for messages.
+    pub name: String,
+    pub joint1: usize,
+    /// `None`: joint 1 is held at c₀.
+    pub joint2: Option<usize>,
+    /// c₀ … c₄.
+    pub poly: [f64; 5],
+    /// Spring on the residual, N·m/rad or N/m.
+    pub stiffness: f64,
+    /// Damper on the residual's rate, N·m·s/rad or N·s/m.
+    pub damping: f64,
+}
+
+/// The residual r = (y − y₀) − poly(x − x₀), its rate and ∂r/∂x, at the state; `None` when a coordinate has no
+/// row (a ball or fixed joint, refused at load).
+pub fn residual(model: &Model, state: &State, c: &Coupling) -> Option<(f64, f64, f64)> {
+    let coordinate = |j: usize| super::actuator::joint_row(model, state, j).map(|(row, rate)| (row.c - model.joints[j].offset, rate));
+    let (y, ydot) = coordinate(c.joint1)?;
+    let (x, xdot) = match c.joint2 {
+        Some(j) => coordinate(j)?,
+        None => (0.0, 0.0),
+    };
+    let p = &c.poly;
+    let value = p[0] + x * (p[1] + x * (p[2] + x * (p[3] + x * p[4])));
+    let slope = p[1] + x * (2.0 * p[2] + x * (3.0 * p[3] + x * 4.0 * p[4]));
+    Some((y - value, ydot - slope * xdot, -slope))
+}
+
+/// The generalised force of every coupling on each joint's coordinate (one entry per model joint; empty when
+/// the model has none).
+pub fn joint_forces(model: &Model, state: &State) -> Vec<f64> {
+    if model.couplings.is_empty() {
+        return Vec::new();
+    }
+    let mut q = vec![0.0; model.joints.len()];
+    for c in &model.couplings {
+        let Some((r, rate, dr_dx)) = residual(model, state, c) else { continue };
+        let f = -c.stiffness * r - c.damping * rate;
+        q[c.joint1] += f;
+        if let Some(j) = c.joint2 {
+            q[j] += f * dr_dx;
+        }
+    }
+    q
+}
+
+/// The spring and damper standing for MuJoCo's soft constraint with `solref` (time constant τ, damping ratio ζ)
+/// and `solimp`'s upper impedance `dmax` = d on a residual of effective inertia `inertia`, for time step `dt`.
+/// MuJoCo's residual follows r̈ = (1 − d) r̈_free − d (b ṙ + k r), k = 1/(d² τ² ζ²), b = 2/(d τ): a force that
+/// cancels the share d of the other forces' pull plus a spring. A spring alone holds a steady pull with the
+/// same residual when its stiffness is m k d/(1 − d); that is the spring here, capped where an explicit spring
+/// stays stable (ω·dt ≤ ½), and the damper gives it the damping ratio ζ. τ is raised to 2·`dt` at least, as
+/// MuJoCo does; a negative `solref` gives k and b directly (−stiffness, −damping).
+pub fn soft_constraint(solref: [f64; 2], dmax: f64, inertia: f64, dt: f64) -> (f64, f64) {
+    let (k, zeta) = if solref[0] < 0.0 {
+        let (k, b) = (-solref[0] / (dmax * dmax), -solref[1].min(0.0) / dmax);
+        (k, if k > 0.0 { b / (2.0 * k.sqrt()) } else { 1.0 })
+    } else {
+        let tau = solref[0].max(2.0 * dt);
+        (1.0 / (dmax * dmax * tau * tau * solref[1] * solref[1]), solref[1])
+    };
+    let omega2 = (k * dmax / (1.0 - dmax)).min((0.5 / dt).powi(2));
+    let stiffness = inertia * omega2;
+    (stiffness, 2.0 * zeta * (stiffness * inertia).sqrt())
+}
