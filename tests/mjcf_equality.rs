@@ -1,5 +1,5 @@
 //! MJCF `<equality>` (issue "The world's robot files load and run"): `connect` closes a loop as a ball joint,
-//! `weld` holds two bodies as a fixed joint, `joint` couples two coordinates. Checked against MuJoCo (4.0.0, the
+//! `weld` holds two bodies as a fixed joint, `joint` and `tendon` couple two coordinates or fixed tendons. Checked against MuJoCo (4.0.0, the
 //! same files, its default soft constraints; numbers in the tests) and against what the constraints mean, under
 //! every method that runs links without collision geometry (implicit-penalty builds no distance field for them
 //! yet). Also abd on such links: they had no volume for its orthogonality potential and deformed freely.
@@ -156,12 +156,45 @@ fn weld_holds_two_free_bodies_together() {
     }
 }
 
+/// A tendon equality (dm_control's quadruped couples each leg's joints so): a fixed tendon q_a + q_b held at its
+/// load length keeps the lower link level while the upper one swings.
+#[test]
+fn a_tendon_equality_holds_the_tendon_length() {
+    let xml = r#"<mujoco model="level">
+  <option timestep="0.002"/>
+  <default><geom contype="0" conaffinity="0" size="0.02" mass="1"/></default>
+  <worldbody>
+    <body name="upper" pos="0 0 1">
+      <joint name="a" type="hinge" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0"/>
+      <body name="lower" pos="0.3 0 0">
+        <joint name="b" type="hinge" axis="0 1 0"/>
+        <geom type="capsule" fromto="0 0 0 0.3 0 0"/>
+      </body>
+    </body>
+  </worldbody>
+  <tendon><fixed name="sum"><joint joint="a" coef="1"/><joint joint="b" coef="1"/></fixed></tendon>
+  <equality><tendon tendon1="sum"/></equality>
+</mujoco>"#;
+    for m in METHODS {
+        let mut w = load("level", xml, m).unwrap();
+        let mut worst = 0.0f64;
+        for _ in 0..250 {
+            run(&mut w, 1, m);
+            worst = worst.max((q(&w, 0) + q(&w, 1)).abs());
+        }
+        assert!(q(&w, 0).abs() > 0.3, "{m}: the upper link did not swing ({} rad)", q(&w, 0));
+        assert!(worst < 0.01, "{m}: the tendon's length left its load value by {worst} rad");
+    }
+}
+
 /// Equalities cairn cannot hold are refused naming the line and what is allowed.
 #[test]
 fn unsupported_equalities_are_refused_by_line() {
     let base = FINGERS.replace("<actuator>\n    <motor name=\"squeeze\" joint=\"finger1\"/>\n  </actuator>\n", "");
     for (equality, want) in [
-        ("<tendon tendon1=\"t\"/>", "<tendon> is not supported"),
+        ("<flex flex=\"f\"/>", "<flex> is not supported"),
+        ("<tendon tendon1=\"t\"/>", "`tendon1`: unknown fixed tendon `t`"),
         ("<joint joint1=\"nope\"/>", "`joint1`: unknown joint `nope`"),
         ("<connect body1=\"left\" body2=\"ghost\" anchor=\"0 0 0\"/>", "`body2`: unknown body `ghost`"),
         ("<joint joint1=\"finger1\" polycoef=\"0 1\"/>", "`polycoef` needs 5 numbers"),

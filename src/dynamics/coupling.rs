@@ -1,6 +1,7 @@
 //! Soft equalities between joint coordinates (MJCF `<equality><joint>`: a gripper's mirrored fingers, a
-//! linkage's coupled joints): joint 1's displacement from its load pose held at a polynomial of joint 2's,
-//! y − y₀ = c₀ + c₁(x − x₀) + c₂(x − x₀)² + c₃(x − x₀)³ + c₄(x − x₀)⁴, or at c₀ alone without a joint 2.
+//! linkage's coupled joints) or fixed tendons (`<equality><tendon>`: a leg's coupled hip and knee): joint (or
+//! tendon) 1's displacement from its load pose held at a polynomial of the second's,
+//! y − y₀ = c₀ + c₁(x − x₀) + c₂(x − x₀)² + c₃(x − x₀)³ + c₄(x − x₀)⁴, or at c₀ alone without a second.
 //! MuJoCo holds an equality as a soft constraint (its `solref`, `solimp`); here it is a spring-damper on the
 //! residual r (`soft_constraint`), acting on both coordinates (Q₁ = F, Q₂ = F ∂r/∂x with F = −K r − B ṙ)
 //! through the actuators' path, so every method runs it. See docs/robots.md, "Equality constraints".
@@ -8,14 +9,15 @@
 use crate::model::Model;
 use crate::state::State;
 
-/// One equality between joint coordinates (model joint indices).
+/// One equality between joint coordinates or fixed tendons (model joint indices).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Coupling {
     /// The file's name of the equality (may be empty), for messages.
     pub name: String,
-    pub joint1: usize,
-    /// `None`: joint 1 is held at c₀.
-    pub joint2: Option<usize>,
+    /// y: a joint (coefficient 1) or a fixed tendon's joints and coefficients, y = Σ c (q − q₀).
+    pub first: Vec<(usize, f64)>,
+    /// x, the same way; empty: y is held at c₀.
+    pub second: Vec<(usize, f64)>,
     /// c₀ … c₄.
     pub poly: [f64; 5],
     /// Spring on the residual, N·m/rad or N/m.
@@ -24,15 +26,22 @@ pub struct Coupling {
     pub damping: f64,
 }
 
-/// The residual r = (y − y₀) − poly(x − x₀), its rate and ∂r/∂x, at the state; `None` when a coordinate has no
-/// row (a ball or fixed joint, refused at load).
+/// A side's displacement from the load pose and its rate at the state; `None` when a joint has no coordinate
+/// (a ball or fixed joint, refused at load).
+fn side(model: &Model, state: &State, parts: &[(usize, f64)]) -> Option<(f64, f64)> {
+    let (mut value, mut rate) = (0.0, 0.0);
+    for &(j, c) in parts {
+        let (row, r) = super::actuator::joint_row(model, state, j)?;
+        value += c * (row.c - model.joints[j].offset);
+        rate += c * r;
+    }
+    Some((value, rate))
+}
+
+/// The residual r = y − poly(x), its rate and ∂r/∂x, at the state.
 pub fn residual(model: &Model, state: &State, c: &Coupling) -> Option<(f64, f64, f64)> {
-    let coordinate = |j: usize| super::actuator::joint_row(model, state, j).map(|(row, rate)| (row.c - model.joints[j].offset, rate));
-    let (y, ydot) = coordinate(c.joint1)?;
-    let (x, xdot) = match c.joint2 {
-        Some(j) => coordinate(j)?,
-        None => (0.0, 0.0),
-    };
+    let (y, ydot) = side(model, state, &c.first)?;
+    let (x, xdot) = side(model, state, &c.second)?;
     let p = &c.poly;
     let value = p[0] + x * (p[1] + x * (p[2] + x * (p[3] + x * p[4])));
     let slope = p[1] + x * (2.0 * p[2] + x * (3.0 * p[3] + x * 4.0 * p[4]));
@@ -49,9 +58,11 @@ pub fn joint_forces(model: &Model, state: &State) -> Vec<f64> {
     for c in &model.couplings {
         let Some((r, rate, dr_dx)) = residual(model, state, c) else { continue };
         let f = -c.stiffness * r - c.damping * rate;
-        q[c.joint1] += f;
-        if let Some(j) = c.joint2 {
-            q[j] += f * dr_dx;
+        for &(j, k) in &c.first {
+            q[j] += f * k;
+        }
+        for &(j, k) in &c.second {
+            q[j] += f * dr_dx * k;
         }
     }
     q

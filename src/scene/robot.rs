@@ -128,13 +128,15 @@ pub struct RobotLoop {
     pub at: String,
 }
 
-/// A coupling of two joint coordinates (MJCF `<equality><joint>`; dynamics/coupling.rs), its joints numbered
-/// within the robot, with MuJoCo's softness still to be turned into a spring and damper.
+/// A coupling of two joint coordinates or fixed tendons (MJCF `<equality><joint>`, `<tendon>`;
+/// dynamics/coupling.rs), its joints numbered within the robot, with MuJoCo's softness still to be turned into a spring and damper.
 #[derive(Debug, Clone)]
 pub struct RobotCoupling {
     pub name: String,
-    pub joint1: usize,
-    pub joint2: Option<usize>,
+    /// A joint (coefficient 1) or a fixed tendon's joints and coefficients.
+    pub first: Vec<(usize, f64)>,
+    /// The same; empty for none.
+    pub second: Vec<(usize, f64)>,
     pub poly: [f64; 5],
     pub solref: [f64; 2],
     pub dmax: f64,
@@ -359,8 +361,8 @@ pub fn place(robot: &Robot, file: &str, p: &Placement, base_bodies: usize, base_
     for c in &robot.couplings {
         let coupling = crate::dynamics::coupling::Coupling {
             name: format!("{}{}", p.prefix, c.name),
-            joint1: bases.joints + c.joint1,
-            joint2: c.joint2.map(|j| bases.joints + j),
+            first: c.first.iter().map(|&(j, k)| (bases.joints + j, k)).collect(),
+            second: c.second.iter().map(|&(j, k)| (bases.joints + j, k)).collect(),
             poly: c.poly,
             stiffness: 0.0,
             damping: 0.0,

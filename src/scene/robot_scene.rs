@@ -48,15 +48,13 @@ pub(super) struct Robots {
 }
 
 /// Puts the robots' joint couplings into the model with MuJoCo's soft constraint as a spring and damper: the
-/// residual's effective inertia is 1/(1/I₁ + s²/I₂), I the joints' inertias at the load pose and s = ∂r/∂x at
-/// the load pose (dynamics/coupling.rs).
+/// residual's effective inertia is 1/(Σ₁ c²/I + c₁² Σ₂ c²/I), I each joint's inertia at the load pose, c its
+/// coefficient, c₁ the polynomial's slope at the load pose (dynamics/coupling.rs).
 pub(super) fn set_couplings(model: &mut crate::model::Model, pending: Vec<(crate::dynamics::coupling::Coupling, [f64; 2], f64)>) {
     use crate::dynamics::actuator::joint_inertia;
     for (mut c, solref, dmax) in pending {
-        let mut inverse = 1.0 / joint_inertia(model, c.joint1);
-        if let Some(j) = c.joint2 {
-            inverse += c.poly[1] * c.poly[1] / joint_inertia(model, j);
-        }
+        let side = |parts: &[(usize, f64)]| parts.iter().map(|&(j, k)| k * k / joint_inertia(model, j)).sum::<f64>();
+        let inverse = side(&c.first) + c.poly[1] * c.poly[1] * side(&c.second);
         let inertia = if inverse.is_finite() && inverse > 0.0 { 1.0 / inverse } else { 0.0 };
         (c.stiffness, c.damping) = crate::dynamics::coupling::soft_constraint(solref, dmax, inertia, model.dt);
         model.couplings.push(c);

@@ -241,18 +241,32 @@ fn joint(cx: &mut Ctx, n: Node, class: &str, frame: Pose) -> Result<Attach, Stri
 /// A `<site>`: a frame on link `link` (sensors read there, site actuators act there) and its volume.
 fn site(cx: &mut Ctx, n: Node, class: &str, link: usize) -> Result<(), String> {
     let el = cx.el(n, class)?;
-    let used = ["name", "type", "size", "pos", "quat", "euler", "axisangle", "xyaxes", "zaxis"];
+    let used = ["name", "type", "size", "pos", "quat", "euler", "axisangle", "xyaxes", "zaxis", "fromto"];
     el.check(cx, &used, &["rgba", "group", "material", "user"])?;
     let name = el.get("name").map(str::to_string).unwrap_or_else(|| format!("site@line{}", cx.src.line(n)));
     if cx.sites.iter().any(|s| s.name == name) {
         return Err(cx.src.at(n, format!("a second site called `{name}`")));
     }
-    let size = el.nums(cx, "size")?.unwrap_or_else(|| vec![0.005]);
+    let mut size = el.nums(cx, "size")?.unwrap_or_else(|| vec![0.005]);
+    // a capsule's or cylinder's `fromto`: its pose and half-length, as for geoms
+    let ty = el.get("type").unwrap_or("sphere");
+    let segment = match el.fixed::<6>(cx, "fromto")? {
+        Some(_) if !matches!(ty, "capsule" | "cylinder") => {
+            return Err(cx.src.at(n, format!("`fromto` is supported on capsule and cylinder sites, not `{ty}`")))
+        }
+        Some(f) => {
+            let (pose, half) = super::geom::segment(cx, n, f)?;
+            size.truncate(1);
+            size.push(half);
+            Some(pose)
+        }
+        None => None,
+    };
     if size.iter().any(|&x| !(x > 0.0) || !x.is_finite()) {
         return Err(cx.src.at(n, "`size` must be positive numbers"));
     }
     let at = |k: usize| size.get(k).copied().unwrap_or(size[0]);
-    let shape = match el.get("type").unwrap_or("sphere") {
+    let shape = match ty {
         "sphere" => SiteShape::Sphere(at(0)),
         "box" => SiteShape::Box(Vec3::new(at(0), at(1), at(2))),
         "capsule" => SiteShape::Capsule(at(0), at(1)),
@@ -260,7 +274,10 @@ fn site(cx: &mut Ctx, n: Node, class: &str, link: usize) -> Result<(), String> {
         "ellipsoid" => SiteShape::Ellipsoid(Vec3::new(at(0), at(1), at(2))),
         t => return Err(cx.src.at(n, format!("site type `{t}` is not supported; supported: sphere, box, capsule, cylinder, ellipsoid"))),
     };
-    let pose = Pose::from_parts(Vec3::from_array(el.fixed::<3>(cx, "pos")?.unwrap_or([0.0; 3])), orientation(cx, &el)?);
+    let pose = match segment {
+        Some(p) => p,
+        None => Pose::from_parts(Vec3::from_array(el.fixed::<3>(cx, "pos")?.unwrap_or([0.0; 3])), orientation(cx, &el)?),
+    };
     cx.sites.push(RobotSite { name, link, pose, shape });
     Ok(())
 }

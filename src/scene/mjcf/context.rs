@@ -25,6 +25,9 @@ pub(super) struct Ctx<'a> {
     pub classes: BTreeMap<String, Class>,
     /// Mesh assets: name → (file, scale).
     pub meshes: BTreeMap<String, (PathBuf, Vec3)>,
+    /// Height field assets without elevation data (flat): name → MuJoCo's size (x and y half-extents, the
+    /// elevation's scale, the base's depth).
+    pub hfields: BTreeMap<String, [f64; 4]>,
     pub materials: Vec<Material>,
     /// Link pairs that never collide (`<contact><exclude>`, and a multi-joint body with its MJCF parent).
     pub exclusions: Vec<(usize, usize)>,

@@ -1,7 +1,7 @@
-//! MJCF `<equality>`: `connect` (a ball joint closing a loop), `weld` (a fixed joint) and `joint` (a coupling
-//! of two joint coordinates, dynamics/coupling.rs). MuJoCo holds all three softly (`solref`, `solimp`); cairn
-//! holds connect and weld as its joints do (rigidly, a note says so) and a joint coupling as MuJoCo's soft
-//! constraint would, a spring-damper of the same time constant. Tendon and flex equalities are refused.
+//! MJCF `<equality>`: `connect` (a ball joint closing a loop), `weld` (a fixed joint), `joint` and `tendon` (a
+//! coupling of two joint coordinates or fixed tendons, dynamics/coupling.rs). MuJoCo holds them all softly
+//! (`solref`, `solimp`); cairn holds connect and weld as its joints do (rigidly, a note says so) and a coupling
+//! as a spring-damper standing for MuJoCo's soft constraint. Flex equalities are refused.
 
 use super::context::Ctx;
 use crate::math::{Pose, Quat, Vec3};
@@ -21,6 +21,7 @@ pub(super) fn equalities(
     links: &[Link],
     body_link: &BTreeMap<String, usize>,
     joints: &BTreeMap<String, (usize, usize)>,
+    tendons: &BTreeMap<String, Vec<(usize, f64)>>,
     loops: &mut Vec<RobotLoop>,
     couplings: &mut Vec<RobotCoupling>,
 ) -> Result<(), String> {
@@ -29,8 +30,8 @@ pub(super) fn equalities(
     for e in src.children(n, &["connect", "weld", "joint", "tendon", "flex"], &[], &mut cx.notes)? {
         let tag = e.tag_name().name();
         let name = e.attribute("name").unwrap_or("").to_string();
-        if tag == "tendon" || tag == "flex" {
-            return Err(src.at(e, format!("<{tag}> is not supported in <equality>: cairn holds connect, weld and joint equalities")));
+        if tag == "flex" {
+            return Err(src.at(e, "<flex> is not supported in <equality>: cairn holds connect, weld, joint and tendon equalities"));
         }
         // the class's `<equality>` defaults (solref, solimp, active)
         let cls = e.attribute("class").unwrap_or("main");
@@ -104,17 +105,25 @@ pub(super) fn equalities(
                 });
             }
             _ => {
-                src.attrs(e, &[&common[..], &["joint1", "joint2", "polycoef"]].concat(), &[], &mut cx.notes)?;
-                let joint = |key: &str| -> Result<Option<usize>, String> {
-                    let Some(j) = e.attribute(key) else { return Ok(None) };
-                    let &(k, l) = joints.get(j).ok_or_else(|| src.at(e, format!("`{key}`: unknown joint `{j}`")))?;
+                // a joint, or a fixed tendon (its joints and coefficients)
+                let (k1, k2) = if tag == "joint" { ("joint1", "joint2") } else { ("tendon1", "tendon2") };
+                src.attrs(e, &[&common[..], &[k1, k2, "polycoef"]].concat(), &[], &mut cx.notes)?;
+                let part = |key: &str| -> Result<Vec<(usize, f64)>, String> {
+                    let Some(name) = e.attribute(key) else { return Ok(Vec::new()) };
+                    if tag == "tendon" {
+                        return tendons.get(name).cloned().ok_or_else(|| src.at(e, format!("`{key}`: unknown fixed tendon `{name}`")));
+                    }
+                    let &(k, l) = joints.get(name).ok_or_else(|| src.at(e, format!("`{key}`: unknown joint `{name}`")))?;
                     match &links[l].attach {
-                        Attach::Joint(rj) if matches!(rj.kind, JointType::Hinge | JointType::Prismatic) => Ok(Some(k)),
-                        _ => Err(src.at(e, format!("`{key}`: joint `{j}` is not a hinge or slide joint (only their coordinates couple)"))),
+                        Attach::Joint(rj) if matches!(rj.kind, JointType::Hinge | JointType::Prismatic) => Ok(vec![(k, 1.0)]),
+                        _ => Err(src.at(e, format!("`{key}`: joint `{name}` is not a hinge or slide joint (only their coordinates couple)"))),
                     }
                 };
-                let joint1 = joint("joint1")?.ok_or_else(|| src.at(e, "missing attribute `joint1`"))?;
-                let joint2 = joint("joint2")?;
+                let first = part(k1)?;
+                if first.is_empty() {
+                    return Err(src.at(e, format!("missing attribute `{k1}`")));
+                }
+                let second = part(k2)?;
                 let poly = match nums("polycoef")? {
                     None => [0.0, 1.0, 0.0, 0.0, 0.0],
                     Some(v) if v.len() == 5 => [v[0], v[1], v[2], v[3], v[4]],
@@ -135,7 +144,7 @@ pub(super) fn equalities(
                     Some(v) if v.len() >= 2 && v[1] > 0.0 && v[1] < 1.0 => v[1],
                     Some(v) => return Err(src.at(e, format!("attribute `solimp` needs its second number in (0, 1), got {}", crate::math::show_list(&v)))),
                 };
-                couplings.push(RobotCoupling { name, joint1, joint2, poly, solref, dmax, at: src.at(e, tag) });
+                couplings.push(RobotCoupling { name, first, second, poly, solref, dmax, at: src.at(e, tag) });
             }
         }
     }

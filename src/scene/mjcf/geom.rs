@@ -106,13 +106,14 @@ pub(super) fn geom(cx: &mut Ctx, n: Node, class: &str, in_world: bool) -> Result
         "xyaxes",
         "zaxis",
         "mesh",
+        "hfield",
         "density",
         "mass",
         "friction",
         "contype",
         "conaffinity",
     ];
-    let noted = ["rgba", "material", "group", "condim", "margin", "gap", "solref", "solimp", "solmix", "priority", "user", "hfield"];
+    let noted = ["rgba", "material", "group", "condim", "margin", "gap", "solref", "solimp", "solmix", "priority", "user"];
     el.check(cx, &used, &noted)?;
     let ty = el.get("type").unwrap_or("sphere").to_string();
     let size = el.nums(cx, "size")?.unwrap_or_default();
@@ -128,10 +129,9 @@ pub(super) fn geom(cx: &mut Ctx, n: Node, class: &str, in_world: bool) -> Result
         if !matches!(ty.as_str(), "capsule" | "cylinder") {
             return Err(cx.src.at(n, format!("`fromto` is supported on capsule and cylinder geoms, not `{ty}`")));
         }
-        let (a, b) = (Vec3::new(ax, ay, az), Vec3::new(bx, by, bz));
-        let d = (b - a).try_normalize().ok_or_else(|| cx.src.at(n, "`fromto` has two equal ends"))?;
-        pose = Pose::from_parts((a + b) * 0.5, Quat::from_rotation_arc(Vec3::Z, d));
-        half = Some((b - a).length() / 2.0);
+        let (p, h) = segment(cx, n, [ax, ay, az, bx, by, bz])?;
+        pose = p;
+        half = Some(h);
     }
     let (shape, unit) = match ty.as_str() {
         "sphere" => {
@@ -189,11 +189,24 @@ pub(super) fn geom(cx: &mut Ctx, n: Node, class: &str, in_world: bool) -> Result
             let s = Vec3::new(2.0 * sx, 2.0 * sy, 1.0);
             (ShapeDesc::Box { size: s }, mass::cuboid(s))
         }
+        "hfield" => {
+            // flat (no elevation data): a static box from the surface at z = 0 down by the base's depth (1 m
+            // when it has none)
+            if !in_world {
+                return Err(cx.src.at(n, "a height field geom belongs to the worldbody (cairn's height fields are static)"));
+            }
+            let name = el.get("hfield").ok_or_else(|| cx.src.at(n, "a height field geom needs `hfield`"))?;
+            let [rx, ry, _, base] = *cx.hfields.get(name).ok_or_else(|| cx.src.at(n, format!("unknown height field asset `{name}`")))?;
+            let depth = if base > 0.0 { base } else { 1.0 };
+            pose = pose * Pose::from_translation(Vec3::new(0.0, 0.0, -0.5 * depth));
+            let s = Vec3::new(2.0 * rx, 2.0 * ry, depth);
+            (ShapeDesc::Box { size: s }, mass::cuboid(s))
+        }
         t => {
             return Err(cx.src.at(
                 n,
                 format!(
-                    "geom type `{t}` is not supported; supported: `plane`, `box`, `sphere`, `capsule`, `cylinder`, `ellipsoid`, `mesh`"
+                    "geom type `{t}` is not supported; supported: `plane`, `box`, `sphere`, `capsule`, `cylinder`, `ellipsoid`, `mesh`, `hfield` (flat)"
                 ),
             ))
         }
@@ -249,4 +262,11 @@ pub(super) fn inertial(cx: &mut Ctx, n: Node) -> Result<Option<Inertial>, String
     let inertia = r * local * r.transpose();
     check_inertia(&inertia).map_err(|e| cx.src.at(n, e))?;
     Ok(Some(Inertial { mass, com: Vec3::from_array(el.fixed::<3>(cx, "pos")?.unwrap_or([0.0; 3])), inertia }))
+}
+
+/// The pose (centre, z along the segment) and half-length of a capsule's or cylinder's `fromto` segment.
+pub(super) fn segment(cx: &Ctx, n: Node, [ax, ay, az, bx, by, bz]: [f64; 6]) -> Result<(Pose, f64), String> {
+    let (a, b) = (Vec3::new(ax, ay, az), Vec3::new(bx, by, bz));
+    let d = (b - a).try_normalize().ok_or_else(|| cx.src.at(n, "`fromto` has two equal ends"))?;
+    Ok((Pose::from_parts((a + b) * 0.5, Quat::from_rotation_arc(Vec3::Z, d)), (b - a).length() / 2.0))
 }

@@ -7,7 +7,7 @@
 //! axisangle, xyaxes, zaxis), one `<joint>` per body (hinge, slide, ball, free, `<freejoint>`) with range,
 //! damping, stiffness/springref, ref, armature and frictionloss, `<site>`, `<actuator>` (motor, position, velocity,
 //! intvelocity, damper, general; on joints, fixed tendons and sites; actuator.rs), `<sensor>` (sensor.rs), fixed
-//! `<tendon>`s, `<contact><exclude>` and `<equality>` (connect, weld, joint; equality.rs). A body and its parent never collide (MuJoCo's parent filter). Mass and
+//! `<tendon>`s, `<contact><exclude>` and `<equality>` (connect, weld, joint, tendon; equality.rs). A body and its parent never collide (MuJoCo's parent filter). Mass and
 //! inertia come from `<inertial>` or from the geoms (density or mass per geom, summed as MuJoCo sums them).
 //! Visual elements (cameras, lights, textures, materials, keyframes) are noted as ignored; anything else is an
 //! error naming the file, the line, the element and what is supported.
@@ -51,6 +51,7 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
         inertia_from_geom: "auto".into(),
         classes: BTreeMap::new(),
         meshes: BTreeMap::new(),
+        hfields: BTreeMap::new(),
         materials: Vec::new(),
         exclusions: Vec::new(),
         masks: Vec::new(),
@@ -103,7 +104,7 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
         sensor::sensors(&mut cx, *k, &mut names, &body_link, &links, &mut robot.sensors)?;
     }
     for k in kids.iter().filter(|k| k.has_tag_name("equality")) {
-        equality::equalities(&mut cx, *k, &links, &body_link, &names.joints, &mut robot.loops, &mut robot.couplings)?;
+        equality::equalities(&mut cx, *k, &links, &body_link, &names.joints, &names.tendons, &mut robot.loops, &mut robot.couplings)?;
     }
     robot.sites = std::mem::take(&mut cx.sites);
     contact_exclusions(&mut cx, &kids, &body_link)?;
@@ -215,11 +216,33 @@ fn options(cx: &mut Ctx, kids: &[Node], robot: &mut Robot) -> Result<(), String>
     Ok(())
 }
 
+/// An `<hfield>` asset: one without elevation data (`file`, `elevation`) is flat, at zero elevation, as
+/// MuJoCo starts it (a task may raise it at run time; cairn cannot): kept for its geoms. With data it is refused.
+fn height_field(cx: &mut Ctx, m: Node) -> Result<(), String> {
+    let src = cx.src;
+    if m.attribute("file").is_some() || m.attribute("elevation").is_some() {
+        return Err(src.at(m, "a height field with elevation data (`file`, `elevation`) is not supported; one without is flat"));
+    }
+    src.attrs(m, &["name", "size", "nrow", "ncol"], &["content_type"], &mut cx.notes)?;
+    let name = src.required(m, "name")?;
+    let size = src.fixed::<4>(m, "size")?.ok_or_else(|| src.at(m, "missing attribute `size` (x, y, elevation, base)"))?;
+    if size.iter().any(|&x| x < 0.0) || size[0] <= 0.0 || size[1] <= 0.0 {
+        return Err(src.at(m, "`size`: x and y must be > 0, elevation and base >= 0"));
+    }
+    cx.notes.add("a height field without elevation data is flat (zero elevation, as MuJoCo starts it): a static box under its surface");
+    cx.hfields.insert(name.to_string(), size);
+    Ok(())
+}
+
 /// The `<asset>` elements' meshes (name → file under `meshdir`, scale) into `cx.meshes`.
 fn mesh_assets(cx: &mut Ctx, kids: &[Node], meshdir: &Path) -> Result<(), String> {
     let src = cx.src;
     for k in kids.iter().filter(|k| k.has_tag_name("asset")) {
-        for m in src.children(*k, &["mesh"], &["texture", "material", "skin"], &mut cx.notes)? {
+        for m in src.children(*k, &["mesh", "hfield"], &["texture", "material", "skin"], &mut cx.notes)? {
+            if m.has_tag_name("hfield") {
+                height_field(cx, m)?;
+                continue;
+            }
             let el = cx.el(m, "main")?;
             el.check(cx, &["name", "file", "scale"], &["refpos", "refquat", "smoothnormal", "maxhullvert", "inertia"])?;
             let f = el.get("file").ok_or_else(|| src.at(m, "a mesh asset needs `file` (inline vertices are not supported)"))?;
