@@ -1,13 +1,13 @@
 //! MJCF `<equality>` (issue "The world's robot files load and run"): `connect` closes a loop as a ball joint,
 //! `weld` holds two bodies as a fixed joint, `joint` and `tendon` couple two coordinates or fixed tendons. Checked against MuJoCo (4.0.0, the
 //! same files, its default soft constraints; numbers in the tests) and against what the constraints mean, under
-//! every method that runs links without collision geometry (implicit-penalty builds no distance field for them
-//! yet). Also abd on such links: they had no volume for its orthogonality potential and deformed freely.
+//! every method (the links have no collision geometry: implicit-penalty gives them an empty compound field).
+//! Also abd on such links: they had no volume for its orthogonality potential and deformed freely.
 
 use cairn::model::MethodKey;
 use cairn::world::World;
 
-const METHODS: [MethodKey; 4] = [MethodKey::Lcp, MethodKey::Impulse, MethodKey::VolumetricPenalty, MethodKey::Abd];
+const METHODS: [MethodKey; 5] = MethodKey::ALL;
 
 fn load(name: &str, xml: &str, m: MethodKey) -> Result<World, String> {
     let dir = std::env::temp_dir().join(format!("cairn-equality-{}-{name}-{m}", std::process::id()));

@@ -38,6 +38,12 @@ pub fn default_spacing(desc: &ShapeDesc) -> f64 {
     }
 }
 
+/// A shape's longest extent.
+fn part_extent(desc: &ShapeDesc) -> f64 {
+    let (lo, hi) = super::sdf::shape_box(desc);
+    (hi - lo).max_element()
+}
+
 /// Divisions of a length to a spacing (at least one).
 fn divisions(length: f64, spacing: f64) -> usize {
     ((length / spacing).ceil() as usize).max(1)
@@ -47,8 +53,10 @@ impl PointShell {
     /// The shell of a shape at `spacing` (m, > 0, and at least 1/2000 of the shape's longest extent, so a shell
     /// stays below a few million points).
     pub fn build(desc: &ShapeDesc, spacing: f64) -> Result<PointShell, String> {
-        let (lo, hi) = super::sdf::shape_box(desc);
-        let extent = (hi - lo).max_element();
+        if super::compound::collides_with_nothing(desc) {
+            return Ok(PointShell::default());
+        }
+        let extent = part_extent(desc);
         if !(spacing.is_finite() && spacing > 0.0) {
             return Err(format!("point-shell spacing must be a positive number, got {spacing}"));
         }
@@ -80,10 +88,14 @@ impl PointShell {
                 s.mesh(&v, &t, spacing)?;
             }
             ShapeDesc::Mesh { mesh, .. } | ShapeDesc::Generated { mesh, .. } => s.mesh(&mesh.vertices, &mesh.triangles, spacing)?,
-            ShapeDesc::Compound { .. } => {
-                return Err(
-                    "point shells of compound shapes (robot links with several collision geometries, or none) are not built yet".into()
-                )
+            // each part's shell at the body's spacing, placed by its pose (none for a compound without parts)
+            ShapeDesc::Compound { parts } => {
+                for (k, (pose, part)) in parts.iter().enumerate() {
+                    let p = PointShell::build(part, spacing.max(part_extent(part) / 2000.0))
+                        .map_err(|e| format!("part {k} ({}): {e}", part.type_name()))?;
+                    s.points.extend(p.points.iter().map(|x| pose.transform_point(*x)));
+                    s.normals.extend(p.normals.iter().map(|n| pose.rotation * *n));
+                }
             }
         }
         if s.points.iter().chain(&s.normals).any(|v| !v.is_finite()) {

@@ -61,6 +61,9 @@ pub struct Sdf {
 enum Kind {
     Grid(Grid),
     Analytic(Primitive),
+    /// A compound shape's parts (a robot link with several collision geometries, or none): φ is the least of
+    /// the parts' φ, each in its part's frame (`Sdf::compound`).
+    Compound(Vec<(crate::math::Pose, Sdf)>),
 }
 
 #[derive(Debug, Clone)]
@@ -207,10 +210,12 @@ impl Sdf {
     /// Builds the grid field of a shape. Errors: parameters out of range, a mesh that is not closed and
     /// outward oriented (the sign needs an inside), a non-finite or empty shape.
     pub fn build(desc: &ShapeDesc, params: &SdfParams) -> Result<Sdf, String> {
-        if let ShapeDesc::Compound { .. } = desc {
-            return Err(
-                "distance fields of compound shapes (robot links with several collision geometries, or none) are not built yet".into()
-            );
+        if let ShapeDesc::Compound { parts } = desc {
+            // each part exact where it is a primitive, else a grid at its own default resolution
+            return Sdf::compound(parts, |part| {
+                let p = SdfParams::for_shape(part);
+                Sdf::analytic(part, p.band).map_or_else(|| Sdf::build(part, &p), Ok)
+            });
         }
         let (slo, shi) = shape_box(desc);
         let extent = (shi - slo).max_element();
@@ -289,6 +294,35 @@ impl Sdf {
         Some(Sdf { kind: Kind::Analytic(prim), lo: lo - m, hi: hi + m, solid: (lo, hi) })
     }
 
+    /// The field of a compound shape: each part's field (`part`: analytic or grid, in the part's frame) placed by
+    /// its pose; φ is the least over the parts where defined (the union of the solids), its gradient the least
+    /// part's. A compound with no parts has a field defined nowhere: nothing touches it.
+    pub fn compound(parts: &[(crate::math::Pose, ShapeDesc)], part: impl Fn(&ShapeDesc) -> Result<Sdf, String>) -> Result<Sdf, String> {
+        let mut out = Vec::new();
+        let (mut lo, mut hi) = (Vec3::splat(f64::INFINITY), Vec3::splat(f64::NEG_INFINITY));
+        let (mut slo, mut shi) = (lo, hi);
+        let corners = |pose: &crate::math::Pose, (a, b): (Vec3, Vec3), lo: &mut Vec3, hi: &mut Vec3| {
+            for k in 0..8 {
+                let c = Vec3::new(if k & 1 == 0 { a.x } else { b.x }, if k & 2 == 0 { a.y } else { b.y }, if k & 4 == 0 { a.z } else { b.z });
+                let p = pose.transform_point(c);
+                *lo = lo.min(p);
+                *hi = hi.max(p);
+            }
+        };
+        for (k, (pose, desc)) in parts.iter().enumerate() {
+            let f = part(desc).map_err(|e| format!("part {k} ({}): {e}", desc.type_name()))?;
+            corners(pose, (f.lo, f.hi), &mut lo, &mut hi);
+            corners(pose, f.solid, &mut slo, &mut shi);
+            out.push((*pose, f));
+        }
+        if out.is_empty() {
+            // defined nowhere: lo above hi, so every point is outside
+            let (lo, hi) = (Vec3::splat(f64::INFINITY), Vec3::splat(f64::NEG_INFINITY));
+            return Ok(Sdf { kind: Kind::Compound(out), lo, hi, solid: (lo, hi) });
+        }
+        Ok(Sdf { kind: Kind::Compound(out), lo, hi, solid: (slo, shi) })
+    }
+
     /// Whether the box of centre `c` and half-extents `half` (body frame) may hold a point with φ < 0: it
     /// overlaps the solid's box (see the field `solid`). False means no point of the box penetrates.
     pub fn may_penetrate(&self, c: Vec3, half: Vec3) -> bool {
@@ -305,6 +339,7 @@ impl Sdf {
         match &self.kind {
             Kind::Grid(g) => Some(g.h),
             Kind::Analytic(_) => None,
+            Kind::Compound(parts) => parts.iter().filter_map(|(_, f)| f.cell_size()).reduce(f64::min),
         }
     }
 
@@ -313,6 +348,7 @@ impl Sdf {
         match &self.kind {
             Kind::Grid(g) => Some(g.band),
             Kind::Analytic(_) => None,
+            Kind::Compound(parts) => parts.iter().filter_map(|(_, f)| f.band()).reduce(f64::min),
         }
     }
 
@@ -321,6 +357,11 @@ impl Sdf {
         match &self.kind {
             Kind::Grid(g) => g.n,
             Kind::Analytic(_) => [0; 3],
+            // the parts' node counts, as one row of x
+            Kind::Compound(parts) => {
+                let n: usize = parts.iter().map(|(_, f)| f.nodes().iter().product::<usize>()).sum();
+                [n, usize::from(n > 0), usize::from(n > 0)]
+            }
         }
     }
 
@@ -332,6 +373,17 @@ impl Sdf {
         }
         match &self.kind {
             Kind::Analytic(prim) => Some(prim.eval(*p)),
+            Kind::Compound(parts) => {
+                let mut best: Option<(f64, Vec3)> = None;
+                for (pose, f) in parts {
+                    if let Some((phi, g)) = f.eval(&pose.inverse_transform_point(*p)) {
+                        if best.is_none_or(|(b, _)| phi < b) {
+                            best = Some((phi, pose.rotation * g));
+                        }
+                    }
+                }
+                best
+            }
             Kind::Grid(g) => {
                 let u = (*p - self.lo) / g.h;
                 let mut c = [0usize; 3];
@@ -369,6 +421,7 @@ impl Sdf {
         let nodes = match &self.kind {
             Kind::Grid(g) => g.phi.capacity() * std::mem::size_of::<f64>(),
             Kind::Analytic(_) => 0,
+            Kind::Compound(parts) => parts.iter().map(|(_, f)| f.memory_bytes()).sum(),
         };
         std::mem::size_of::<Sdf>() + nodes
     }

@@ -205,3 +205,30 @@ fn build_is_deterministic_across_thread_counts() {
     let (Kind::Grid(a), Kind::Grid(b)) = (&one.kind, &many.kind) else { panic!("grids expected") };
     assert!(a.phi.iter().zip(&b.phi).all(|(x, y)| x.to_bits() == y.to_bits()));
 }
+
+/// A compound's field is the least of its parts' (each placed by its pose, its gradient turned with it), a
+/// compound without parts is defined nowhere (nothing touches a robot link without collision geometry), and its
+/// point shell is its parts' shells placed by their poses.
+#[test]
+fn a_compound_field_is_the_least_of_its_parts_and_an_empty_one_touches_nothing() {
+    use crate::math::{Pose, Quat};
+    let b = ShapeDesc::Box { size: Vec3::splat(1.0) };
+    let turned = Pose::from_parts(Vec3::new(2.0, 0.0, 0.0), Quat::from_rotation_z(std::f64::consts::FRAC_PI_2));
+    let parts = Arc::new(vec![(Pose::IDENTITY, b.clone()), (turned, ShapeDesc::Box { size: Vec3::new(1.0, 3.0, 1.0) })]);
+    let f = Sdf::build(&ShapeDesc::Compound { parts: parts.clone() }, &SdfParams { resolution: 32, band: 0.5 }).unwrap();
+    // in the second box (turned: its 3 m side along x), 0.2 m from its face at y = 0.5
+    let (phi, g) = f.eval(&Vec3::new(2.2, 0.3, 0.0)).unwrap();
+    assert!((phi + 0.2).abs() < 1e-12 && (g - Vec3::Y).length() < 1e-12, "{phi} {g:?}");
+    // in both boxes' reach: the nearer
+    let (phi, g) = f.eval(&Vec3::new(0.3, 0.0, 0.0)).unwrap();
+    assert!((phi + 0.2).abs() < 1e-12 && (g - Vec3::X).length() < 1e-12, "{phi} {g:?}");
+    assert!(f.may_penetrate(Vec3::new(3.4, 0.0, 0.0), Vec3::splat(0.01)) && !f.may_penetrate(Vec3::new(0.0, 2.0, 0.0), Vec3::splat(0.1)));
+    let empty = Sdf::build(&ShapeDesc::Compound { parts: Arc::new(vec![]) }, &SdfParams { resolution: 32, band: 0.5 }).unwrap();
+    assert!(empty.eval(&Vec3::ZERO).is_none() && !empty.may_penetrate(Vec3::ZERO, Vec3::splat(1e9)));
+    let shell = crate::geometry::point_shell::PointShell::build(&ShapeDesc::Compound { parts }, 0.1).unwrap();
+    let one = crate::geometry::point_shell::PointShell::build(&b, 0.1).unwrap();
+    assert!(shell.points.len() > 2 * one.points.len(), "{} points", shell.points.len());
+    assert!(shell.points.iter().filter(|p| p.x > 1.2).count() > one.points.len(), "the second part's points are placed by its pose");
+    let empty = crate::geometry::point_shell::PointShell::build(&ShapeDesc::Compound { parts: Arc::new(vec![]) }, 0.0).unwrap();
+    assert!(empty.points.is_empty());
+}

@@ -564,6 +564,7 @@ fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path, op
     };
     actuators::apply_dampratios(&mut model, &ratios)?;
     robot_scene::set_couplings(&mut model, std::mem::take(&mut placed.couplings));
+    robot_scene::set_springdampers(&mut model, &placed.springdampers);
     Ok(model)
 }
 

@@ -48,6 +48,9 @@ pub struct RobotJoint {
     pub armature: f64,
     /// The largest effort of the joint's actuator (URDF `limit effort`), when given.
     pub effort: Option<f64>,
+    /// MJCF `springdamper` (time constant, damping ratio): the spring's stiffness and damping are set from the
+    /// joint's inertia once the model is built, over `motor`'s and `damping`.
+    pub springdamper: Option<[f64; 2]>,
     /// Where the joint is written, for messages: `file line L, <joint name="…">`.
     pub at: String,
 }
@@ -183,6 +186,9 @@ pub struct Placed {
     pub sensors: Vec<Sensor>,
     /// Bodies (of the whole model) with gravity compensation, and the mass it carries (Σ gravcomp × link mass).
     pub gravcomp: Vec<(usize, f64)>,
+    /// Joints (of the whole model) with MJCF `springdamper`: (joint, [time constant, damping ratio], the joint's
+    /// own damping, to be replaced).
+    pub springdampers: Vec<(usize, [f64; 2], f64)>,
     /// Joint couplings, numbered within the whole model, with their solref and dmax (the spring and damper are
     /// set once the model's inertias are known: `scene::couplings`).
     pub couplings: Vec<(crate::dynamics::coupling::Coupling, [f64; 2], f64)>,
@@ -353,6 +359,9 @@ pub fn place(robot: &Robot, file: &str, p: &Placement, base_bodies: usize, base_
         }
         let Attach::Joint(j) = &link.attach else { continue };
         joint_of(j, &mut out, child, parent, base_bodies, p, file)?;
+        if let Some(sd) = j.springdamper {
+            out.springdampers.push((bases.joints + out.joints.len() - 1, sd, j.damping));
+        }
     }
     // the joints that close loops, after the tree's (so that the tree's keep their numbers)
     for l in &robot.loops {

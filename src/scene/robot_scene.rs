@@ -43,8 +43,23 @@ pub(super) struct Robots {
     pub sensors: Vec<crate::dynamics::sensor::Sensor>,
     /// Bodies with MJCF gravity compensation and the mass it carries.
     pub gravcomp: Vec<(usize, f64)>,
+    /// Joints with MJCF `springdamper` (see `robot::Placed::springdampers`).
+    pub springdampers: Vec<(usize, [f64; 2], f64)>,
     /// Joint couplings with their solref and dmax (see `robot::Placed::couplings`).
     pub couplings: Vec<(crate::dynamics::coupling::Coupling, [f64; 2], f64)>,
+}
+
+/// Sets the springs of joints with MJCF `springdamper` (time constant τ, damping ratio ζ) as MuJoCo does, from
+/// the joint's inertia I at the load pose: stiffness I/(τζ)², damping 2I/τ, over the file's stiffness and the
+/// joint's own damping (an actuator's damping on the same motor is kept).
+pub(super) fn set_springdampers(model: &mut crate::model::Model, pending: &[(usize, [f64; 2], f64)]) {
+    for &(j, [tau, zeta], own_damping) in pending {
+        let inertia = crate::dynamics::actuator::joint_inertia(model, j);
+        if let Some(m) = model.joints[j].motor.as_mut() {
+            m.stiffness = inertia / (tau * zeta).powi(2);
+            m.damping += 2.0 * inertia / tau - own_damping;
+        }
+    }
 }
 
 /// Puts the robots' joint couplings into the model with MuJoCo's soft constraint as a spring and damper: the
@@ -154,6 +169,7 @@ pub(super) fn place_all(
         out.exclusions.extend(placed.exclusions);
         out.gravcomp.extend(placed.gravcomp);
         out.couplings.extend(placed.couplings);
+        out.springdampers.extend(placed.springdampers);
         out.notes.extend(placed.notes);
     }
     finish_exclusions(bodies, &mut out.exclusions);

@@ -346,6 +346,7 @@ fn joint(src: &Src, n: Node, frame: Pose, notes: &mut Notes) -> Result<Attach, S
         friction,
         armature: 0.0,
         effort: effort.filter(|&e| e > 0.0),
+        springdamper: None,
         at: src.at(n, "joint"),
     }))
 }

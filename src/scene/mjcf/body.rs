@@ -156,7 +156,8 @@ fn joint(cx: &mut Ctx, n: Node, class: &str, frame: Pose) -> Result<Attach, Stri
         return Ok(Attach::Free);
     }
     let el = cx.el(n, class)?;
-    let used = ["name", "type", "pos", "axis", "range", "limited", "damping", "stiffness", "springref", "armature", "frictionloss", "ref"];
+    let used =
+        ["name", "type", "pos", "axis", "range", "limited", "damping", "stiffness", "springref", "springdamper", "armature", "frictionloss", "ref"];
     let noted = [
         "group",
         "user",
@@ -214,11 +215,19 @@ fn joint(cx: &mut Ctx, n: Node, class: &str, frame: Pose) -> Result<Attach, Stri
     };
     let (damping, stiffness, armature, friction) = (nonneg("damping")?, nonneg("stiffness")?, nonneg("armature")?, nonneg("frictionloss")?);
     let springref = el.num(cx, "springref")?.unwrap_or(0.0);
+    // MuJoCo's springdamper: a spring of that time constant and damping ratio for the joint's inertia, over
+    // `stiffness` and `damping` (set once the model's inertias are known: scene::robot_scene)
+    let springdamper = match el.fixed::<2>(cx, "springdamper")? {
+        None | Some([0.0, 0.0]) => None,
+        Some([tc, zeta]) if tc > 0.0 && zeta > 0.0 => Some([tc, zeta]),
+        Some([tc, zeta]) => return Err(cx.src.at(n, format!("`springdamper` needs two numbers > 0 (time constant, damping ratio), got {tc} {zeta}"))),
+    };
+    let stiffness = if springdamper.is_some() { stiffness.max(f64::MIN_POSITIVE) } else { stiffness };
     let motor = (stiffness > 0.0).then(|| {
         let target = if kind == JointType::Hinge { cx.angle(springref) } else { springref };
         crate::model::Motor { target, stiffness, damping: 0.0, max_force: None, path: Vec::new() }
     });
-    if kind == JointType::Ball && (damping > 0.0 || stiffness > 0.0) {
+    if kind == JointType::Ball && (damping > 0.0 || stiffness > 0.0 || springdamper.is_some()) {
         return Err(cx.src.at(n, "damping or stiffness on a ball joint is not supported (cairn's motors act on one coordinate)"));
     }
     let name = el.get("name").map(str::to_string).unwrap_or_else(|| format!("joint@line{}", cx.src.line(n)));
@@ -234,12 +243,13 @@ fn joint(cx: &mut Ctx, n: Node, class: &str, frame: Pose) -> Result<Attach, Stri
         friction,
         armature,
         effort: None,
+        springdamper,
         at: cx.src.at(n, "joint"),
     }))
 }
 
 /// A `<site>`: a frame on link `link` (sensors read there, site actuators act there) and its volume.
-fn site(cx: &mut Ctx, n: Node, class: &str, link: usize) -> Result<(), String> {
+pub(super) fn site(cx: &mut Ctx, n: Node, class: &str, link: usize) -> Result<(), String> {
     let el = cx.el(n, class)?;
     let used = ["name", "type", "size", "pos", "quat", "euler", "axisangle", "xyaxes", "zaxis", "fromto"];
     el.check(cx, &used, &["rgba", "group", "material", "user"])?;

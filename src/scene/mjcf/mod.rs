@@ -278,7 +278,7 @@ fn worldbody(cx: &mut Ctx, kids: &[Node]) -> Result<(Vec<Link>, BTreeMap<String,
             intermediate: false,
             gravcomp: 0.0,
         };
-        let children = src.children(*w, &["geom", "body"], &["site", "camera", "light"], &mut cx.notes)?;
+        let children = src.children(*w, &["geom", "body", "site"], &["camera", "light"], &mut cx.notes)?;
         for g in children.iter().filter(|c| c.has_tag_name("geom")) {
             let GeomOut { pose, shape, material, contype, conaffinity, .. } = geom(cx, *g, "main", true)?;
             if let Some(shape) = shape {
@@ -286,9 +286,14 @@ fn worldbody(cx: &mut Ctx, kids: &[Node]) -> Result<(Vec<Link>, BTreeMap<String,
                 cx.masks.push((links.len(), contype, conaffinity));
             }
         }
-        if !world.geoms.is_empty() {
+        // (a site on the world, a sensor's fixed frame or a target, needs the world's link too)
+        let sites: Vec<Node> = children.iter().filter(|c| c.has_tag_name("site")).copied().collect();
+        if !world.geoms.is_empty() || !sites.is_empty() {
             body_link.insert("world".into(), links.len());
             links.push(world);
+            for s in sites {
+                body::site(cx, s, "main", links.len() - 1)?;
+            }
         }
         for b in children.iter().filter(|c| c.has_tag_name("body")) {
             body(cx, *b, None, Pose::IDENTITY, "main", &mut links, &mut joint_link, &mut body_link)?;
