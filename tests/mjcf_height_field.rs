@@ -44,7 +44,7 @@ fn a_ball_rests_on_a_flat_height_field() {
 
 #[test]
 fn a_capsule_sites_fromto_sets_its_pose_and_half_length() {
-    let w = load("terrain", TERRAIN, MethodKey::Lcp).unwrap();
+    let w = load("site", TERRAIN, MethodKey::Lcp).unwrap();
     let site = &w.model.sites[0];
     assert!((site.position - cairn::math::Vec3::new(0.0, 0.1, 0.0)).length() < 1e-12, "{:?}", site.position);
     assert!((site.rotation * cairn::math::Vec3::Z - cairn::math::Vec3::Y).length() < 1e-12);
