@@ -9,6 +9,7 @@ pub mod graph;
 pub mod integrate;
 pub mod joint;
 pub mod joint_block;
+pub mod limit_start;
 pub mod proxy;
 pub mod sensor;
 pub mod tree;

@@ -216,9 +216,9 @@ impl Joints {
                 let moved = [if lo <= 0.0 && lo > -reach { -reach } else { lo }, if hi >= 0.0 && hi < reach { reach } else { hi }];
                 if moved != [lo, hi] {
                     out.notes.push(format!(
-                        "abd: joint #{ji} ({:?} on `{}`) starts on its limits [{lo}, {hi}]; its limit barrier sits at [{:e}, {:e}], \
+                        "abd: joint #{ji} (`{}`, on `{}`) starts on its limits [{lo}, {hi}]; its limit barrier sits at [{:e}, {:e}], \
                          {:e} beyond the limit it starts on (a barrier cannot start at zero distance)",
-                        j.kind,
+                        model.joint_name(ji),
                         model.bodies[j.body1].name,
                         moved[0],
                         moved[1],
@@ -254,10 +254,10 @@ impl Joints {
                     if !(x > *lo && x < *hi) {
                         let j = &model.joints[t.joint];
                         return Err(format!(
-                            "joint #{} ({:?} on `{}`): its coordinate {} is not strictly inside the limits [{}, {}] at step {}; \
+                            "joint #{} (`{}`, on `{}`): its coordinate {} is not strictly inside the limits [{}, {}] at step {}; \
                              abd's limit barrier needs it inside (was the state edited?)",
                             t.joint,
-                            j.kind,
+                            model.joint_name(t.joint),
                             model.bodies[j.body1].name,
                             x + offset,
                             lo + offset,

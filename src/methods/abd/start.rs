@@ -6,6 +6,21 @@ use crate::dynamics::integrate::external_wrench;
 
 impl Abd {
     pub(super) fn start(&mut self, model: &Model, state: &mut State, h: f64) -> Result<(), SimError> {
+        // coordinates outside their limits (the barrier cannot start there) are moved just inside: two reaches
+        let dhat = self.dhat;
+        let reach = |j: usize| if model.joints[j].kind == crate::model::JointType::Hinge { super::joints::ANGLE_REACH } else { dhat };
+        let moved = crate::dynamics::limit_start::move_into_limits(model, state, |j| 2.0 * reach(j));
+        if let Some(first) = moved.first() {
+            let name = |j: usize| model.joint_name(j);
+            self.notes.push(format!(
+                "abd: {} joint coordinate(s) started outside their limits and were moved just inside before the first step \
+                 (its limit barriers cannot start beyond them; MuJoCo's soft limits push them in): first `{}` from {:.6} to {:.6}",
+                moved.len(),
+                name(first.joint),
+                first.from,
+                first.to
+            ));
+        }
         self.q.clear();
         self.qd.clear();
         self.history = None;
