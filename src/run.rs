@@ -51,7 +51,13 @@ pub fn default_steps(world: &World) -> u64 {
 /// Refuses a run whose output would be larger than the limit `output_mib`: `trajectory.npy`'s frames (8 bytes a
 /// value) and `metrics.csv`'s rows (at most 25 characters a value), estimated before anything is written.
 /// (`contacts.npy` is left out: its size depends on the contacts found.)
-fn check_output_size(model: &crate::model::Model, stages: &[&str], steps: u64, frame_every: u64, metrics_every: u64) -> Result<(), RunError> {
+fn check_output_size(
+    model: &crate::model::Model,
+    stages: &[&str],
+    steps: u64,
+    frame_every: u64,
+    metrics_every: u64,
+) -> Result<(), RunError> {
     let frames = (steps / frame_every.max(1)).saturating_add(2) as f64;
     let rows = (steps / metrics_every.max(1)).saturating_add(2) as f64;
     let columns = crate::record::metrics_header(model, stages).matches(',').count() + 1;
@@ -245,7 +251,10 @@ mod tests {
         // two bodies: 25 values a frame, 200 bytes; 10,000 frames and rows are over 1 MiB
         let options = RunOptions { out: Some(dir.clone()), frame_every: Some(1), steps: Some(10_000), ..Default::default() };
         let e = run(&mut w, &options, &mut |_, _| {}).unwrap_err().to_string();
-        assert!(e.contains("over the limit of 1 MiB per run") && e.contains("--limit output_mib=N") && e.contains("10002 trajectory frames"), "{e}");
+        assert!(
+            e.contains("over the limit of 1 MiB per run") && e.contains("--limit output_mib=N") && e.contains("10002 trajectory frames"),
+            "{e}"
+        );
         assert!(!dir.exists(), "nothing is written");
         let thinned = RunOptions { frame_every: Some(100), metrics_every: Some(100), steps: Some(200), ..options };
         run(&mut w, &thinned, &mut |_, _| {}).unwrap();

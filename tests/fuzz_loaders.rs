@@ -136,7 +136,8 @@ const TOML_TOKENS: &[&str] = &[
 
 #[test]
 fn toml_scenes() {
-    let names = ["stack10", "incline", "hinge_pendulum", "slider", "cradle", "fourbar", "bricks6_proxy", "spinning_ball", "robots/arm2_scene"];
+    let names =
+        ["stack10", "incline", "hinge_pendulum", "slider", "cradle", "fourbar", "bricks6_proxy", "spinning_ball", "robots/arm2_scene"];
     let seeds = names.iter().map(|n| read(&format!("scenes/{n}.toml"))).collect();
     fuzz("toml scene", 10000, seeds, TOML_TOKENS, |b| {
         let mut opts = cairn::scene::LoadOptions::default();
@@ -201,7 +202,8 @@ fn mjcf_robots() {
 fn obj_meshes() {
     let cube = "# a unit cube\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\nvn 0 0 1\nvt 0.5 0.5\n\
 f 1 3 2\nf 1 4 3\nf 5 6 7\nf 5 7 8\nf 1 2 6\nf 1 6 5\nf 2 3 7\nf 2 7 6\nf 3 4 8\nf 3 8 7\nf 4 1 5\nf 4 5 8\n";
-    let quads = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0.5 0.5 1\nf 1/1/1 4/4/4 3/3/3 2/2/2\nf 1//1 2//2 5//5\nf -4 -3 -1\nf 3 4 5\nf 4 1 5\n";
+    let quads =
+        "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0.5 0.5 1\nf 1/1/1 4/4/4 3/3/3 2/2/2\nf 1//1 2//2 5//5\nf -4 -3 -1\nf 3 4 5\nf 4 1 5\n";
     const TOKENS: &[&str] = &["v ", "f ", "vn ", "/", "//", "-1", "-100", "0", "4294967296", "1e308", "nan", "\n", " ", "#"];
     fuzz("obj", 10000, vec![cube.into(), quads.into()], TOKENS, |b| cairn::geometry::mesh::parse_obj(&String::from_utf8_lossy(b)).is_ok());
 }
@@ -224,6 +226,17 @@ fn binary_stl() -> Vec<u8> {
 
 #[test]
 fn stl_meshes() {
-    const TOKENS: &[&str] = &["solid ", "facet normal 0 0 1\n", "outer loop\n", "vertex 1e308 nan -1\n", "endloop\n", "endfacet\n", "endsolid\n", "\u{ff}\u{ff}\u{ff}\u{ff}"];
-    fuzz("stl", 10000, vec![read("scenes/robots/meshes/forearm.stl"), binary_stl()], TOKENS, |b| cairn::geometry::mesh::parse_stl(b).is_ok());
+    const TOKENS: &[&str] = &[
+        "solid ",
+        "facet normal 0 0 1\n",
+        "outer loop\n",
+        "vertex 1e308 nan -1\n",
+        "endloop\n",
+        "endfacet\n",
+        "endsolid\n",
+        "\u{ff}\u{ff}\u{ff}\u{ff}",
+    ];
+    fuzz("stl", 10000, vec![read("scenes/robots/meshes/forearm.stl"), binary_stl()], TOKENS, |b| {
+        cairn::geometry::mesh::parse_stl(b).is_ok()
+    });
 }

@@ -38,7 +38,10 @@ fn springdamper_sets_a_critically_damped_spring_and_world_sites_read() {
         // the file's stiffness and damping give way to springdamper's, from the hinge's inertia
         let i = cairn::dynamics::actuator::joint_inertia(&w.model, 0);
         let motor = w.model.joints[0].motor.clone().unwrap();
-        assert!((motor.stiffness - i / 0.01).abs() < 1e-9 * motor.stiffness && (motor.damping - 2.0 * i / 0.1).abs() < 1e-9, "{m}: {motor:?}");
+        assert!(
+            (motor.stiffness - i / 0.01).abs() < 1e-9 * motor.stiffness && (motor.damping - 2.0 * i / 0.1).abs() < 1e-9,
+            "{m}: {motor:?}"
+        );
         for _ in 0..300 {
             w.step().unwrap_or_else(|e| panic!("{m}: {e}"));
         }

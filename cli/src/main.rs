@@ -353,6 +353,8 @@ fn cmd_run(
         } else {
             println!("{} {}", open_command(), plots.display());
         }
+    } else {
+        println!("wrote nothing (--no-out; without it the run goes to runs/SCENE-METHOD with a page to open)");
     }
     Ok(())
 }
@@ -476,7 +478,14 @@ fn run(
         options.out = Some(Path::new("runs").join(format!("{stem}-{}", model.method)));
     }
     for note in &model.notes {
-        eprintln!("note: {}: {note}", path.display());
+        // a robot file run by itself: its notes name it already
+        let shown = path.display().to_string();
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        if note.starts_with(&format!("{shown}:")) || (!name.is_empty() && note.starts_with(&format!("{name}:"))) {
+            eprintln!("note: {note}");
+        } else {
+            eprintln!("note: {shown}: {note}");
+        }
     }
     let mut world = World::new(model)?;
     let steps = cairn::run::default_steps(&world);

@@ -293,7 +293,17 @@ mod tests {
         seed.extend(118u16.to_le_bytes());
         seed.extend(format!("{dict:<117}\n").as_bytes());
         seed.extend((0..6).flat_map(|k| (k as f64).to_le_bytes()));
-        const SHAPES: &[&str] = &["(3, 2)", "(2305843009213693952, 8)", "(18446744073709551615, 2)", "(3,)", "()", "(0, 0)", "(-1, 2)", "(3, 2, 1)", "(1e3, 2)"];
+        const SHAPES: &[&str] = &[
+            "(3, 2)",
+            "(2305843009213693952, 8)",
+            "(18446744073709551615, 2)",
+            "(3,)",
+            "()",
+            "(0, 0)",
+            "(-1, 2)",
+            "(3, 2, 1)",
+            "(1e3, 2)",
+        ];
         let edit = (0u8..4, any::<prop::sample::Index>(), any::<u8>(), prop::sample::select(SHAPES));
         let strategy = prop::collection::vec(edit, 1..4);
         let config = Config { cases: 20_000, failure_persistence: None, ..Config::default() };

@@ -179,6 +179,20 @@ fn run_without_out_writes_runs_scene_method_with_a_page_and_says_what_to_open() 
         .unwrap();
     assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
     assert_eq!(std::fs::read_dir(&cwd).unwrap().count(), 0, "--no-out wrote something");
+    let stdout = String::from_utf8_lossy(&st.stdout);
+    assert!(stdout.lines().last().is_some_and(|l| l.starts_with("wrote nothing (--no-out")), "{stdout}");
+    // a robot file run by itself: each note names the file once
+    let robot = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenes/robots/quadruped.xml");
+    let st = Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .current_dir(&cwd)
+        .arg("run")
+        .arg(&robot)
+        .args(["--duration", "0.01", "--no-out"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&st.stderr);
+    assert!(st.status.success() && stderr.contains("note: "), "{stderr}");
+    assert!(stderr.lines().all(|l| l.matches("quadruped.xml:").count() <= 1), "{stderr}");
     let st = Command::new(env!("CARGO_BIN_EXE_cairn")).current_dir(&cwd).args(["run", "cubedrop", "--no-out", "--view"]).output().unwrap();
     assert!(!st.status.success() && String::from_utf8_lossy(&st.stderr).contains("--no-out"));
     std::fs::remove_dir_all(&cwd).ok();

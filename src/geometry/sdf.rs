@@ -303,7 +303,8 @@ impl Sdf {
         let (mut slo, mut shi) = (lo, hi);
         let corners = |pose: &crate::math::Pose, (a, b): (Vec3, Vec3), lo: &mut Vec3, hi: &mut Vec3| {
             for k in 0..8 {
-                let c = Vec3::new(if k & 1 == 0 { a.x } else { b.x }, if k & 2 == 0 { a.y } else { b.y }, if k & 4 == 0 { a.z } else { b.z });
+                let c =
+                    Vec3::new(if k & 1 == 0 { a.x } else { b.x }, if k & 2 == 0 { a.y } else { b.y }, if k & 4 == 0 { a.z } else { b.z });
                 let p = pose.transform_point(c);
                 *lo = lo.min(p);
                 *hi = hi.max(p);

@@ -155,7 +155,13 @@ impl Limits {
                     .into(),
             );
         }
-        for (k, v) in [("bodies", self.bodies), ("steps", self.steps), ("robot_mib", self.robot_mib), ("mesh_mib", self.mesh_mib), ("output_mib", self.output_mib)] {
+        for (k, v) in [
+            ("bodies", self.bodies),
+            ("steps", self.steps),
+            ("robot_mib", self.robot_mib),
+            ("mesh_mib", self.mesh_mib),
+            ("output_mib", self.output_mib),
+        ] {
             if v == Some(0) {
                 return Err(format!("[limits] {k} must be >= 1, got 0"));
             }

@@ -157,7 +157,11 @@ impl Joints {
             // hinge as a ball joint
             let extent = |b: usize| {
                 let body = &model.bodies[b];
-                let gyration = if body.mass > 0.0 { (body.inertia.x_axis.x + body.inertia.y_axis.y + body.inertia.z_axis.z).max(0.0) / body.mass } else { 0.0 };
+                let gyration = if body.mass > 0.0 {
+                    (body.inertia.x_axis.x + body.inertia.y_axis.y + body.inertia.z_axis.z).max(0.0) / body.mass
+                } else {
+                    0.0
+                };
                 let com = body.position + body.rotation * body.com;
                 body.geometry.radius_about_com.max(gyration.sqrt()).max((j.anchor - com).length())
             };

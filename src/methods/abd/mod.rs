@@ -40,7 +40,6 @@ use friction::Contact;
 use surface::Surfaces;
 use system::{Block, System};
 
-
 /// kg/m³: the density that gives a body without collision geometry a volume for V⊥.
 const WATER_DENSITY: f64 = 1000.0;
 /// Parameters of `[solver.abd]`. Lengths default to fractions of l_c, the smallest dynamic body's size

@@ -120,7 +120,9 @@ impl Abd {
     fn overlapping(&self, model: &Model, state: &State, [a, b]: [usize; 2], how: crate::collision::overlap::Overlap) -> SimError {
         let (a, b) = (&model.bodies[a].name, &model.bodies[b].name);
         let what = match how {
-            crate::collision::overlap::Overlap::Coincident => format!("bodies `{a}` and `{b}` are placed at one place (their surfaces coincide)"),
+            crate::collision::overlap::Overlap::Coincident => {
+                format!("bodies `{a}` and `{b}` are placed at one place (their surfaces coincide)")
+            }
             crate::collision::overlap::Overlap::Inside => format!("body `{a}` lies inside body `{b}`"),
         };
         SimError::Solver {

@@ -156,8 +156,21 @@ fn joint(cx: &mut Ctx, n: Node, class: &str, frame: Pose) -> Result<Attach, Stri
         return Ok(Attach::Free);
     }
     let el = cx.el(n, class)?;
-    let used =
-        ["name", "type", "pos", "axis", "range", "limited", "damping", "stiffness", "springref", "springdamper", "armature", "frictionloss", "ref"];
+    let used = [
+        "name",
+        "type",
+        "pos",
+        "axis",
+        "range",
+        "limited",
+        "damping",
+        "stiffness",
+        "springref",
+        "springdamper",
+        "armature",
+        "frictionloss",
+        "ref",
+    ];
     let noted = [
         "group",
         "user",
@@ -220,7 +233,9 @@ fn joint(cx: &mut Ctx, n: Node, class: &str, frame: Pose) -> Result<Attach, Stri
     let springdamper = match el.fixed::<2>(cx, "springdamper")? {
         None | Some([0.0, 0.0]) => None,
         Some([tc, zeta]) if tc > 0.0 && zeta > 0.0 => Some([tc, zeta]),
-        Some([tc, zeta]) => return Err(cx.src.at(n, format!("`springdamper` needs two numbers > 0 (time constant, damping ratio), got {tc} {zeta}"))),
+        Some([tc, zeta]) => {
+            return Err(cx.src.at(n, format!("`springdamper` needs two numbers > 0 (time constant, damping ratio), got {tc} {zeta}")))
+        }
     };
     let stiffness = if springdamper.is_some() { stiffness.max(f64::MIN_POSITIVE) } else { stiffness };
     let motor = (stiffness > 0.0).then(|| {

@@ -42,7 +42,8 @@ pub(super) fn equalities(
         match attr("active").as_deref() {
             None | Some("true") => {}
             Some("false") => {
-                cx.notes.add(format!("an inactive <equality><{tag}> (active=\"false\") is left out; it cannot be switched on during a run"));
+                cx.notes
+                    .add(format!("an inactive <equality><{tag}> (active=\"false\") is left out; it cannot be switched on during a run"));
                 continue;
             }
             Some(v) => return Err(src.at(e, format!("`active` must be true or false, got `{v}`"))),
@@ -71,7 +72,8 @@ pub(super) fn equalities(
                     (Some((l1, p1)), Some((l2, _))) => (Some(l1), Some(l2), p1.translation),
                     (None, None) => {
                         let l1 = link("body1")?.ok_or_else(|| src.at(e, "`body1` must name a body (not the world)"))?;
-                        let local = if tag == "connect" { src.fixed::<3>(e, "anchor")?.map_or(Vec3::ZERO, Vec3::from_array) } else { Vec3::ZERO };
+                        let local =
+                            if tag == "connect" { src.fixed::<3>(e, "anchor")?.map_or(Vec3::ZERO, Vec3::from_array) } else { Vec3::ZERO };
                         (Some(l1), link("body2")?, links[l1].pose * local)
                     }
                     _ => return Err(src.at(e, "give both `site1` and `site2`, or bodies")),
@@ -116,7 +118,9 @@ pub(super) fn equalities(
                     let &(k, l) = joints.get(name).ok_or_else(|| src.at(e, format!("`{key}`: unknown joint `{name}`")))?;
                     match &links[l].attach {
                         Attach::Joint(rj) if matches!(rj.kind, JointType::Hinge | JointType::Prismatic) => Ok(vec![(k, 1.0)]),
-                        _ => Err(src.at(e, format!("`{key}`: joint `{name}` is not a hinge or slide joint (only their coordinates couple)"))),
+                        _ => {
+                            Err(src.at(e, format!("`{key}`: joint `{name}` is not a hinge or slide joint (only their coordinates couple)")))
+                        }
                     }
                 };
                 let first = part(k1)?;
@@ -135,14 +139,21 @@ pub(super) fn equalities(
                     Some(v) => {
                         return Err(src.at(
                             e,
-                            format!("attribute `solref` needs 2 numbers, both > 0 (time constant, damping ratio) or both <= 0, got {}", crate::math::show_list(&v)),
+                            format!(
+                                "attribute `solref` needs 2 numbers, both > 0 (time constant, damping ratio) or both <= 0, got {}",
+                                crate::math::show_list(&v)
+                            ),
                         ))
                     }
                 };
                 let dmax = match nums("solimp")? {
                     None => DMAX,
                     Some(v) if v.len() >= 2 && v[1] > 0.0 && v[1] < 1.0 => v[1],
-                    Some(v) => return Err(src.at(e, format!("attribute `solimp` needs its second number in (0, 1), got {}", crate::math::show_list(&v)))),
+                    Some(v) => {
+                        return Err(
+                            src.at(e, format!("attribute `solimp` needs its second number in (0, 1), got {}", crate::math::show_list(&v)))
+                        )
+                    }
                 };
                 couplings.push(RobotCoupling { name, first, second, poly, solref, dmax, at: src.at(e, tag) });
             }
