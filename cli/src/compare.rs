@@ -321,13 +321,15 @@ fn escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-fn plot(c: &Comparison, title: &str, y_label: &str, pick: &dyn Fn(&Series) -> Option<&[f64]>) -> Result<String> {
+/// One plot of a quantity over time, a line per run in its method's colour; `scale` multiplies the values (1e3:
+/// metres shown in mm, as in the table).
+fn plot(c: &Comparison, title: &str, y_label: &str, scale: f64, pick: &dyn Fn(&Series) -> Option<&[f64]>) -> Result<String> {
     let data: Vec<(String, Vec<(f64, f64)>)> = c
         .runs
         .iter()
         .filter_map(|r| {
             let ys = pick(&r.series)?;
-            (!ys.is_empty()).then(|| (r.method.clone(), r.series.time.iter().copied().zip(ys.iter().copied()).collect()))
+            (!ys.is_empty()).then(|| (r.method.clone(), r.series.time.iter().copied().zip(ys.iter().map(|y| y * scale)).collect()))
         })
         .collect();
     let series: Vec<crate::plot::Series> = data.iter().map(|(n, p)| crate::plot::Series { name: n, points: p }).collect();
@@ -355,10 +357,10 @@ fn html_page(c: &Comparison) -> Result<String> {
     }
     let mut plots = String::new();
     for (k, name) in c.bodies.iter().enumerate() {
-        plots += &plot(c, &format!("height of {name}"), "height (m)", &|s| s.heights.get(k).map(|v| v.as_slice()))?;
+        plots += &plot(c, &format!("height of {name}"), "height (m)", 1.0, &|s| s.heights.get(k).map(|v| v.as_slice()))?;
     }
-    plots += &plot(c, "kinetic energy", "J", &|s| Some(&s.kinetic_energy))?;
-    plots += &plot(c, "largest penetration", "m", &|s| Some(&s.penetration))?;
+    plots += &plot(c, "kinetic energy", "J", 1.0, &|s| Some(&s.kinetic_energy))?;
+    plots += &plot(c, "largest penetration", "mm", 1e3, &|s| Some(&s.penetration))?;
     Ok(format!(
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>cairn compare: {scene}</title>\n<style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #bbb;padding:3px 8px;text-align:right}}td:first-child{{text-align:left}}svg{{display:block;margin:1em 0}}</style></head>\n<body><h1>{scene}: {dur:.3} s under {n} method(s)</h1>\n<p>The runs in 3-D, side by side: <a href=\"view.html\">view.html</a>.</p>\n<table><tr><th>method</th><th>status</th><th>ms/step</th><th>max pen (mm)</th><th>largest displacement (mm)</th><th>ΔE (J)</th><th>intersecting pairs</th><th>min distance (mm)</th><th>unresolved/step</th><th>contacts/step</th><th>run folder</th></tr>\n{rows}</table>\n{plots}\n</body></html>\n",
         scene = escape(&c.scene),

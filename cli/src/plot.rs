@@ -15,6 +15,12 @@ pub fn lines(path: &Path, title: &str, x_label: &str, y_label: &str, series: &[S
     std::fs::write(path, svg).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
+/// `#rrggbb` as a colour.
+fn hex_colour(hex: &str) -> Option<RGBColor> {
+    let v = u32::from_str_radix(hex.strip_prefix('#')?, 16).ok()?;
+    Some(RGBColor((v >> 16) as u8, (v >> 8) as u8, v as u8))
+}
+
 /// A line plot of `series` as SVG text.
 pub fn lines_svg(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> Result<String, String> {
     let all = series.iter().flat_map(|s| s.points.iter());
@@ -46,7 +52,8 @@ pub fn lines_svg(title: &str, x_label: &str, y_label: &str, series: &[Series]) -
     chart.configure_mesh().x_desc(x_label).y_desc(y_label).draw().map_err(|e| err(&e))?;
     let colours = [BLUE, RED, GREEN, BLACK, MAGENTA, CYAN, RGBColor(230, 120, 30), RGBColor(120, 120, 120)];
     for (k, s) in series.iter().enumerate() {
-        let c = colours[k % colours.len()];
+        // a method's line in the method's colour, as on every page (view.html's)
+        let c = crate::view::method_colour(s.name).and_then(hex_colour).unwrap_or(colours[k % colours.len()]);
         chart
             .draw_series(LineSeries::new(s.points.iter().copied(), c.stroke_width(2)))
             .map_err(|e| err(&e))?

@@ -101,6 +101,7 @@ fn compare_writes_json_html_and_a_run_folder_per_method() {
     let table = String::from_utf8_lossy(&st.stdout);
     let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("compare.json")).unwrap()).unwrap();
     let html = std::fs::read_to_string(out.join("compare.html")).unwrap();
+    assert!(html.contains("\nmm\n</text>"), "the penetration plot is in mm");
     assert_eq!(json["scene"], "cubedrop");
     let runs = json["runs"].as_array().unwrap();
     let methods = ["lcp", "impulse", "volumetric-penalty", "implicit-penalty", "abd"];
@@ -108,6 +109,15 @@ fn compare_writes_json_html_and_a_run_folder_per_method() {
     for (r, m) in runs.iter().zip(methods) {
         assert_eq!(r["method"], m, "runs in the order asked");
         assert!(html.contains(m), "compare.html does not name {m}");
+        // each method's line in its colour on every page (view.html's), in either case of hex digits
+        let colour = match m {
+            "lcp" => "e07b20",
+            "impulse" => "2f6fd6",
+            "volumetric-penalty" => "2ea043",
+            "implicit-penalty" => "9b4fd0",
+            _ => "d63a3a",
+        };
+        assert!(html.to_lowercase().contains(colour), "compare.html does not draw {m} in {colour}");
         assert!(table.contains(m), "the table does not name {m}");
         match r["status"].as_str().unwrap() {
             "ran" => {

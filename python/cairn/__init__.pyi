@@ -80,9 +80,10 @@ class World:
         overrides: Optional[_Overrides] = None,
         name: str = "scene",
     ) -> "World": ...
-    def step(self, n: int = 1) -> None:
+    def step(self, n: int = 1, callback: Optional[Any] = None) -> None:
         """Advance n steps with the interpreter's lock released; SimulationError when a step fails,
-        ValueError when n is negative."""
+        ValueError when n is negative. With callback, callback(world) runs after every step (holding the
+        lock); returning False stops there; TypeError when it is not callable."""
     @property
     def time(self) -> float: ...
     @property

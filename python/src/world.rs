@@ -9,7 +9,7 @@ use cairn::math::{Quat, Vec3};
 use cairn::method::StepStats;
 use numpy::ndarray::{Dimension, IntoDimension};
 use numpy::{PyArray, PyArray1, PyArray2, PyArray3, PyArrayMethods};
-use pyo3::exceptions::{PyUserWarning, PyValueError};
+use pyo3::exceptions::{PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use std::ffi::CString;
@@ -81,6 +81,25 @@ impl World {
         let i: i64 = body.extract()?;
         usize::try_from(i)
             .map_err(|_| SceneError::new_err(format!("{}: body #{i} does not exist (the scene has {} bodies)", m.name, m.bodies.len())))
+    }
+
+    /// Pushes the controls, takes `n` steps without the interpreter's lock, keeps the last step's statistics and
+    /// pulls the controls back (the body of `step`).
+    fn step_n(&mut self, py: Python<'_>, n: u64) -> PyResult<()> {
+        self.push_ctrl(py)?;
+        let world = self.world.get_mut().unwrap_or_else(PoisonError::into_inner);
+        let mut last = None;
+        let r = py.detach(|| {
+            for _ in 0..n {
+                last = Some(world.step()?);
+            }
+            Ok(())
+        });
+        if last.is_some() {
+            self.last = last;
+        }
+        self.pull_ctrl(py)?;
+        r.map_err(sim_err)
     }
 
     /// Passes `ctrl` on to the world when the user changed it since the last sync.
@@ -209,24 +228,28 @@ impl World {
     /// Advances `n` time steps of `dt`, releasing the interpreter's lock meanwhile (other Python threads run,
     /// and worlds in different threads step in parallel). Raises `SimulationError` when a step fails (a NaN
     /// with the body, step and stage named, or a solver failure); the steps before it stand. Raises
-    /// `ValueError` naming `n` when it is negative.
-    #[pyo3(signature = (n=1))]
-    fn step(&mut self, py: Python<'_>, n: i64) -> PyResult<()> {
+    /// `ValueError` naming `n` when it is negative. With `callback`, `callback(world)` is called after every
+    /// step (holding the lock: for progress, logging or control between steps); a callback that returns `False`
+    /// stops the stepping there. `TypeError` when it is not callable.
+    #[pyo3(signature = (n=1, callback=None))]
+    fn step(slf: &Bound<'_, Self>, n: i64, callback: Option<Bound<'_, PyAny>>) -> PyResult<()> {
+        let py = slf.py();
         let n = u64::try_from(n).map_err(|_| PyValueError::new_err(format!("step: n must be a non-negative number of steps, got {n}")))?;
-        self.push_ctrl(py)?;
-        let world = self.world.get_mut().unwrap_or_else(PoisonError::into_inner);
-        let mut last = None;
-        let r = py.detach(|| {
-            for _ in 0..n {
-                last = Some(world.step()?);
-            }
-            Ok(())
-        });
-        if last.is_some() {
-            self.last = last;
+        let Some(callback) = callback else { return slf.borrow_mut().step_n(py, n) };
+        if !callback.is_callable() {
+            return Err(PyTypeError::new_err(format!(
+                "step: callback must be callable (called as callback(world) after each step), got {}",
+                callback.get_type().name()?
+            )));
         }
-        self.pull_ctrl(py)?;
-        r.map_err(sim_err)
+        for _ in 0..n {
+            slf.borrow_mut().step_n(py, 1)?;
+            let answer = callback.call1((slf,))?;
+            if answer.is_instance_of::<pyo3::types::PyBool>() && !answer.is_truthy()? {
+                break;
+            }
+        }
+        Ok(())
     }
 
     /// Simulated time, s.

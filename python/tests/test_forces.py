@@ -71,6 +71,20 @@ def test_step_with_a_negative_n_is_a_value_error_naming_n():
     assert w.steps == 0
 
 
+def test_step_calls_back_after_every_step_and_stops_on_false():
+    w = cairn.World.from_string(FREE_BOX)
+    seen = []
+    w.step(5, callback=lambda world: seen.append((world.steps, world.time)))
+    assert [s for s, _ in seen] == [1, 2, 3, 4, 5]
+    assert seen[-1][1] == pytest.approx(5 * w.dt)
+    # a callback returning False stops there; None (or anything else) goes on
+    w.step(10, callback=lambda world: world.steps < 8)
+    assert w.steps == 8
+    with pytest.raises(TypeError, match="callback must be callable"):
+        w.step(2, callback=3)
+    assert w.steps == 8
+
+
 def test_reset_brings_back_the_initial_state_and_empties_last_stats():
     w = cairn.World.from_file("stack10")
     start = w.poses()
