@@ -60,20 +60,30 @@ for (const r of runs) {
   }
 }
 
-// bounds of the dynamic bodies at the first frame (all bodies when none is dynamic) frame the camera
+// bounds of the dynamic bodies over the whole motion (all bodies when none is dynamic) frame the camera: every
+// frame of a short run, about 400 spread over a long one, and the last
 const box = new THREE.Box3();
 for (const r of runs) {
   const dyn = r.kinds.some((k) => k !== 'static');
-  for (let i = 0; i < r.B; i++) {
-    if (dyn && r.kinds[i] === 'static') continue;
-    const g = geometries[r.shape[i]];
-    g.computeBoundingSphere();
-    const s = g.boundingSphere.radius;
-    const p = new THREE.Vector3(r.poses[7 * i], r.poses[7 * i + 1], r.poses[7 * i + 2]);
-    box.expandByPoint(p.clone().addScalar(s));
-    box.expandByPoint(p.clone().addScalar(-s));
+  const every = Math.max(1, Math.floor(r.F / 400));
+  const frames = [];
+  for (let f = 0; f < r.F; f += every) frames.push(f);
+  if (frames[frames.length - 1] !== r.F - 1) frames.push(r.F - 1);
+  for (const f of frames) {
+    for (let i = 0; i < r.B; i++) {
+      if (dyn && r.kinds[i] === 'static') continue;
+      const g = geometries[r.shape[i]];
+      if (!g.boundingSphere) g.computeBoundingSphere();
+      const s = g.boundingSphere.radius;
+      const o = 7 * (r.B * f + i);
+      const p = new THREE.Vector3(r.poses[o], r.poses[o + 1], r.poses[o + 2]);
+      box.expandByPoint(p.clone().addScalar(s));
+      box.expandByPoint(p.clone().addScalar(-s));
+    }
   }
 }
+// what the camera frames, for tests: min x y z, max x y z
+document.body.dataset.framed = [...box.min.toArray(), ...box.max.toArray()].map((v) => v.toFixed(4)).join(' ');
 const size = box.getSize(new THREE.Vector3());
 const extent = Math.max(size.x, size.y, size.z, 1e-3);
 

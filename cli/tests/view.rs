@@ -29,28 +29,32 @@ fn browser() -> Option<PathBuf> {
     found
 }
 
+/// The flags that give headless chromium a software WebGL (SwiftShader through ANGLE).
+const SOFTWARE_GL: [&str; 2] = ["--use-angle=swiftshader", "--enable-unsafe-swiftshader"];
+
 /// Runs headless chromium on `page#hash`; with `screenshot`, writes it there, else returns the DOM after load.
 fn chromium(exe: &Path, page: &Path, hash: &str, screenshot: Option<&Path>) -> String {
+    chromium_with(exe, page, hash, screenshot, &SOFTWARE_GL)
+}
+
+/// [`chromium`] with `gl` as its graphics flags.
+fn chromium_with(exe: &Path, page: &Path, hash: &str, screenshot: Option<&Path>, gl: &[&str]) -> String {
     let url = format!("file://{}#{hash}", page.canonicalize().unwrap().display());
-    let profile = root().join("target/view-test/profile");
+    // a profile of its own per browser: the tests run side by side, and chromium locks its profile
+    static BROWSERS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = BROWSERS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let profile = root().join(format!("target/view-test/profile-{}-{n}", std::process::id()));
     let mut c = Command::new(exe);
-    c.args([
-        "--headless",
-        "--no-sandbox",
-        "--use-angle=swiftshader",
-        "--enable-unsafe-swiftshader",
-        "--disable-gpu-sandbox",
-        "--no-first-run",
-        "--hide-scrollbars",
-        "--window-size=960,600",
-        "--virtual-time-budget=30000",
-    ])
-    .arg(format!("--user-data-dir={}", profile.display()));
+    c.args(["--headless", "--no-sandbox", "--disable-gpu-sandbox", "--no-first-run", "--hide-scrollbars", "--window-size=960,600"])
+        .args(gl)
+        .arg("--virtual-time-budget=30000")
+        .arg(format!("--user-data-dir={}", profile.display()));
     match screenshot {
         Some(p) => c.arg(format!("--screenshot={}", p.display())),
         None => c.arg("--dump-dom"),
     };
     let out = c.arg(&url).output().expect("chromium runs");
+    let _ = std::fs::remove_dir_all(&profile);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "chromium {url}: {stderr}");
     assert!(!stderr.contains("Uncaught"), "the page threw: {stderr}");
@@ -180,4 +184,47 @@ fn view_of_pyramid20_renders_moves_and_logs_no_error_in_chromium() {
         o * 100.0,
         bl * 100.0
     );
+}
+
+/// The z of every body's origin at every frame of a run folder's `trajectory.npy` (rows [t, per body a 3×4
+/// pose row-major]), and the x.
+fn trajectory_extent(dir: &Path) -> ([f64; 2], [f64; 2]) {
+    let bytes = std::fs::read(dir.join("trajectory.npy")).unwrap();
+    let hlen = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    let header = std::str::from_utf8(&bytes[10..10 + hlen]).unwrap();
+    let shape = header.split("'shape': (").nth(1).unwrap();
+    let cols: usize = shape.split(',').nth(1).unwrap().trim().trim_end_matches(')').trim().parse().unwrap();
+    let data: Vec<f64> = bytes[10 + hlen..].chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
+    let (mut x, mut z) = ([f64::INFINITY, f64::NEG_INFINITY], [f64::INFINITY, f64::NEG_INFINITY]);
+    for row in data.chunks_exact(cols) {
+        for b in 0..(cols - 1) / 12 {
+            let (px, pz) = (row[1 + 12 * b + 3], row[1 + 12 * b + 11]);
+            (x[0], x[1], z[0], z[1]) = (x[0].min(px), x[1].max(px), z[0].min(pz), z[1].max(pz));
+        }
+    }
+    (x, z)
+}
+
+/// A swinging chain (chain10: it leaves a camera framed on its first frame): the camera frames every body's
+/// origin over the whole motion (the page's `data-framed` box holds the trajectory's x and z ranges). Without
+/// WebGL the page says so in `#no-webgl`, with the flags that give it, and shows the first frame as a picture.
+#[test]
+fn the_camera_frames_the_whole_motion_and_no_webgl_gets_a_picture() {
+    let Some(exe) = browser() else { return };
+    let dir = root().join("target/view-test");
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = dir.join("chain10");
+    cairn(&["run", "chain10", "--duration", "3", "--out", run.to_str().unwrap(), "--view"]);
+    let page = run.join("view.html");
+    let dom = chromium(&exe, &page, "frame=0", None);
+    assert!(status(&dom).starts_with("ok frame=0"), "{}", status(&dom));
+    let at = dom.find("data-framed=\"").expect("the page reports the framed box") + "data-framed=\"".len();
+    let b: Vec<f64> = dom[at..at + dom[at..].find('"').unwrap()].split(' ').map(|v| v.parse().unwrap()).collect();
+    let (x, z) = trajectory_extent(&run);
+    assert!(b[0] <= x[0] && b[3] >= x[1] && b[2] <= z[0] && b[5] >= z[1], "framed {b:?}, the chain's x {x:?} and z {z:?}");
+    let dom = chromium_with(&exe, &page, "frame=0", None, &["--disable-webgl", "--disable-3d-apis"]);
+    let at = dom.find("id=\"no-webgl\"").unwrap_or_else(|| panic!("no #no-webgl without WebGL: {}", status(&dom)));
+    let fallback = &dom[at..];
+    assert!(fallback.contains("--use-angle=swiftshader") && fallback.contains("<circle"), "{}", &fallback[..fallback.len().min(600)]);
+    assert!(status(&dom).starts_with("no WebGL"), "{}", status(&dom));
 }
