@@ -64,6 +64,9 @@ pub struct Body {
     /// the joints, so actuator forces on its joints pass through it to the bodies at the chain's ends
     /// (dynamics/actuator.rs).
     pub intermediate: bool,
+    /// The viewer's colour (RGBA in 0…1; no physics reads it): a scene's `color`, an MJCF geom's `rgba`, a URDF
+    /// visual's material.
+    pub color: Option<[f64; 4]>,
 }
 
 impl Body {

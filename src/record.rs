@@ -179,7 +179,11 @@ pub fn geometry_json(model: &Model) -> serde_json::Value {
             crate::model::BodyKind::Static => "static",
             crate::model::BodyKind::Kinematic => "kinematic",
         };
-        bodies.push(serde_json::json!({"name": b.name, "kind": kind, "shape": shape, "com": [b.com.x, b.com.y, b.com.z]}));
+        let mut body = serde_json::json!({"name": b.name, "kind": kind, "shape": shape, "com": [b.com.x, b.com.y, b.com.z]});
+        if let Some(c) = b.color {
+            body["color"] = serde_json::json!(c);
+        }
+        bodies.push(body);
     }
     serde_json::json!({
         "scene": model.name,

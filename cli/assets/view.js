@@ -106,7 +106,10 @@ for (const r of runs) {
     mesh.userData = { run: r, bodies };
     bodies.forEach((b, k) => {
       const kind = r.kinds[b];
-      const c = kind === 'static' ? new THREE.Color(0x9aa0a8) : kind === 'kinematic' ? colour.clone().lerp(white, 0.5) : colour;
+      // a body's own colour (scene `color`, MJCF `rgba`, URDF material) when the page shows one run; with
+      // several, each run in its method's colour
+      const own = runs.length === 1 && r.colors && r.colors[b] ? new THREE.Color(r.colors[b]) : null;
+      const c = own || (kind === 'static' ? new THREE.Color(0x9aa0a8) : kind === 'kinematic' ? colour.clone().lerp(white, 0.5) : colour);
       mesh.setColorAt(k, c);
     });
     mesh.frustumCulled = false;

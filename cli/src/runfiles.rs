@@ -62,6 +62,8 @@ pub struct BodyInfo {
     pub kind: String,
     pub shape: usize,
     pub com: [f64; 3],
+    /// The body's own colour (RGBA in 0…1), when the scene or robot file gives one.
+    pub color: Option<[f64; 4]>,
 }
 
 /// A shape's triangle mesh, in the body's reference frame.
@@ -182,6 +184,7 @@ pub fn read_run(dir: &Path) -> Result<Run> {
             kind: b["kind"].as_str().ok_or_else(|| bad("bodies[].kind"))?.to_string(),
             shape,
             com: std::array::from_fn(|i| com[i].as_f64().unwrap_or(f64::NAN)),
+            color: b["color"].as_array().filter(|c| c.len() == 4).map(|c| std::array::from_fn(|i| c[i].as_f64().unwrap_or(1.0))),
         });
     }
     let traj = read_npy(&dir.join("trajectory.npy"))?;

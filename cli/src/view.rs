@@ -141,6 +141,8 @@ fn run_json(run: &Run, label: &str, colour: &str, shape_ids: &[usize]) -> serde_
         "color": colour,
         "bodies": run.bodies.iter().map(|b| b.name.as_str()).collect::<Vec<_>>(),
         "kinds": run.bodies.iter().map(|b| b.kind.as_str()).collect::<Vec<_>>(),
+        // each body's own colour (#rrggbb), or null: shown when the page has one run
+        "colors": run.bodies.iter().map(|b| b.color.map(|c| format!("#{:02x}{:02x}{:02x}", (c[0] * 255.0).round() as u8, (c[1] * 255.0).round() as u8, (c[2] * 255.0).round() as u8))).collect::<Vec<_>>(),
         "shape": run.bodies.iter().map(|b| shape_ids[b.shape]).collect::<Vec<_>>(),
         "com": f32s(run.bodies.iter().flat_map(|b| b.com)),
         "times": run.times,

@@ -254,3 +254,21 @@ fn commands_end_with_a_line_saying_what_they_wrote() {
     let out = String::from_utf8_lossy(&st.stdout);
     assert!(out.lines().last().unwrap().starts_with("wrote nothing"), "{out}");
 }
+
+/// A body's own colour (scene `color`) reaches view.html, the viewer's data, as #rrggbb.
+#[test]
+fn a_scene_colour_reaches_the_view_page() {
+    let cwd = scratch("colour");
+    let scene = cwd.join("c.toml");
+    std::fs::write(
+        &scene,
+        "format = 1\n[world]\nduration = 0.05\n[[body]]\nname = \"b\"\nshape = { type = \"sphere\", radius = 0.1 }\ncolor = \"#ff8000\"\n",
+    )
+    .unwrap();
+    let out = cwd.join("out");
+    let st = cairn().arg("run").arg(&scene).arg("--out").arg(&out).arg("--view").output().unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let page = std::fs::read_to_string(out.join("view.html")).unwrap();
+    assert!(page.contains("\"colors\":[\"#ff8000\"]"), "view.html lacks the body's colour");
+    std::fs::remove_dir_all(&cwd).ok();
+}

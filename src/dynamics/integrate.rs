@@ -127,6 +127,7 @@ mod tests {
                 velocity: Vec3::ZERO,
                 angular_velocity: w,
                 intermediate: false,
+                color: None,
             }],
             joints: vec![],
             loads: vec![],

@@ -5,6 +5,7 @@
 
 mod actuators;
 pub mod bench_scenes;
+pub mod color;
 pub mod control_csv;
 mod files;
 mod joints;
@@ -140,6 +141,8 @@ struct BodyT {
     mass: Option<f64>,
     kind: Option<KindT>,
     repeat: Option<RepeatT>,
+    /// The viewer's colour.
+    color: Option<color::ColorT>,
 }
 
 #[derive(Deserialize)]
@@ -427,6 +430,7 @@ fn bodies(tables: Vec<BodyT>, materials: &[Material], dir: &Path) -> Result<(Vec
         let position = vec3(b.position.unwrap_or([0.0; 3]), &format!("{label}: position"))?;
         let velocity = vec3(b.velocity.unwrap_or([0.0; 3]), &format!("{label}: velocity"))?;
         let angular_velocity = vec3(b.angular_velocity.unwrap_or([0.0; 3]), &format!("{label}: angular_velocity"))?;
+        let color = b.color.as_ref().map(color::parse).transpose().map_err(|e| format!("{label}: color: {e}"))?;
         let (count, step) = match &b.repeat {
             Some(r) => {
                 if r.count.contains(&0) {
@@ -461,6 +465,7 @@ fn bodies(tables: Vec<BodyT>, materials: &[Material], dir: &Path) -> Result<(Vec
                         velocity,
                         angular_velocity,
                         intermediate: false,
+                        color,
                     });
                 }
             }

@@ -83,6 +83,8 @@ pub struct Link {
     pub intermediate: bool,
     /// MJCF `gravcomp`: the fraction of the link's weight an upward force at its centre of mass cancels.
     pub gravcomp: f64,
+    /// The viewer's colour (MJCF geom `rgba`, URDF visual material).
+    pub color: Option<[f64; 4]>,
 }
 
 /// A robot as the file describes it. Links are in tree order (a parent before its children).
@@ -330,6 +332,7 @@ pub fn place(robot: &Robot, file: &str, p: &Placement, base_bodies: usize, base_
             velocity: Vec3::ZERO,
             angular_velocity: Vec3::ZERO,
             intermediate: head.intermediate,
+            color: links.iter().find_map(|&l| robot.links[l].color),
         });
         if compensated != 0.0 && kind == BodyKind::Dynamic {
             out.gravcomp.push((base_bodies + out.bodies.len() - 1, compensated));

@@ -7,7 +7,8 @@
 //! `floating` with `origin`, `axis`, `limit` (lower, upper; effort bounds the joint's effort input, velocity is
 //! noted), `mimic` (noted: the joint moves on its own, as in Bullet) and `dynamics` (damping: a motor of zero stiffness; friction: a note, since no method runs it). A link
 //! named `world` is the world frame. A closed mesh collides as itself; an open one as its convex hull (noted).
-//! Visuals, materials (colours), transmissions and `<gazebo>` extensions are noted as ignored. Anything else is an
+//! Visuals, materials (their colour is the body's colour in the viewer), transmissions and `<gazebo>` extensions
+//! are noted as ignored. Anything else is an
 //! error naming the file, the line, the element and what is supported.
 
 use super::robot::{physical_inertia, tree_order, Attach, Inertial, Link, Robot, RobotJoint};
@@ -32,6 +33,8 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
     let mut notes = Notes::default();
     src.attrs(root, &["name"], &["version", "xmlns:xacro"], &mut notes)?;
     let elems = src.children_noting(root, &["link", "joint"], &mut notes);
+    // the robot's named material colours, for the viewer
+    let colors = super::color::urdf_materials(root);
     // links by name
     let mut names: Vec<String> = Vec::new();
     let mut index: BTreeMap<String, usize> = BTreeMap::new();
@@ -107,6 +110,7 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
             at: src.at(node, "link"),
             intermediate: false,
             gravcomp: 0.0,
+            color: super::color::urdf_link(node, &colors),
         });
     }
     let actuators = effort_inputs(&links);

@@ -50,8 +50,10 @@ pub(super) fn body(
     let mut geoms = Vec::new();
     let mut masses = Vec::new();
     let mut masks = Vec::new();
+    let mut color = None;
     for g in kids.iter().filter(|k| k.has_tag_name("geom")) {
         let out = geom(cx, *g, &class, false)?;
+        color = color.or(out.rgba);
         if let Some(s) = out.shape {
             geoms.push((out.pose, s, out.material));
             masks.push((out.contype, out.conaffinity));
@@ -81,7 +83,8 @@ pub(super) fn body(
     }
     body_link.insert(name.clone(), index);
     cx.masks.extend(masks.into_iter().map(|(t, a)| (index, t, a)));
-    links.push(Link { name, parent, attach: last, pose, geoms, inertial, at: src.at(n, "body"), intermediate: false, gravcomp });
+    let at = src.at(n, "body");
+    links.push(Link { name, parent, attach: last, pose, geoms, inertial, at, intermediate: false, gravcomp, color });
     for k in kids.iter().filter(|k| k.has_tag_name("site")) {
         site(cx, *k, &class, index)?;
     }
@@ -139,6 +142,7 @@ fn chain_joints(
             at,
             intermediate: true,
             gravcomp: 0.0,
+            color: None,
         });
         parent = Some(links.len() - 1);
     }

@@ -19,6 +19,8 @@ pub(super) struct GeomOut {
     /// conaffinity₁` is non-zero.
     pub contype: u32,
     pub conaffinity: u32,
+    /// The viewer's colour (`rgba`, also from the class; MuJoCo's default grey is left to the viewer).
+    pub rgba: Option<[f64; 4]>,
 }
 
 /// The rotation an element's quat, euler, axisangle, xyaxes or zaxis gives (at most one, the element's own
@@ -107,13 +109,14 @@ pub(super) fn geom(cx: &mut Ctx, n: Node, class: &str, in_world: bool) -> Result
         "zaxis",
         "mesh",
         "hfield",
+        "rgba",
         "density",
         "mass",
         "friction",
         "contype",
         "conaffinity",
     ];
-    let noted = ["rgba", "material", "group", "condim", "margin", "gap", "solref", "solimp", "solmix", "priority", "user"];
+    let noted = ["material", "group", "condim", "margin", "gap", "solref", "solimp", "solmix", "priority", "user"];
     el.check(cx, &used, &noted)?;
     let ty = el.get("type").unwrap_or("sphere").to_string();
     let size = el.nums(cx, "size")?.unwrap_or_default();
@@ -236,7 +239,8 @@ pub(super) fn geom(cx: &mut Ctx, n: Node, class: &str, in_world: bool) -> Result
         return Err(cx.src.at(n, format!("friction must be >= 0, got {mu}")));
     }
     let material = (!visual).then(|| friction_material(cx, mu));
-    Ok(GeomOut { pose, shape: (!visual).then_some(shape), material, mass, contype, conaffinity })
+    let rgba = el.nums(cx, "rgba")?.map(|v| crate::scene::color::rgba(&v).map_err(|e| cx.src.at(n, format!("`rgba`: {e}")))).transpose()?;
+    Ok(GeomOut { pose, shape: (!visual).then_some(shape), material, mass, contype, conaffinity, rgba })
 }
 
 /// An `<inertial>`: pos, orientation, mass, and diaginertia or fullinertia, in the body frame.

@@ -277,6 +277,7 @@ fn worldbody(cx: &mut Ctx, kids: &[Node]) -> Result<(Vec<Link>, BTreeMap<String,
             at: src.at(*w, "worldbody"),
             intermediate: false,
             gravcomp: 0.0,
+            color: None,
         };
         let children = src.children(*w, &["geom", "body", "site"], &["camera", "light"], &mut cx.notes)?;
         for g in children.iter().filter(|c| c.has_tag_name("geom")) {
