@@ -137,6 +137,9 @@ enum Command {
         /// Where to write the page (default: DIR/view.html for one folder, ./view.html for several).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Then open it in the system's browser (xdg-open; open on macOS; start on Windows).
+        #[arg(long)]
+        open: bool,
     },
     /// Export a run: one binary glTF (each shape's mesh once, each body a node, the trajectory as an animation).
     Export {
@@ -292,7 +295,7 @@ fn real_main() -> Result<()> {
             let options = cairn::run::RunOptions { steps: None, out, frame_every, metrics_every, contacts, cancel: None };
             cmd_run(&scene, &load, options, view, default_out, ctrl.as_deref())
         }
-        Command::View { dirs, out } => cmd_view(&dirs, out.as_deref()),
+        Command::View { dirs, out, open } => cmd_view(&dirs, out.as_deref(), open),
         Command::Export { dir, gltf } => cmd_export(&dir, &gltf),
         Command::Validate { method, only, sets, plots } => {
             validate_table::cmd_validate(method_key(&method)?, &only, &sets.parse()?, &plots)
@@ -383,12 +386,36 @@ fn warn_other_solvers(sets: &[(String, String)], method: MethodKey) {
     }
 }
 
-fn cmd_view(dirs: &[PathBuf], out: Option<&Path>) -> Result<()> {
+fn cmd_view(dirs: &[PathBuf], out: Option<&Path>, open: bool) -> Result<()> {
     let t0 = std::time::Instant::now();
     let path = crate::view::write_view(dirs, out)?;
     let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
     println!("wrote {} ({:.1} MB in {:.2} s)", path.display(), size as f64 / 1e6, t0.elapsed().as_secs_f64());
+    if open {
+        open_in_browser(&path);
+    }
     Ok(())
+}
+
+/// Opens `page` with the system's opener; where there is none (a server without a desktop), says how to look
+/// at it instead. The page is written either way, so this never fails the command.
+fn open_in_browser(page: &Path) {
+    let mut c = if cfg!(windows) {
+        let mut c = std::process::Command::new("cmd");
+        c.args(["/C", "start", ""]);
+        c
+    } else {
+        std::process::Command::new(open_command())
+    };
+    match c.arg(page).stdin(std::process::Stdio::null()).status() {
+        Ok(s) if s.success() => println!("opened {} with {}", page.display(), open_command()),
+        Ok(s) => eprintln!("note: `{} {}` exited with {s}; open the page in a browser yourself", open_command(), page.display()),
+        Err(e) => eprintln!(
+            "note: cannot run `{}` ({e}): no desktop opener here; open {} in a browser yourself (or copy it to a machine with one)",
+            open_command(),
+            page.display()
+        ),
+    }
 }
 
 fn cmd_export(dir: &Path, gltf: &Path) -> Result<()> {

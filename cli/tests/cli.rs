@@ -272,3 +272,29 @@ fn a_scene_colour_reaches_the_view_page() {
     assert!(page.contains("\"colors\":[\"#ff8000\"]"), "view.html lacks the body's colour");
     std::fs::remove_dir_all(&cwd).ok();
 }
+
+/// `cairn view --open` runs the system's opener on the page (a stand-in `xdg-open` on PATH records its
+/// argument); without one it writes the page, says how to look at it and succeeds.
+#[test]
+fn view_open_runs_the_systems_opener() {
+    if !cfg!(target_os = "linux") {
+        return;
+    }
+    let cwd = scratch("open");
+    let run = cwd.join("run");
+    let st = cairn().args(["run", "cubedrop", "--duration", "0.05", "--out"]).arg(&run).output().unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let bin = cwd.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let opener = bin.join("xdg-open");
+    std::fs::write(&opener, format!("#!/bin/sh\necho \"$1\" > {}\n", cwd.join("opened").display())).unwrap();
+    std::fs::set_permissions(&opener, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let st = cairn().env("PATH", &bin).args(["view", "--open"]).arg(&run).output().unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    let opened = std::fs::read_to_string(cwd.join("opened")).unwrap();
+    assert_eq!(opened.trim(), run.join("view.html").display().to_string());
+    // no opener at all: the page is written, the note says how to look at it, the command succeeds
+    let st = cairn().env("PATH", cwd.join("nothing")).args(["view", "--open"]).arg(&run).output().unwrap();
+    assert!(st.status.success() && String::from_utf8_lossy(&st.stderr).contains("open"), "{}", String::from_utf8_lossy(&st.stderr));
+    std::fs::remove_dir_all(&cwd).ok();
+}
