@@ -4,12 +4,20 @@ use crate::scene_path;
 use anyhow::Result;
 use cairn::model::MethodKey;
 
+/// How `cairn bench` prints: JSON objects, or a table whose stage timings go on a wrapped line of their own
+/// unless `wide`.
+#[derive(Debug, Clone, Copy)]
+pub struct Format {
+    pub json: bool,
+    pub wide: bool,
+}
+
 /// `cairn bench`: one line (or JSON object) per scene; `impulse` without `--scene` adds the pulsk report's tables.
 pub fn cmd_bench(
     method: Option<MethodKey>,
     scene: Vec<String>,
     steps: Option<u64>,
-    json: bool,
+    format: Format,
     sets: &[(String, String)],
     limits: &cairn::scene::Limits,
     tile: Option<usize>,
@@ -21,6 +29,7 @@ pub fn cmd_bench(
         .into_iter()
         .flat_map(|n| if n == "joints" { crate::bench::JOINT_SCENES.map(String::from).to_vec() } else { vec![n] })
         .collect();
+    let json = format.json;
     if !json {
         println!(
             "{:<12} {:<8} {:>6} {:>6} {:>10} {:>10} {:>7} {:>9} {:>12} {:>11}  stages (ms)",
@@ -35,7 +44,7 @@ pub fn cmd_bench(
             Some(t) => crate::bench::bench_tiled(&scene_path(n)?, method, steps, sets, limits, t, tile_pitch)?,
             None => crate::bench::bench_scene(&scene_path(n)?, method, steps, sets, limits)?,
         };
-        bar.suspend(|| print_bench(&r, json));
+        bar.suspend(|| print_bench(&r, format));
         bar.inc(1);
     }
     bar.finish_and_clear();
@@ -49,8 +58,8 @@ pub fn cmd_bench(
     Ok(())
 }
 
-pub fn print_bench(r: &crate::bench::BenchResult, json: bool) {
-    if json {
+pub fn print_bench(r: &crate::bench::BenchResult, format: Format) {
+    if format.json {
         println!(
             "{}",
             serde_json::json!({"scene": r.scene, "method": r.method, "bodies": r.bodies, "steps": r.steps, "ms_per_step": r.ms_per_step,
@@ -64,7 +73,7 @@ pub fn print_bench(r: &crate::bench::BenchResult, json: bool) {
     }
     let stages: Vec<String> = r.stage_ms.iter().map(|(k, v)| format!("{k} {v:.3}")).collect();
     println!(
-        "{:<12} {:<8} {:>6} {:>6} {:>10.3} {:>10.3} {:>7.2} {:>9.1} {:>12.3} {:>11.3}  {}",
+        "{:<12} {:<8} {:>6} {:>6} {:>10.3} {:>10.3} {:>7.2} {:>9.1} {:>12.3} {:>11.3}{}",
         r.scene,
         r.method,
         r.bodies,
@@ -75,8 +84,15 @@ pub fn print_bench(r: &crate::bench::BenchResult, json: bool) {
         r.contacts,
         r.max_penetration * 1e3,
         r.max_drift * 1e3,
-        stages.join(", ")
+        if format.wide { format!("  {}", stages.join(", ")) } else { String::new() }
     );
+    // the stage timings on lines of their own within the table's width
+    if !format.wide {
+        let indent = " ".repeat(13);
+        for line in crate::table::wrap(&stages.join(", "), crate::table::WIDTH - indent.len()) {
+            println!("{indent}{line}");
+        }
+    }
     if r.points_tested > 0.0 {
         println!(
             "{:<12} points tested {:.0}/step, in contact {:.0}/step, contact evaluation {:.3} µs per point tested",

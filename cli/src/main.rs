@@ -10,6 +10,7 @@ mod progress;
 mod runfiles;
 mod scaling;
 mod source_tables;
+mod table;
 mod validate_table;
 mod view;
 
@@ -162,6 +163,9 @@ enum Command {
         /// momentum, cubedrop_angular_momentum.svg and .csv).
         #[arg(long, default_value = "validate-plots")]
         plots: PathBuf,
+        /// Print each cell on one line, however wide the table (default: 120 columns, long cells wrapped).
+        #[arg(long)]
+        wide: bool,
     },
     /// Benchmark scenes: ms per step (median after warm-up), contacts, penetration, drift.
     Bench {
@@ -178,6 +182,10 @@ enum Command {
         /// One JSON object per scene and line.
         #[arg(long)]
         json: bool,
+        /// Keep each scene's stage timings on its line, however wide (default: on a wrapped line of their own,
+        /// 120 columns).
+        #[arg(long)]
+        wide: bool,
         #[command(flatten)]
         sets: SetArgs,
         #[command(flatten)]
@@ -297,10 +305,10 @@ fn real_main() -> Result<()> {
         }
         Command::View { dirs, out, open } => cmd_view(&dirs, out.as_deref(), open),
         Command::Export { dir, gltf } => cmd_export(&dir, &gltf),
-        Command::Validate { method, only, sets, plots } => {
-            validate_table::cmd_validate(method_key(&method)?, &only, &sets.parse()?, &plots)
+        Command::Validate { method, only, sets, plots, wide } => {
+            validate_table::cmd_validate(method_key(&method)?, &only, &sets.parse()?, &plots, wide)
         }
-        Command::Bench { method, scene, steps, json, sets, limits, scaling, scaling_max, tile, tile_pitch } => {
+        Command::Bench { method, scene, steps, json, wide, sets, limits, scaling, scaling_max, tile, tile_pitch } => {
             let sets = sets.parse()?;
             let limits = limits.parse()?;
             if let Some(n) = steps {
@@ -310,7 +318,7 @@ fn real_main() -> Result<()> {
             if scaling {
                 return bench_table::scaling_table(method.unwrap_or(MethodKey::Lcp), steps, scaling_max, &sets, json);
             }
-            bench_table::cmd_bench(method, scene, steps, json, &sets, &limits, tile, tile_pitch)
+            bench_table::cmd_bench(method, scene, steps, bench_table::Format { json, wide }, &sets, &limits, tile, tile_pitch)
         }
         Command::Compare { scene, methods, duration, out, sets, limits, bodies, no_check, jobs } => {
             let req = compare::Request {

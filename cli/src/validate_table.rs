@@ -6,7 +6,8 @@ use cairn::model::MethodKey;
 use std::path::Path;
 
 /// `cairn validate`: the table of the method's experiments (or `only` those); an error when a row fails.
-pub fn cmd_validate(key: MethodKey, only: &[String], sets: &[(String, String)], plots: &Path) -> Result<()> {
+/// The table keeps to `table::WIDTH` columns (cells wrapped) unless `wide`.
+pub fn cmd_validate(key: MethodKey, only: &[String], sets: &[(String, String)], plots: &Path, wide: bool) -> Result<()> {
     let method = key.as_str();
     let names: Vec<String> =
         if only.is_empty() { cairn_validate::experiments(key).iter().map(|s| s.to_string()).collect() } else { only.to_vec() };
@@ -19,25 +20,21 @@ pub fn cmd_validate(key: MethodKey, only: &[String], sets: &[(String, String)], 
         bar.inc(1);
     }
     bar.finish_and_clear();
-    let w = [
-        rows.iter().map(|r| r.experiment.chars().count()).max().unwrap_or(10).max(10),
-        rows.iter().map(|r| r.expected.chars().count()).max().unwrap_or(8).max(8),
-        rows.iter().map(|r| r.measured.chars().count()).max().unwrap_or(8).max(8),
-        rows.iter().map(|r| r.tolerance.chars().count()).max().unwrap_or(9).max(9),
-    ];
-    let pad = |s: &str, n: usize| format!("{s}{}", " ".repeat(n.saturating_sub(s.chars().count())));
+    let cells: Vec<[String; 5]> = rows
+        .iter()
+        .map(|r| {
+            let result = if r.pass { "pass" } else { "FAIL" };
+            [r.experiment.clone(), r.expected.clone(), r.measured.clone(), r.tolerance.clone(), result.to_string()]
+        })
+        .collect();
+    let header = ["experiment", "expected", "measured", "tolerance", "result"].map(String::from);
+    let natural: Vec<usize> = (0..5).map(|k| cells.iter().chain([&header]).map(|c| c[k].chars().count()).max().unwrap_or(6)).collect();
+    let w = if wide { natural } else { crate::table::fit(&natural, 3, crate::table::WIDTH, 12) };
     println!("validation of method `{method}`");
-    println!("{} | {} | {} | {} | result", pad("experiment", w[0]), pad("expected", w[1]), pad("measured", w[2]), pad("tolerance", w[3]));
-    println!("{}", "-".repeat(w.iter().sum::<usize>() + 21));
-    for r in &rows {
-        println!(
-            "{} | {} | {} | {} | {}",
-            pad(&r.experiment, w[0]),
-            pad(&r.expected, w[1]),
-            pad(&r.measured, w[2]),
-            pad(&r.tolerance, w[3]),
-            if r.pass { "pass" } else { "FAIL" }
-        );
+    crate::table::lines(&header, &w).iter().for_each(|l| println!("{l}"));
+    println!("{}", "-".repeat(w.iter().sum::<usize>() + 12));
+    for c in &cells {
+        crate::table::lines(c, &w).iter().for_each(|l| println!("{l}"));
     }
     let failed = rows.iter().filter(|r| !r.pass).count();
     println!("{} passed, {} failed", rows.len() - failed, failed);

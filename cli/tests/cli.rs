@@ -298,3 +298,20 @@ fn view_open_runs_the_systems_opener() {
     assert!(st.status.success() && String::from_utf8_lossy(&st.stderr).contains("open"), "{}", String::from_utf8_lossy(&st.stderr));
     std::fs::remove_dir_all(&cwd).ok();
 }
+
+/// `validate` and `bench` tables keep to 120 columns (long cells wrapped, bench's stage timings on a line of
+/// their own); `--wide` keeps each row on one line.
+#[test]
+fn tables_fit_120_columns_unless_wide() {
+    let widest = |args: &[&str]| {
+        let st = cairn().args(args).output().unwrap();
+        assert!(st.status.success(), "{args:?}: {}", String::from_utf8_lossy(&st.stderr));
+        String::from_utf8_lossy(&st.stdout).lines().map(|l| l.chars().count()).max().unwrap_or(0)
+    };
+    let validate = ["validate", "--method", "lcp", "--only", "friction_limit"];
+    assert!(widest(&validate) <= 120);
+    assert!(widest(&[&validate[..], &["--wide"]].concat()) > 120, "--wide keeps the long rows");
+    let bench = ["bench", "--scene", "pyramid20", "--steps", "3"];
+    assert!(widest(&bench) <= 120);
+    assert!(widest(&[&bench[..], &["--wide"]].concat()) > 120);
+}
