@@ -59,7 +59,8 @@ pub struct Row {
     pub ms_per_step: f64,
     /// m
     pub max_penetration: f64,
-    /// Largest displacement of a dynamic body from its start, m.
+    /// Largest displacement of a dynamic body from its start, m (`max_drift`: the same value, its older name).
+    pub max_displacement: f64,
     pub max_drift: f64,
     /// (kinetic + potential) at the end minus at the start, J.
     pub energy_change: f64,
@@ -84,6 +85,7 @@ impl Row {
             steps: 0,
             ms_per_step: f64::NAN,
             max_penetration: f64::NAN,
+            max_displacement: f64::NAN,
             max_drift: f64::NAN,
             energy_change: f64::NAN,
             intersections: None,
@@ -253,6 +255,7 @@ fn run_one(req: &Request, method: MethodKey, duration: f64, bodies: &[usize]) ->
                 steps: report.steps,
                 ms_per_step: report.wall_seconds * 1e3 / n,
                 max_penetration: report.tracker.max_penetration,
+                max_displacement: report.tracker.max_drift(&world.model),
                 max_drift: report.tracker.max_drift(&world.model),
                 energy_change: energy(&world) - e0,
                 intersections,

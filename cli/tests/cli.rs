@@ -121,7 +121,16 @@ fn compare_writes_json_html_and_a_run_folder_per_method() {
         assert!(table.contains(m), "the table does not name {m}");
         match r["status"].as_str().unwrap() {
             "ran" => {
-                for k in ["steps", "ms_per_step", "max_penetration", "max_drift", "energy_change", "intersections", "min_distance"] {
+                for k in [
+                    "steps",
+                    "ms_per_step",
+                    "max_penetration",
+                    "max_displacement",
+                    "max_drift",
+                    "energy_change",
+                    "intersections",
+                    "min_distance",
+                ] {
                     assert!(r.get(k).is_some(), "{m}: compare.json lacks `{k}`");
                 }
                 assert_eq!(r["steps"], 20);

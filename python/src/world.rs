@@ -51,6 +51,16 @@ fn vec3(a: [f64; 3]) -> Vec3 {
     Vec3::from_array(a)
 }
 
+/// `N` numbers from argument `name` of `call` (any sequence): a `TypeError` naming the argument when it is not
+/// a sequence of numbers, a `ValueError` naming it when it has another length.
+fn numbers<const N: usize>(value: &Bound<'_, PyAny>, call: &str, name: &str) -> PyResult<[f64; N]> {
+    let v: Vec<f64> = value.extract().map_err(|_| {
+        let shown = value.repr().map_or_else(|_| "?".to_string(), |r| r.to_string());
+        PyTypeError::new_err(format!("{call}: {name} must be a sequence of {N} numbers, got {shown}"))
+    })?;
+    v.as_slice().try_into().map_err(|_| PyValueError::new_err(format!("{call}: {name} must have {N} numbers, got {}", v.len())))
+}
+
 fn quat(q: [f64; 4]) -> Quat {
     Quat::from_xyzw(q[1], q[2], q[3], q[0])
 }
@@ -384,7 +394,14 @@ impl World {
     /// ([w, x, y, z], unit; None keeps its orientation) before the next step. Every method honours it.
     /// Raises `SceneError` naming the body when it does not exist or a value is not finite.
     #[pyo3(signature = (body, position, quaternion=None))]
-    fn set_body_pose(&mut self, body: &Bound<'_, PyAny>, position: [f64; 3], quaternion: Option<[f64; 4]>) -> PyResult<()> {
+    fn set_body_pose(
+        &mut self,
+        body: &Bound<'_, PyAny>,
+        position: &Bound<'_, PyAny>,
+        quaternion: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let position: [f64; 3] = numbers(position, "set_body_pose", "position")?;
+        let quaternion: Option<[f64; 4]> = quaternion.map(|q| numbers(q, "set_body_pose", "quaternion")).transpose()?;
         let w = self.get_mut();
         let i = Self::body(w, body)?;
         let q = match quaternion {
@@ -401,9 +418,12 @@ impl World {
     fn set_body_velocity(
         &mut self,
         body: &Bound<'_, PyAny>,
-        velocity: Option<[f64; 3]>,
-        angular_velocity: Option<[f64; 3]>,
+        velocity: Option<&Bound<'_, PyAny>>,
+        angular_velocity: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
+        let velocity: Option<[f64; 3]> = velocity.map(|v| numbers(v, "set_body_velocity", "velocity")).transpose()?;
+        let angular_velocity: Option<[f64; 3]> =
+            angular_velocity.map(|v| numbers(v, "set_body_velocity", "angular_velocity")).transpose()?;
         let w = self.get_mut();
         let i = Self::body(w, body)?;
         let now = w.state.bodies.get(i).copied();
@@ -470,7 +490,15 @@ impl World {
     /// `SceneError` naming the body when it does not exist, is not dynamic or a value is not finite, and
     /// `ValueError` naming `frame` for another frame.
     #[pyo3(signature = (body, force, point=None, frame="world"))]
-    fn apply_force(&mut self, body: &Bound<'_, PyAny>, force: [f64; 3], point: Option<[f64; 3]>, frame: &str) -> PyResult<()> {
+    fn apply_force(
+        &mut self,
+        body: &Bound<'_, PyAny>,
+        force: &Bound<'_, PyAny>,
+        point: Option<&Bound<'_, PyAny>>,
+        frame: &str,
+    ) -> PyResult<()> {
+        let force: [f64; 3] = numbers(force, "apply_force", "force")?;
+        let point: Option<[f64; 3]> = point.map(|p| numbers(p, "apply_force", "point")).transpose()?;
         let frame = cairn::world::Frame::parse(frame).map_err(|e| PyValueError::new_err(format!("apply_force: frame: {e}")))?;
         let w = self.get_mut();
         let i = Self::body(w, body)?;
@@ -480,7 +508,8 @@ impl World {
     /// Applies `torque` (N·m) to `body` during the next step only, its axes those of `frame` (`"world"` or
     /// `"body"`); see `apply_force`.
     #[pyo3(signature = (body, torque, frame="world"))]
-    fn apply_torque(&mut self, body: &Bound<'_, PyAny>, torque: [f64; 3], frame: &str) -> PyResult<()> {
+    fn apply_torque(&mut self, body: &Bound<'_, PyAny>, torque: &Bound<'_, PyAny>, frame: &str) -> PyResult<()> {
+        let torque: [f64; 3] = numbers(torque, "apply_torque", "torque")?;
         let frame = cairn::world::Frame::parse(frame).map_err(|e| PyValueError::new_err(format!("apply_torque: frame: {e}")))?;
         let w = self.get_mut();
         let i = Self::body(w, body)?;

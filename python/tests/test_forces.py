@@ -85,6 +85,23 @@ def test_step_calls_back_after_every_step_and_stops_on_false():
     assert w.steps == 8
 
 
+def test_vector_arguments_are_checked_naming_the_argument():
+    w = cairn.World.from_string(FREE_BOX)
+    with pytest.raises(ValueError, match="apply_force: force must have 3 numbers, got 2"):
+        w.apply_force("box", [0.0, 0.0])
+    with pytest.raises(TypeError, match="apply_force: point must be a sequence of 3 numbers"):
+        w.apply_force("box", [0.0, 0.0, 1.0], point="here")
+    with pytest.raises(ValueError, match="apply_torque: torque must have 3 numbers"):
+        w.apply_torque("box", [1.0])
+    with pytest.raises(ValueError, match="set_body_pose: quaternion must have 4 numbers"):
+        w.set_body_pose("box", [0.0, 0.0, 1.0], [1.0, 0.0, 0.0])
+    with pytest.raises(TypeError, match="set_body_velocity: angular_velocity must be a sequence of 3 numbers"):
+        w.set_body_velocity("box", angular_velocity=3.0)
+    # numpy arrays and tuples are sequences too
+    w.apply_force("box", np.array([0.0, 0.0, 1.0]), point=(0.0, 0.0, 0.0))
+    w.step()
+
+
 def test_reset_brings_back_the_initial_state_and_empties_last_stats():
     w = cairn.World.from_file("stack10")
     start = w.poses()
