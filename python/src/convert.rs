@@ -1,9 +1,12 @@
 //! Conversions between Python values and the engine's: overrides to `--set` pairs, JSON to Python objects,
-//! step statistics to a dict.
+//! step statistics to a dict, vector arguments to vectors, rows to numpy arrays.
 
+use cairn::math::{Quat, Vec3};
 use cairn::method::StepStats;
+use numpy::ndarray::{Dimension, IntoDimension};
 use numpy::PyArray1;
-use pyo3::exceptions::PyTypeError;
+use numpy::{PyArray, PyArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
@@ -137,4 +140,48 @@ pub fn stats_dict<'py>(py: Python<'py>, s: &StepStats, stages: &[&str]) -> PyRes
     d.set_item("intersections", s.intersections)?;
     d.set_item("min_distance", s.min_distance)?;
     Ok(d)
+}
+
+pub(crate) fn vec3(a: [f64; 3]) -> Vec3 {
+    Vec3::from_array(a)
+}
+
+/// `N` numbers from argument `name` of `call` (any sequence): a `TypeError` naming the argument when it is not
+/// a sequence of numbers, a `ValueError` naming it when it has another length.
+pub(crate) fn numbers<const N: usize>(value: &Bound<'_, PyAny>, call: &str, name: &str) -> PyResult<[f64; N]> {
+    let v: Vec<f64> = value.extract().map_err(|_| {
+        let shown = value.repr().map_or_else(|_| "?".to_string(), |r| r.to_string());
+        PyTypeError::new_err(format!("{call}: {name} must be a sequence of {N} numbers, got {shown}"))
+    })?;
+    v.as_slice().try_into().map_err(|_| PyValueError::new_err(format!("{call}: {name} must have {N} numbers, got {}", v.len())))
+}
+
+pub(crate) fn quat(q: [f64; 4]) -> Quat {
+    Quat::from_xyzw(q[1], q[2], q[3], q[0])
+}
+
+/// A new C-ordered float64 array of shape `dims` (`n` rows of C values in memory order), row i written as
+/// `row(i)` straight into the array's memory: no intermediate buffer and no zeroing (`poses()` of 1000 bodies
+/// costs what computing the poses costs).
+pub(crate) fn filled<'py, D: Dimension, const N: usize, const C: usize>(
+    py: Python<'py>,
+    dims: [usize; N],
+    n: usize,
+    row: impl Fn(usize) -> [f64; C],
+) -> Bound<'py, PyArray<f64, D>>
+where
+    [usize; N]: IntoDimension<Dim = D>,
+{
+    debug_assert_eq!(dims.iter().product::<usize>(), n * C);
+    // SAFETY: `new` allocates a C-contiguous array of exactly n·C float64 (numpy aligns its data to at least
+    // 16 bytes, enough for [f64; C]); nothing else refers to it yet, and every element is written exactly
+    // once, through the raw pointer, before the array is returned.
+    unsafe {
+        let a = PyArray::<f64, D>::new(py, dims, false);
+        let p = a.data().cast::<[f64; C]>();
+        for i in 0..n {
+            p.add(i).write(row(i));
+        }
+        a
+    }
 }

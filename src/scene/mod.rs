@@ -5,6 +5,7 @@
 
 mod actuators;
 pub mod bench_scenes;
+mod checks;
 pub mod color;
 pub mod control_csv;
 mod files;
@@ -14,12 +15,14 @@ pub mod mjcf;
 mod options;
 mod proxy;
 pub mod robot;
+mod robot_joints;
 mod robot_scene;
 pub mod scn;
 mod sensors;
 mod shape;
 pub mod urdf;
 mod xml;
+use checks::{finite, positive, vec3};
 pub use files::{description, find_scene, list_robots, list_scenes, scenes_dir, set_scenes_dir};
 pub use limits::Limits;
 use options::apply_set_list;
@@ -153,29 +156,6 @@ struct LoadT {
     torque: Option<[f64; 3]>,
     start: Option<f64>,
     end: Option<f64>,
-}
-
-/// Checks helpers: each returns an error message naming `what`.
-fn finite(x: f64, what: &str) -> Result<f64, String> {
-    if x.is_finite() {
-        Ok(x)
-    } else {
-        Err(format!("{what} must be a finite number, got {x}"))
-    }
-}
-fn positive(x: f64, what: &str) -> Result<f64, String> {
-    finite(x, what)?;
-    if x > 0.0 {
-        Ok(x)
-    } else {
-        Err(format!("{what} must be > 0, got {x}"))
-    }
-}
-fn vec3(a: [f64; 3], what: &str) -> Result<Vec3, String> {
-    for x in a {
-        finite(x, what)?;
-    }
-    Ok(Vec3::from_array(a))
 }
 
 /// Loads and validates a scene file, with optional `--set` overrides.
