@@ -7,16 +7,12 @@
 use cairn::model::MethodKey;
 use cairn::world::World;
 
+mod common;
+
 const METHODS: [MethodKey; 5] = MethodKey::ALL;
 
 fn load(name: &str, xml: &str, m: MethodKey) -> Result<World, String> {
-    let dir = std::env::temp_dir().join(format!("cairn-equality-{}-{name}-{m}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{name}.xml"));
-    std::fs::write(&path, xml).unwrap();
-    let model = cairn::scene::load_with(&path, &cairn::scene::LoadOptions::method(m)).map_err(|e| e.to_string());
-    let _ = std::fs::remove_dir_all(&dir);
-    World::new(model?).map_err(|e| e.to_string())
+    common::mjcf_world(name, xml, m)
 }
 
 /// Joint `k`'s coordinate.

@@ -6,14 +6,10 @@
 use cairn::model::{MethodKey, SiteShape};
 use cairn::world::World;
 
+mod common;
+
 fn load(name: &str, xml: &str, m: MethodKey) -> Result<World, String> {
-    let dir = std::env::temp_dir().join(format!("cairn-hfield-{}-{name}-{m}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{name}.xml"));
-    std::fs::write(&path, xml).unwrap();
-    let model = cairn::scene::load_with(&path, &cairn::scene::LoadOptions::method(m)).map_err(|e| e.to_string());
-    let _ = std::fs::remove_dir_all(&dir);
-    World::new(model?).map_err(|e| e.to_string())
+    common::mjcf_world(name, xml, m)
 }
 
 const TERRAIN: &str = r#"<mujoco model="terrain">

@@ -6,6 +6,8 @@
 use cairn::model::MethodKey;
 use cairn::world::World;
 
+mod common;
+
 const XML: &str = r#"<mujoco model="sd">
   <compiler angle="radian"/>
   <option timestep="0.001" gravity="0 0 0"/>
@@ -20,13 +22,7 @@ const XML: &str = r#"<mujoco model="sd">
 </mujoco>"#;
 
 fn load(xml: &str, m: MethodKey) -> Result<World, String> {
-    let dir = std::env::temp_dir().join(format!("cairn-springdamper-{}-{m}-{}", std::process::id(), xml.len()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("sd.xml");
-    std::fs::write(&path, xml).unwrap();
-    let model = cairn::scene::load_with(&path, &cairn::scene::LoadOptions::method(m)).map_err(|e| e.to_string());
-    let _ = std::fs::remove_dir_all(&dir);
-    World::new(model?).map_err(|e| e.to_string())
+    common::mjcf_world("sd", xml, m)
 }
 
 #[test]
