@@ -133,7 +133,7 @@ fn the_contact_forces_on_a_bouncing_box_are_its_momentum_change_less_its_weight_
         let (m, dt) = (w.model.bodies[1].mass, w.model.dt);
         let weight = Vec3::new(0.0, 0.0, -9.81 * m);
         let (mut worst, mut touching) = (0.0f64, 0);
-        for _ in 0..100 {
+        for _ in 0..200 {
             let v0 = w.state.bodies[1].v;
             let s = w.step().unwrap();
             let f = on_box(&s);

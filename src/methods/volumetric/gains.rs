@@ -6,6 +6,7 @@ use crate::dynamics::collision_matrix::collision_matrix_at as collision_matrix;
 use crate::dynamics::contact_spring::{damping_ratio_for, reduced_mass};
 use crate::math::Vec3;
 use crate::methods::volumetric::friction::Gains;
+use crate::methods::volumetric::FrictionDamper;
 use crate::model::Model;
 use crate::state::State;
 
@@ -27,6 +28,20 @@ impl Volumetric {
         let ratio = |i: usize| if self.movable[i] { self.ratio[i] } else { f64::INFINITY };
         let r = stiffness::max_ratio(self.zeta(model, a, b)).min(ratio(a)).min(ratio(b));
         stiffness::hardening(f, share * reduced_mass(model, a, b) * model.gravity.length(), r)
+    }
+
+    /// The factor on a contact's damper for its fill ρ = f/(k·depth) (mean depth over depth: 1 for a face, ½
+    /// for a sphere's cap): the spring per unit of depth is ρk, so the damper that gives the pair's ζ is √ρ
+    /// times the face's; the factor rises to 1 as ζ → 1 (ζ²-weighted), since a contact that cannot pull needs
+    /// more than the linear oscillator's ζ to stop a bounce (e = 0 asks for all the damper the budget allows).
+    /// 1 with `damping` or `damping_ratio` set, and for the point model.
+    pub(super) fn fill_damping(&self, model: &Model, a: usize, b: usize, f: f64, f_full: f64) -> f64 {
+        if self.params.damping.is_some() || self.params.damping_ratio.is_some() || !(f_full > 0.0) {
+            return 1.0;
+        }
+        let root = (f / f_full).clamp(0.0, 1.0).sqrt();
+        let w = self.zeta(model, a, b).clamp(0.0, 1.0).powi(2);
+        root + (1.0 - root) * w
     }
 
     /// The pair's damping ratio ζ: `damping_ratio`, or the one for the pair's restitution.
@@ -143,12 +158,17 @@ impl Volumetric {
         }
     }
 
+    /// The most overlapping piece pairs this substep on either moving body of a contact.
+    pub(super) fn contacts_on(&self, a: usize, b: usize) -> u32 {
+        let n = |i: usize| if self.movable[i] { self.counts[i] } else { 0 };
+        n(a).max(n(b))
+    }
+
     /// The share s = min(1, 2/n) of the source's dampers that a contact gets, n the most overlapping piece
     /// pairs on either of its moving bodies (stiffness.rs: a body's dampers add up, and two critical ones are
     /// what explicit integration bears).
     pub(super) fn damper_share(&self, a: usize, b: usize) -> f64 {
-        let n = |i: usize| if self.movable[i] { self.counts[i] } else { 0 };
-        let most = n(a).max(n(b));
+        let most = self.contacts_on(a, b);
         if most > 2 {
             2.0 / most as f64
         } else {
@@ -189,7 +209,11 @@ impl Volumetric {
         let c = self.params.damping.unwrap_or_else(|| stiffness::budget_damper(c_src, k_src, k, h));
         let rf = self.params.friction_stiffness;
         let kf = part * rf * self.params.stiffness.unwrap_or(stiffness::source_spring(mt.min(m), h));
-        let cf = rf * self.params.damping.unwrap_or(share * 2.0 * zeta * (kf / part * mt.min(m)).sqrt());
+        let cf = match (self.params.damping, self.params.friction_damper) {
+            (Some(c), _) => rf * c,
+            (None, FrictionDamper::Source) => rf * share * 2.0 * zeta * (kf / part * mt.min(m)).sqrt(),
+            (None, FrictionDamper::Stop) => mt.min(m) / (h * self.contacts_on(a, b).max(1) as f64),
+        };
         (k, c, Gains { k: kf, c: cf, mu_s, mu_k })
     }
 }

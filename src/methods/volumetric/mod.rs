@@ -15,14 +15,15 @@ pub mod joints;
 mod params;
 pub mod penalty;
 mod seams;
+mod sliding;
 pub mod stiffness;
 mod touching;
 
-pub use params::{PenaltyModel, VolumetricParams, HAPTIC_STEP};
+pub use params::{FrictionDamper, PenaltyModel, VolumetricParams, HAPTIC_STEP};
 
 use crate::collision::broad::BroadPhase;
 use crate::collision::intersect::{Intersection, Workspace};
-use crate::dynamics::integrate::{external_wrench, integrate_pose, inv_inertia_world, linear_kick};
+use crate::dynamics::integrate::integrate_pose;
 use crate::dynamics::proxy::{coupling, Reading};
 use crate::error::{InputError, SimError};
 use crate::geometry::polytope::{Plane, Polytope};
@@ -86,6 +87,8 @@ pub struct Volumetric {
     /// Scratch of `soften`: per body, the springs' spend, the whole spend and the budget; then its part.
     soft: Vec<(f64, f64, f64)>,
     anchors: Vec<((u32, u32, u32, u32), Anchor)>,
+    /// The substep's contacts between their normal forces and their friction (sliding.rs).
+    pending: Vec<sliding::Pending>,
     next_anchors: Vec<((u32, u32, u32, u32), Anchor)>,
     /// The substep's contact points (centres of pressure, normals, forces) by piece pair.
     contact_points: Vec<(PieceKey, ContactPoint)>,
@@ -147,6 +150,7 @@ impl Volumetric {
             entries: Vec::new(),
             soft: Vec::new(),
             anchors: Vec::new(),
+            pending: Vec::new(),
             next_anchors: Vec::new(),
             contact_points: Vec::new(),
             frame_points: Vec::new(),
@@ -260,7 +264,13 @@ impl Volumetric {
     /// Stages 2–3: intersection, penalty and friction of every overlap into the per-body wrenches, the pair's
     /// intersection timed as [`VolumetricStage::Intersection`] and the rest as [`VolumetricStage::Penalty`].
     /// Returns (contacts with force, Σ normal force, Σ |friction force|).
-    fn contact_forces(&mut self, model: &Model, state: &State, h: f64, t: &mut StageTimer<VolumetricStage>) -> (usize, f64, f64) {
+    fn contact_forces(
+        &mut self,
+        model: &Model,
+        state: &State,
+        (h, time): (f64, f64),
+        t: &mut StageTimer<VolumetricStage>,
+    ) -> (usize, f64, f64) {
         let n = model.bodies.len();
         self.force.clear();
         self.force.resize(n, Vec3::ZERO);
@@ -268,7 +278,8 @@ impl Volumetric {
         self.torque.resize(n, Vec3::ZERO);
         self.next_anchors.clear();
         self.contact_points.clear();
-        let (mut active, mut sum_n, mut sum_t) = (0, 0.0, 0.0);
+        self.pending.clear();
+        let mut sum_n = 0.0;
         let overlaps = std::mem::take(&mut self.overlaps);
         for o in &overlaps {
             let (a, b) = (o.a, o.b);
@@ -287,11 +298,13 @@ impl Volumetric {
                     if !ok {
                         continue; // touching or a sliver: no volume, no force
                     }
+                    let (normal, depth) = self.normal(o);
+                    // the damper for the spring per unit of depth (see "Restitution of curved contacts")
                     let law = |x: Vec3, n: Vec3, f: f64| {
                         let (g, r) = self.law(model, a, b, f, o.share);
-                        (if f > 0.0 { g / f } else { 1.0 }, self.gains(model, state, (a, b, o.share), x, n, h, r).1)
+                        let c = self.gains(model, state, (a, b, o.share), x, n, h, r).1;
+                        (if f > 0.0 { g / f } else { 1.0 }, c * self.fill_damping(model, a, b, f, k * depth))
                     };
-                    let (normal, depth) = self.normal(o);
                     let patch = penalty::integrate_along(&self.isect, normal, k, law, |_, _| 0.0, vel_a, vel_b);
                     r = self.law(model, a, b, patch.spring, o.share).1;
                     self.max_depth = self.max_depth.max(depth);
@@ -314,38 +327,21 @@ impl Volumetric {
             patch.force = patch.force.max(0.0);
             // friction: the anchors persist by piece pair
             let (pa, pb) = (crate::collision::narrow::body_pose(model, state, a), crate::collision::narrow::body_pose(model, state, b));
-            let mut anchor = match self.anchors.binary_search_by_key(&o.key, |e| e.0) {
+            let anchor = match self.anchors.binary_search_by_key(&o.key, |e| e.0) {
                 Ok(i) => self.anchors[i].1,
                 Err(_) => {
                     Anchor { a: pa.inverse_transform_point(patch.point), b: pb.inverse_transform_point(patch.point), ..Default::default() }
                 }
             };
-            let fc = friction::Contact {
-                n: patch.normal,
-                point: patch.point,
-                normal_force: patch.force,
-                arm: patch.arm,
-                anchor_a: pa.transform_point(anchor.a),
-                anchor_b: pb.transform_point(anchor.b),
-                v_rel: vel_b(patch.point) - vel_a(patch.point),
-                w_rel: sb.w - sa.w,
-            };
-            let (ft, tn, wa, wb) = friction::friction(&mut anchor, &fc, &g, h);
-            anchor.a = pa.inverse_transform_point(wa);
-            anchor.b = pb.inverse_transform_point(wb);
-            self.next_anchors.push((o.key, anchor));
-            let f = patch.normal * patch.force + ft;
-            let tau_n = patch.normal * tn;
+            let f = patch.normal * patch.force;
             self.force[b] += f;
-            self.torque[b] += (patch.point - sb.x).cross(f) + tau_n;
+            self.torque[b] += (patch.point - sb.x).cross(f);
             self.force[a] -= f;
-            self.torque[a] -= (patch.point - sa.x).cross(f) + tau_n;
-            active += 1;
-            // A receives −f
-            self.contact_points.push((o.key, ContactPoint { point: patch.point, normal: patch.normal, bodies: [a, b], force: -f }));
+            self.torque[a] -= (patch.point - sa.x).cross(f);
             sum_n += patch.force;
-            sum_t += ft.length();
+            self.pending.push(sliding::Pending { key: o.key, a, b, patch, gains: g, anchor, pose_a: pa, pose_b: pb });
         }
+        let (active, sum_t) = self.friction_forces(model, state, h, time);
         self.overlaps = overlaps;
         std::mem::swap(&mut self.anchors, &mut self.next_anchors);
         (active, sum_n, sum_t)
@@ -355,17 +351,10 @@ impl Volumetric {
     /// couplings and the contact wrenches.
     fn kick(&mut self, model: &Model, state: &mut State, h: f64, t: f64) {
         for i in 0..model.bodies.len() {
-            let body = &model.bodies[i];
-            if body.kind == BodyKind::Dynamic {
-                let (mut f, mut tau) = external_wrench(model, &state.applied, i, t);
-                let (fc, tc) = crate::dynamics::proxy::coupling_on(model, state, i);
-                f += self.force[i] + fc;
-                tau += self.torque[i] + tc;
-                let s = &mut state.bodies[i];
-                linear_kick(s, body.mass, f, h);
-                let r = crate::math::Mat3::from_quat(s.q);
-                let l = r * (body.inertia * (r.transpose() * s.w)) + tau * h;
-                s.w = inv_inertia_world(model, i, s.q) * l;
+            if model.bodies[i].kind == BodyKind::Dynamic {
+                let (f, tau) = sliding::free_wrench(model, state, i, t);
+                let (v, w) = sliding::kicked(model, state, i, f + self.force[i], tau + self.torque[i], h);
+                (state.bodies[i].v, state.bodies[i].w) = (v, w);
             }
         }
     }
@@ -413,12 +402,12 @@ impl Volumetric {
         &mut self,
         model: &Model,
         state: &State,
-        (h, n): (f64, u32),
+        (h, n, time): (f64, u32, f64),
         stats: &mut StepStats,
         t: &mut StageTimer<VolumetricStage>,
     ) -> Result<(), SimError> {
         self.max_depth = 0.0;
-        let (active, sum_n, sum_t) = self.contact_forces(model, state, h, t);
+        let (active, sum_n, sum_t) = self.contact_forces(model, state, (h, time), t);
         stats.max_penetration = stats.max_penetration.max(self.max_depth);
         stats.contacts = stats.contacts.max(active);
         stats.normal_impulse += sum_n * h;
@@ -519,7 +508,7 @@ impl Volumetric {
         for s in 0..n {
             let time = state.time + s as f64 * h;
             t.time(VolumetricStage::Collision, || self.detect(model, state));
-            self.contact(model, state, (h, n), &mut stats, &mut t)?;
+            self.contact(model, state, (h, n, time), &mut stats, &mut t)?;
             t.time(VolumetricStage::Integrate, || self.kick(model, state, h, time));
             t.time(VolumetricStage::Joints, || self.joint_forces(model, state, h))?;
             t.time(VolumetricStage::Integrate, || self.integrate(model, state, h));

@@ -12,6 +12,17 @@ pub enum PenaltyModel {
     Point,
 }
 
+/// What the friction anchor spring's damper acts on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrictionDamper {
+    /// The contact point's tangential velocity at the end of the substep without friction, with the damper that
+    /// stops it within the substep (m_t/h shared among the body's contacts): a contact below its friction limit
+    /// holds at once.
+    Stop,
+    /// The current velocity, with the source's damper 2ζ√(k·m_t).
+    Source,
+}
+
 /// Parameters of `[solver.volumetric-penalty]`.
 #[derive(Debug, Clone, PartialEq, serde::Deserialize, serde::Serialize)]
 #[serde(default, deny_unknown_fields)]
@@ -24,6 +35,10 @@ pub struct VolumetricParams {
     pub damping_ratio: Option<f64>,
     /// Friction anchor spring and damper as multiples of the normal ones. Default 1.
     pub friction_stiffness: f64,
+    /// The friction damper: `stop` (default: it acts on the contact point's tangential velocity at the end of
+    /// the substep without friction and stops it within the substep, m_t/(h·n) for n contacts on the body) or
+    /// `source` (2ζ√(k·m_t) on the current velocity, the paper's).
+    pub friction_damper: FrictionDamper,
     /// `volume` (default) or `point`.
     pub model: PenaltyModel,
     /// Segments around a circle when spheres, capsules and cylinders become polytopes. Default 16.
@@ -57,6 +72,7 @@ impl Default for VolumetricParams {
             damping: None,
             damping_ratio: None,
             friction_stiffness: 1.0,
+            friction_damper: FrictionDamper::Stop,
             model: PenaltyModel::Volume,
             tessellation: 16,
             substeps: None,
@@ -102,5 +118,25 @@ impl serde::Serialize for PenaltyModel {
 impl<'de> serde::Deserialize<'de> for PenaltyModel {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         param::keyword(d, MethodKey::VolumetricPenalty, "model", &[("volume", PenaltyModel::Volume), ("point", PenaltyModel::Point)])
+    }
+}
+
+impl serde::Serialize for FrictionDamper {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            FrictionDamper::Stop => "stop",
+            FrictionDamper::Source => "source",
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for FrictionDamper {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        param::keyword(
+            d,
+            MethodKey::VolumetricPenalty,
+            "friction_damper",
+            &[("stop", FrictionDamper::Stop), ("source", FrictionDamper::Source)],
+        )
     }
 }
