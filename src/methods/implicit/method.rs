@@ -4,7 +4,10 @@ use super::contact::{self, Hit, Placement};
 use super::drives::{self, Drive};
 use super::field::ShellRef;
 use super::friction::{self, Anchor, Key};
-use super::gradients::{add_anchor_spring, applied_anchor_force, applied_force, relative_velocity, Gains, Jacobian, Motion};
+use super::gradients::{
+    add_anchor_spring, add_kinetic_friction, applied_anchor_force, applied_force, applied_kinetic_force, relative_velocity, Gains,
+    Jacobian, Motion,
+};
 use super::step::{add_pair, add_wrench, finish_rhs, Kin, Side};
 use super::substeps::average_substeps;
 use super::system::{IslandSystem, Solver};
@@ -61,7 +64,12 @@ enum Grip {
     Force(Vec3),
     /// An implicit anchor spring; the anchor's arm from the field body's centre of mass.
     Spring(Vec3),
+    /// Implicit kinetic friction (add_kinetic_friction).
+    Slip,
 }
+
+/// Below this tangential slip speed (m/s) a sliding point's kinetic friction stays an explicit force.
+const SLIP_FLOOR: f64 = 1e-9;
 
 /// The method and its workspace.
 pub struct ImplicitPenalty {
@@ -248,6 +256,17 @@ impl ImplicitPenalty {
                         total += f.length();
                         continue;
                     }
+                    // kinetic friction as a slip damper at μ_k f_n against the slip at the start (see
+                    // add_kinetic_friction); explicit where the point does not slip (dragged from its anchor)
+                    let slip = -relative_velocity(&h.c, &vel);
+                    let slip = (slip - h.c.n * h.c.n.dot(slip)).length();
+                    if implicit && slip > SLIP_FLOOR && f.length() > 0.0 {
+                        let mu = p.friction.mu_k;
+                        add_kinetic_friction(&h.c, mu, p.gains.k, &vel, &mut springs[role]);
+                        p.grips[role].push(Grip::Slip);
+                        total += f.length();
+                        continue;
+                    }
                     p.grips[role].push(Grip::Force(f));
                     wrench[pb].0 += f;
                     wrench[pb].1 += h.c.b.cross(f);
@@ -417,6 +436,7 @@ impl ImplicitPenalty {
                             + match *grip {
                                 Grip::Force(g) => g,
                                 Grip::Spring(alpha) => -applied_anchor_force(c, alpha, p.friction.kt, &m),
+                                Grip::Slip => -applied_kinetic_force(c, p.friction.mu_k, p.gains.k, &vel, &m),
                             };
                         ContactPoint { point: sf.x + c.a, normal: c.g.normalize_or_zero(), bodies: [pb, fb], force: f }
                     }));
