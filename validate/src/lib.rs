@@ -71,11 +71,15 @@ fn method_experiments(method: MethodKey) -> Vec<&'static str> {
             let mut v = vec!["free_fall", "tumbling"];
             v.extend_from_slice(&implicit::EXPERIMENTS);
             v.extend_from_slice(&implicit_joints::EXPERIMENTS);
+            // the basics it meets (the others: docs/methods/implicit-penalty.md and the README)
+            v.push("domino_chain");
             v
         }
         MethodKey::Abd => {
             let mut v = vec!["free_fall"];
             v.extend_from_slice(&abd::EXPERIMENTS);
+            // the basics it meets (the others: docs/methods/abd.md and the README)
+            v.extend_from_slice(&["stopping_distance", "mass_ratio", "domino_chain"]);
             v
         }
         MethodKey::Lcp => {

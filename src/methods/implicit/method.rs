@@ -5,8 +5,7 @@ use super::drives::{self, Drive};
 use super::field::ShellRef;
 use super::friction::{self, Anchor, Key};
 use super::gradients::{
-    add_anchor_spring, add_kinetic_friction, applied_anchor_force, applied_force, applied_kinetic_force, relative_velocity, Gains,
-    Jacobian, Motion,
+    add_anchor_spring, add_kinetic_friction, applied_anchor_force, applied_force, applied_kinetic_force, relative_velocity, Gains, Jacobian,
 };
 use super::step::{add_pair, add_wrench, finish_rhs, Kin, Side};
 use super::substeps::average_substeps;
@@ -55,6 +54,9 @@ struct PairContact {
     friction: friction::Gains,
     /// Per role, each hit's friction as the step applies it (set by the friction stage).
     grips: [Vec<Grip>; 2],
+    /// Per role, each hit's normal force for friction: k|d| at the step's start, or at the solution when
+    /// friction is lagged anew (relag.rs).
+    loads: [Vec<f64>; 2],
 }
 
 /// A hit's friction in the step.
@@ -64,8 +66,8 @@ enum Grip {
     Force(Vec3),
     /// An implicit anchor spring; the anchor's arm from the field body's centre of mass.
     Spring(Vec3),
-    /// Implicit kinetic friction (add_kinetic_friction).
-    Slip,
+    /// Implicit kinetic friction of this size, μ_k·f_n (add_kinetic_friction).
+    Slip(f64),
 }
 
 /// Below this tangential slip speed (m/s) a sliding point's kinetic friction stays an explicit force.
@@ -221,7 +223,8 @@ impl ImplicitPenalty {
             // docs/methods/implicit-penalty.md, "Friction by anchors")
             let friction = friction::Gains { kt: fg.kt * scale, ..fg };
             let gains = Gains { k: g.k * scale, ..g };
-            (Some(PairContact { a, b, hits: [h0, h1], jac, gains, friction, grips: Default::default() }), t0 + t1)
+            let loads = [&h0, &h1].map(|hs| hs.iter().map(|h| gains.k * -h.c.d).collect());
+            (Some(PairContact { a, b, hits: [h0, h1], jac, gains, friction, grips: Default::default(), loads }), t0 + t1)
         }
     }
 
@@ -241,10 +244,11 @@ impl ImplicitPenalty {
                 let vel = [sf.v, sf.w, sp.v, sp.w];
                 let inputs: Vec<friction::PointIn> = hits
                     .iter()
-                    .map(|h| {
+                    .zip(&p.loads[role])
+                    .map(|(h, &fn_)| {
                         let key = (fb as u32, pb as u32, h.point);
                         let old = self.anchors.binary_search_by_key(&key, |e| e.0).ok().map(|i| self.anchors[i].1);
-                        friction::PointIn { hit: h, fn_: p.gains.k * -h.c.d, vel_b_rel: -relative_velocity(&h.c, &vel), old }
+                        friction::PointIn { hit: h, fn_, vel_b_rel: -relative_velocity(&h.c, &vel), old }
                     })
                     .collect();
                 for (h, (f, anchor)) in hits.iter().zip(friction::patch_friction(&inputs, &field, &p.friction)) {
@@ -261,9 +265,8 @@ impl ImplicitPenalty {
                     let slip = -relative_velocity(&h.c, &vel);
                     let slip = (slip - h.c.n * h.c.n.dot(slip)).length();
                     if implicit && slip > SLIP_FLOOR && f.length() > 0.0 {
-                        let mu = p.friction.mu_k;
-                        add_kinetic_friction(&h.c, mu, p.gains.k, &vel, &mut springs[role]);
-                        p.grips[role].push(Grip::Slip);
+                        add_kinetic_friction(&h.c, f.length(), &vel, &mut springs[role]);
+                        p.grips[role].push(Grip::Slip(f.length()));
                         total += f.length();
                         continue;
                     }
@@ -286,6 +289,8 @@ impl ImplicitPenalty {
 
 #[path = "island.rs"]
 mod island;
+#[path = "relag.rs"]
+mod relag;
 
 /// One island's bodies (model indices, slot order), its joints (model indices, increasing) and its system.
 struct Island {
@@ -401,18 +406,7 @@ impl ImplicitPenalty {
         h: f64,
     ) -> Vec<ContactPoint> {
         use rayon::prelude::*;
-        // the symplectic integrator applies the forces at the start of the step
-        let linear = self.params.integrator == Integrator::Implicit;
-        let motion: Vec<Motion> = (0..model.bodies.len())
-            .map(|i| match (&asm.kins[i], model.bodies[i].kind) {
-                (Some(k), _) if linear => {
-                    let (x, s) = (&solutions[asm.island[i]], asm.slot[i]);
-                    k.motion(Vec3::from_slice(&x[6 * s..]), Vec3::from_slice(&x[6 * s + 3..]), h)
-                }
-                (None, BodyKind::Kinematic) if linear => [state.bodies[i].v * h, state.bodies[i].w * h, Vec3::ZERO, Vec3::ZERO],
-                _ => [Vec3::ZERO; 4],
-            })
-            .collect();
+        let motion = self.motions(model, state, asm, solutions, h);
         let roles = |p: &PairContact| [(0, p.a, p.b), (1, p.b, p.a)];
         self.point_keys.clear();
         for p in pairs {
@@ -436,7 +430,7 @@ impl ImplicitPenalty {
                             + match *grip {
                                 Grip::Force(g) => g,
                                 Grip::Spring(alpha) => -applied_anchor_force(c, alpha, p.friction.kt, &m),
-                                Grip::Slip => -applied_kinetic_force(c, p.friction.mu_k, p.gains.k, &vel, &m),
+                                Grip::Slip(mu_fn) => -applied_kinetic_force(c, mu_fn, &vel, &m),
                             };
                         ContactPoint { point: sf.x + c.a, normal: c.g.normalize_or_zero(), bodies: [pb, fb], force: f }
                     }));
@@ -462,12 +456,26 @@ impl ImplicitPenalty {
                 }
             }
         }
-        let (friction, friction_sum) = t.time(ImplicitStage::Friction, || self.friction(model, state, &mut pairs));
+        // friction may be taken anew at the solution (relag.rs): the anchors and contact terms it starts from
+        let again = self.params.friction == FrictionMode::Implicit && self.params.friction_iterations > 1;
+        let start = again.then(|| (self.anchors.clone(), pairs.iter().map(|p| p.jac).collect::<Vec<_>>()));
+        let (mut friction, mut friction_sum) = t.time(ImplicitStage::Friction, || self.friction(model, state, &mut pairs));
         self.joint_residual = 0.0;
-        let asm = t.time(ImplicitStage::Assembly, || self.assemble(model, state, &pairs, &friction, dt))?;
+        let mut asm = t.time(ImplicitStage::Assembly, || self.assemble(model, state, &pairs, &friction, dt))?;
         self.solver.begin_step();
-        let (solutions, lambdas) = self.solve(model, state, &asm, dt)?;
+        let (mut solutions, mut lambdas) = self.solve(model, state, &asm, dt)?;
         t.lap(ImplicitStage::Solve);
+        if let Some((anchors, contact)) = start {
+            if t.time(ImplicitStage::Friction, || self.lag_loads(model, state, (&asm, &solutions), &mut pairs, &contact, dt)) {
+                self.anchors = anchors;
+                (friction, friction_sum) = t.time(ImplicitStage::Friction, || self.friction(model, state, &mut pairs));
+                self.joint_residual = 0.0;
+                asm = t.time(ImplicitStage::Assembly, || self.assemble(model, state, &pairs, &friction, dt))?;
+                self.solver.begin_step();
+                (solutions, lambdas) = self.solve(model, state, &asm, dt)?;
+                t.lap(ImplicitStage::Solve);
+            }
+        }
         self.readings(model, state, &asm, &solutions, &lambdas, dt, &mut stats);
         stats.contact_points = self.contact_points(model, state, &asm, &solutions, &pairs, dt);
         for (isl, x) in asm.islands.iter().zip(&solutions) {

@@ -64,9 +64,15 @@ pub struct ImplicitParams {
     /// Friction anchor spring per point as a multiple of k, ≥ 0. Default 0.1, which keeps the explicit friction
     /// stable (k_t·n_ref·h²/m = 0.1).
     pub friction_stiffness: f64,
-    /// `explicit` (the paper: anchor springs on the right-hand side only) or `implicit` (sticking points' springs
-    /// enter the system with their gradients; kinetic friction stays explicit). Default `implicit`.
+    /// `explicit` (the paper: anchor springs and kinetic friction on the right-hand side only) or `implicit`
+    /// (sticking points' springs and sliding points' kinetic friction enter the system with their gradients).
+    /// Default `implicit`.
     pub friction: FrictionMode,
+    /// Solves per step at most with implicit friction: where a sliding patch's normal force at the solution
+    /// differs by more than 10% from the one friction took (k|d| at the step's start), friction is taken anew
+    /// with the solution's normal forces and the step solved again. 1: friction on the start's normal forces
+    /// only (the paper). Default 2.
+    pub friction_iterations: u32,
     /// N0 of the paper's stiffness clamp (eq. 77): with N ≥ N0 penetrating points in a pair, k·N0/N. Default:
     /// off (N0 = ∞), as in all of the paper's examples but the excavator.
     pub n0: Option<u32>,
@@ -97,6 +103,7 @@ impl Default for ImplicitParams {
             tangential_damping: false,
             friction_stiffness: 0.1,
             friction: FrictionMode::Implicit,
+            friction_iterations: 2,
             n0: None,
             sdf_resolution: None,
             sdf_band: None,
@@ -202,6 +209,7 @@ impl Params for ImplicitParams {
         if let Some(n) = self.n0 {
             param::within(Self::KEY, "n0", n, 1, u32::MAX)?;
         }
+        param::within(Self::KEY, "friction_iterations", self.friction_iterations, 1, 100)?;
         if let Some(r) = self.sdf_resolution {
             param::within(Self::KEY, "sdf_resolution", r, 4, 2048)?;
         }
