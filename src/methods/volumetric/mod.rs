@@ -89,6 +89,8 @@ pub struct Volumetric {
     anchors: Vec<((u32, u32, u32, u32), Anchor)>,
     /// The substep's contacts between their normal forces and their friction (sliding.rs).
     pending: Vec<sliding::Pending>,
+    /// Per body, the substep's wrench from gravity, loads, the user's forces and proxy couplings (sliding.rs).
+    free: Vec<(Vec3, Vec3)>,
     next_anchors: Vec<((u32, u32, u32, u32), Anchor)>,
     /// The substep's contact points (centres of pressure, normals, forces) by piece pair.
     contact_points: Vec<(PieceKey, ContactPoint)>,
@@ -151,6 +153,7 @@ impl Volumetric {
             soft: Vec::new(),
             anchors: Vec::new(),
             pending: Vec::new(),
+            free: Vec::new(),
             next_anchors: Vec::new(),
             contact_points: Vec::new(),
             frame_points: Vec::new(),
@@ -279,6 +282,7 @@ impl Volumetric {
         self.next_anchors.clear();
         self.contact_points.clear();
         self.pending.clear();
+        self.free_wrenches(model, state, time);
         let mut sum_n = 0.0;
         let overlaps = std::mem::take(&mut self.overlaps);
         for o in &overlaps {
@@ -341,18 +345,18 @@ impl Volumetric {
             sum_n += patch.force;
             self.pending.push(sliding::Pending { key: o.key, a, b, patch, gains: g, anchor, pose_a: pa, pose_b: pb });
         }
-        let (active, sum_t) = self.friction_forces(model, state, h, time);
+        let (active, sum_t) = self.friction_forces(model, state, h);
         self.overlaps = overlaps;
         std::mem::swap(&mut self.anchors, &mut self.next_anchors);
         (active, sum_n, sum_t)
     }
 
-    /// Stage 4 (first half): symplectic Euler's kick with gravity, loads (at the substep's time `t`), proxy
+    /// Stage 4 (first half): symplectic Euler's kick with gravity, loads (at the substep's time), proxy
     /// couplings and the contact wrenches.
-    fn kick(&mut self, model: &Model, state: &mut State, h: f64, t: f64) {
+    fn kick(&mut self, model: &Model, state: &mut State, h: f64) {
         for i in 0..model.bodies.len() {
             if model.bodies[i].kind == BodyKind::Dynamic {
-                let (f, tau) = sliding::free_wrench(model, state, i, t);
+                let (f, tau) = self.free[i];
                 let (v, w) = sliding::kicked(model, state, i, f + self.force[i], tau + self.torque[i], h);
                 (state.bodies[i].v, state.bodies[i].w) = (v, w);
             }
@@ -509,7 +513,7 @@ impl Volumetric {
             let time = state.time + s as f64 * h;
             t.time(VolumetricStage::Collision, || self.detect(model, state));
             self.contact(model, state, (h, n, time), &mut stats, &mut t)?;
-            t.time(VolumetricStage::Integrate, || self.kick(model, state, h, time));
+            t.time(VolumetricStage::Integrate, || self.kick(model, state, h));
             t.time(VolumetricStage::Joints, || self.joint_forces(model, state, h))?;
             t.time(VolumetricStage::Integrate, || self.integrate(model, state, h));
             check_finite(model, state, "integrate")?;

@@ -38,17 +38,26 @@ pub(super) fn kicked(model: &Model, state: &State, i: usize, f: Vec3, tau: Vec3,
     (s.v + f * (h / body.mass), inv_inertia_world(model, i, s.q) * l)
 }
 
-/// The wrench on body `i` from gravity, loads, the user's forces and the proxy couplings at time `t`.
-pub(super) fn free_wrench(model: &Model, state: &State, i: usize, t: f64) -> (Vec3, Vec3) {
-    let (f, tau) = crate::dynamics::integrate::external_wrench(model, &state.applied, i, t);
-    let (fc, tc) = crate::dynamics::proxy::coupling_on(model, state, i);
-    (f + fc, tau + tc)
+impl Volumetric {
+    /// Each dynamic body's wrench from gravity, loads, the user's forces and the proxy couplings at time `t`
+    /// (zero for the others), into `free`: the substep's friction prediction and its kick both use it.
+    pub(super) fn free_wrenches(&mut self, model: &Model, state: &State, t: f64) {
+        self.free.clear();
+        self.free.extend((0..model.bodies.len()).map(|i| {
+            if model.bodies[i].kind != BodyKind::Dynamic {
+                return (Vec3::ZERO, Vec3::ZERO);
+            }
+            let (f, tau) = crate::dynamics::integrate::external_wrench(model, &state.applied, i, t);
+            let (fc, tc) = crate::dynamics::proxy::coupling_on(model, state, i);
+            (f + fc, tau + tc)
+        }));
+    }
 }
 
 impl Volumetric {
     /// Friction of the pending contacts into the per-body wrenches (which hold the normal forces), the anchors
     /// for the next substep and the contact points. Returns (contacts, Σ |friction force|).
-    pub(super) fn friction_forces(&mut self, model: &Model, state: &State, h: f64, time: f64) -> (usize, f64) {
+    pub(super) fn friction_forces(&mut self, model: &Model, state: &State, h: f64) -> (usize, f64) {
         // the velocities each touched body would end the substep with, without friction
         let mut predicted: Vec<(usize, Vec3, Vec3)> = Vec::with_capacity(2 * self.pending.len());
         for p in &self.pending {
@@ -62,7 +71,7 @@ impl Volumetric {
                 // the source's damper acts on the current velocities
                 (state.bodies[e.0].v, state.bodies[e.0].w)
             } else {
-                let (f, tau) = free_wrench(model, state, e.0, time);
+                let (f, tau) = self.free[e.0];
                 kicked(model, state, e.0, f + self.force[e.0], tau + self.torque[e.0], h)
             };
         }
