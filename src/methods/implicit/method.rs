@@ -4,9 +4,7 @@ use super::contact::{self, Hit, Placement};
 use super::drives::{self, Drive};
 use super::field::ShellRef;
 use super::friction::{self, Anchor, Key};
-use super::gradients::{
-    add_anchor_spring, add_kinetic_friction, applied_anchor_force, applied_force, applied_kinetic_force, relative_velocity, Gains, Jacobian,
-};
+use super::gradients::{applied_anchor_force, applied_force, applied_kinetic_force, Gains, Jacobian};
 use super::step::{add_pair, add_wrench, finish_rhs, Kin, Side};
 use super::substeps::average_substeps;
 use super::system::{IslandSystem, Solver};
@@ -54,8 +52,10 @@ struct PairContact {
     friction: friction::Gains,
     /// Per role, each hit's friction as the step applies it (set by the friction stage).
     grips: [Vec<Grip>; 2],
+    /// Per role, the implicit friction's terms: anchor springs and kinetic friction (set by the friction stage).
+    grip_jac: [Jacobian; 2],
     /// Per role, each hit's normal force for friction: k|d| at the step's start, or at the solution when
-    /// friction is lagged anew (relag.rs).
+    /// friction is lagged anew (grip.rs).
     loads: [Vec<f64>; 2],
 }
 
@@ -71,7 +71,7 @@ enum Grip {
 }
 
 /// Below this tangential slip speed (m/s) a sliding point's kinetic friction stays an explicit force.
-const SLIP_FLOOR: f64 = 1e-9;
+pub(super) const SLIP_FLOOR: f64 = 1e-9;
 
 /// The method and its workspace.
 pub struct ImplicitPenalty {
@@ -84,8 +84,9 @@ pub struct ImplicitPenalty {
     movable: Vec<bool>,
     candidates: Vec<(u32, u32)>,
     solver: Solver,
-    /// The friction anchors, borrowed from the state for the step.
+    /// The friction anchors, borrowed from the state for the step, and the friction stage's new ones.
     anchors: Vec<(Key, Anchor)>,
+    next_anchors: Vec<(Key, Anchor)>,
     /// Points tested in the last step.
     pub points_tested: usize,
     /// The anchor keys of the last substep's contact points, in order (for the step's averages).
@@ -123,6 +124,7 @@ impl ImplicitPenalty {
             candidates: Vec::new(),
             solver: Solver::default(),
             anchors: Vec::new(),
+            next_anchors: Vec::new(),
             points_tested: 0,
             point_keys: Vec::new(),
             joint_residual: 0.0,
@@ -224,73 +226,28 @@ impl ImplicitPenalty {
             let friction = friction::Gains { kt: fg.kt * scale, ..fg };
             let gains = Gains { k: g.k * scale, ..g };
             let loads = [&h0, &h1].map(|hs| hs.iter().map(|h| gains.k * -h.c.d).collect());
-            (Some(PairContact { a, b, hits: [h0, h1], jac, gains, friction, grips: Default::default(), loads }), t0 + t1)
+            (
+                Some(PairContact {
+                    a,
+                    b,
+                    hits: [h0, h1],
+                    jac,
+                    gains,
+                    friction,
+                    grips: Default::default(),
+                    grip_jac: Default::default(),
+                    loads,
+                }),
+                t0 + t1,
+            )
         }
-    }
-
-    /// Stage 3: anchor friction; per body the explicit friction wrench (force, torque about the centre of mass).
-    /// With implicit friction the springs of sticking points go into their pair's Jacobian instead.
-    fn friction(&mut self, model: &Model, state: &State, pairs: &mut [PairContact]) -> (Vec<(Vec3, Vec3)>, f64) {
-        let implicit = self.params.friction == FrictionMode::Implicit && self.params.integrator == Integrator::Implicit;
-        let mut wrench = vec![(Vec3::ZERO, Vec3::ZERO); model.bodies.len()];
-        let mut next = Vec::new();
-        let mut total = 0.0;
-        for p in pairs.iter_mut() {
-            let mut springs = [Jacobian::default(), Jacobian::default()];
-            for (role, hits) in p.hits.iter().enumerate() {
-                let (fb, pb) = if role == 0 { (p.a, p.b) } else { (p.b, p.a) };
-                let field = Self::placement(model, state, fb);
-                let (sf, sp) = (state.bodies[fb], state.bodies[pb]);
-                let vel = [sf.v, sf.w, sp.v, sp.w];
-                let inputs: Vec<friction::PointIn> = hits
-                    .iter()
-                    .zip(&p.loads[role])
-                    .map(|(h, &fn_)| {
-                        let key = (fb as u32, pb as u32, h.point);
-                        let old = self.anchors.binary_search_by_key(&key, |e| e.0).ok().map(|i| self.anchors[i].1);
-                        friction::PointIn { hit: h, fn_, vel_b_rel: -relative_velocity(&h.c, &vel), old }
-                    })
-                    .collect();
-                for (h, (f, anchor)) in hits.iter().zip(friction::patch_friction(&inputs, &field, &p.friction)) {
-                    next.push(((fb as u32, pb as u32, h.point), anchor));
-                    if implicit && !anchor.sliding {
-                        let alpha = field.origin + field.q * anchor.at - field.com;
-                        add_anchor_spring(&h.c, alpha, p.friction.kt, &mut springs[role]);
-                        p.grips[role].push(Grip::Spring(alpha));
-                        total += f.length();
-                        continue;
-                    }
-                    // kinetic friction as a slip damper at μ_k f_n against the slip at the start (see
-                    // add_kinetic_friction); explicit where the point does not slip (dragged from its anchor)
-                    let slip = -relative_velocity(&h.c, &vel);
-                    let slip = (slip - h.c.n * h.c.n.dot(slip)).length();
-                    if implicit && slip > SLIP_FLOOR && f.length() > 0.0 {
-                        add_kinetic_friction(&h.c, f.length(), &vel, &mut springs[role]);
-                        p.grips[role].push(Grip::Slip(f.length()));
-                        total += f.length();
-                        continue;
-                    }
-                    p.grips[role].push(Grip::Force(f));
-                    wrench[pb].0 += f;
-                    wrench[pb].1 += h.c.b.cross(f);
-                    wrench[fb].0 -= f;
-                    wrench[fb].1 -= h.c.a.cross(f);
-                    total += f.length();
-                }
-            }
-            p.jac.add(&springs[0], false);
-            p.jac.add(&springs[1], true);
-        }
-        next.sort_by_key(|e| e.0);
-        self.anchors = next;
-        (wrench, total)
     }
 }
 
+#[path = "grip.rs"]
+mod grip;
 #[path = "island.rs"]
 mod island;
-#[path = "relag.rs"]
-mod relag;
 
 /// One island's bodies (model indices, slot order), its joints (model indices, increasing) and its system.
 struct Island {
@@ -362,7 +319,10 @@ impl ImplicitPenalty {
         };
         for p in pairs {
             let owner = if dynamic[p.a] { p.a } else { p.b };
-            add_pair(&mut islands[id[owner] as usize].sys, &p.jac, [side(p.a), side(p.b)], h);
+            let mut jac = p.jac;
+            jac.add(&p.grip_jac[0], false);
+            jac.add(&p.grip_jac[1], true);
+            add_pair(&mut islands[id[owner] as usize].sys, &jac, [side(p.a), side(p.b)], h);
         }
         let world = |b: Option<usize>| b.map_or(Side::Static, side);
         let mut motors = Vec::new();
@@ -456,26 +416,23 @@ impl ImplicitPenalty {
                 }
             }
         }
-        // friction may be taken anew at the solution (relag.rs): the anchors and contact terms it starts from
+        // friction may be taken anew at the solution (grip.rs), from the same anchors
         let again = self.params.friction == FrictionMode::Implicit && self.params.friction_iterations > 1;
-        let start = again.then(|| (self.anchors.clone(), pairs.iter().map(|p| p.jac).collect::<Vec<_>>()));
         let (mut friction, mut friction_sum) = t.time(ImplicitStage::Friction, || self.friction(model, state, &mut pairs));
         self.joint_residual = 0.0;
         let mut asm = t.time(ImplicitStage::Assembly, || self.assemble(model, state, &pairs, &friction, dt))?;
         self.solver.begin_step();
         let (mut solutions, mut lambdas) = self.solve(model, state, &asm, dt)?;
         t.lap(ImplicitStage::Solve);
-        if let Some((anchors, contact)) = start {
-            if t.time(ImplicitStage::Friction, || self.lag_loads(model, state, (&asm, &solutions), &mut pairs, &contact, dt)) {
-                self.anchors = anchors;
-                (friction, friction_sum) = t.time(ImplicitStage::Friction, || self.friction(model, state, &mut pairs));
-                self.joint_residual = 0.0;
-                asm = t.time(ImplicitStage::Assembly, || self.assemble(model, state, &pairs, &friction, dt))?;
-                self.solver.begin_step();
-                (solutions, lambdas) = self.solve(model, state, &asm, dt)?;
-                t.lap(ImplicitStage::Solve);
-            }
+        if again && t.time(ImplicitStage::Friction, || self.lag_loads(model, state, (&asm, &solutions), &mut pairs, dt)) {
+            (friction, friction_sum) = t.time(ImplicitStage::Friction, || self.friction(model, state, &mut pairs));
+            self.joint_residual = 0.0;
+            asm = t.time(ImplicitStage::Assembly, || self.assemble(model, state, &pairs, &friction, dt))?;
+            self.solver.begin_step();
+            (solutions, lambdas) = self.solve(model, state, &asm, dt)?;
+            t.lap(ImplicitStage::Solve);
         }
+        std::mem::swap(&mut self.anchors, &mut self.next_anchors);
         self.readings(model, state, &asm, &solutions, &lambdas, dt, &mut stats);
         stats.contact_points = self.contact_points(model, state, &asm, &solutions, &pairs, dt);
         for (isl, x) in asm.islands.iter().zip(&solutions) {

@@ -1,0 +1,137 @@
+//! Friction in the step (stage 3): anchor springs and kinetic friction per patch (friction.rs's law), into the
+//! step's system where implicit (gradients.rs) or as explicit wrenches.
+//!
+//! Friction taken anew at the step's solution (`friction_iterations`): kinetic friction is μ_k times a normal
+//! force held over the step, at first k|d| at the step's start; backward Euler applies the spring at the step's
+//! end. Where they differ much (a body set down touching falls freely for one step and lands far deeper than it
+//! rests: the start's k|d| is several times the force the step applies), friction is taken again with the
+//! solution's normal forces and the step solved again, as IPC lags friction at its latest solution.
+//! See docs/methods/implicit-penalty.md, "Kinetic friction, implicit".
+
+use super::{Assembled, Grip, ImplicitPenalty, PairContact, SLIP_FLOOR};
+use crate::math::Vec3;
+use crate::methods::implicit::friction;
+use crate::methods::implicit::gradients::{add_anchor_spring, add_kinetic_friction, relative_velocity, Jacobian, Motion};
+use crate::methods::implicit::{FrictionMode, Integrator};
+use crate::model::{BodyKind, Model};
+use crate::state::State;
+
+/// The relative change of a sliding patch's normal force beyond which friction is taken anew.
+pub const CHANGE: f64 = 0.1;
+
+impl ImplicitPenalty {
+    /// Stage 3: anchor friction; per body the explicit friction wrench (force, torque about the centre of mass).
+    /// With implicit friction the springs of sticking points go into their pair's Jacobian instead.
+    pub(super) fn friction(&mut self, model: &Model, state: &State, pairs: &mut [PairContact]) -> (Vec<(Vec3, Vec3)>, f64) {
+        let implicit = self.params.friction == FrictionMode::Implicit && self.params.integrator == Integrator::Implicit;
+        let mut wrench = vec![(Vec3::ZERO, Vec3::ZERO); model.bodies.len()];
+        let mut next = Vec::new();
+        let mut total = 0.0;
+        for p in pairs.iter_mut() {
+            p.grips = Default::default();
+            let mut springs = [Jacobian::default(), Jacobian::default()];
+            for (role, hits) in p.hits.iter().enumerate() {
+                let (fb, pb) = if role == 0 { (p.a, p.b) } else { (p.b, p.a) };
+                let field = Self::placement(model, state, fb);
+                let (sf, sp) = (state.bodies[fb], state.bodies[pb]);
+                let vel = [sf.v, sf.w, sp.v, sp.w];
+                let inputs: Vec<friction::PointIn> = hits
+                    .iter()
+                    .zip(&p.loads[role])
+                    .map(|(h, &fn_)| {
+                        let key = (fb as u32, pb as u32, h.point);
+                        let old = self.anchors.binary_search_by_key(&key, |e| e.0).ok().map(|i| self.anchors[i].1);
+                        friction::PointIn { hit: h, fn_, vel_b_rel: -relative_velocity(&h.c, &vel), old }
+                    })
+                    .collect();
+                for (h, (f, anchor)) in hits.iter().zip(friction::patch_friction(&inputs, &field, &p.friction)) {
+                    next.push(((fb as u32, pb as u32, h.point), anchor));
+                    if implicit && !anchor.sliding {
+                        let alpha = field.origin + field.q * anchor.at - field.com;
+                        add_anchor_spring(&h.c, alpha, p.friction.kt, &mut springs[role]);
+                        p.grips[role].push(Grip::Spring(alpha));
+                        total += f.length();
+                        continue;
+                    }
+                    // kinetic friction as a slip damper at μ_k f_n against the slip at the start (see
+                    // add_kinetic_friction); explicit where the point does not slip (dragged from its anchor)
+                    let slip = -relative_velocity(&h.c, &vel);
+                    let slip = (slip - h.c.n * h.c.n.dot(slip)).length();
+                    if implicit && slip > SLIP_FLOOR && f.length() > 0.0 {
+                        add_kinetic_friction(&h.c, f.length(), &vel, &mut springs[role]);
+                        p.grips[role].push(Grip::Slip(f.length()));
+                        total += f.length();
+                        continue;
+                    }
+                    p.grips[role].push(Grip::Force(f));
+                    wrench[pb].0 += f;
+                    wrench[pb].1 += h.c.b.cross(f);
+                    wrench[fb].0 -= f;
+                    wrench[fb].1 -= h.c.a.cross(f);
+                    total += f.length();
+                }
+            }
+            p.grip_jac = springs;
+        }
+        next.sort_by_key(|e| e.0);
+        // taken up by the step once its friction is final (`stages`)
+        self.next_anchors = next;
+        (wrench, total)
+    }
+
+    /// Each body's change over the step as the step's linearised system takes it (zero for the symplectic
+    /// integrator, which applies the forces at the start of the step).
+    pub(super) fn motions(&self, model: &Model, state: &State, asm: &Assembled, solutions: &[Vec<f64>], h: f64) -> Vec<Motion> {
+        let linear = self.params.integrator == Integrator::Implicit;
+        (0..model.bodies.len())
+            .map(|i| match (&asm.kins[i], model.bodies[i].kind) {
+                (Some(k), _) if linear => {
+                    let (x, s) = (&solutions[asm.island[i]], asm.slot[i]);
+                    k.motion(Vec3::from_slice(&x[6 * s..]), Vec3::from_slice(&x[6 * s + 3..]), h)
+                }
+                (None, BodyKind::Kinematic) if linear => [state.bodies[i].v * h, state.bodies[i].w * h, Vec3::ZERO, Vec3::ZERO],
+                _ => [Vec3::ZERO; 4],
+            })
+            .collect()
+    }
+
+    /// Whether a sliding patch's normal force at the solution differs from the one its friction took by more
+    /// than [`CHANGE`]; if so, every hit's load becomes its spring at the solution, k·max(0, −d_end) with
+    /// d_end = d + ∇φ·(δx_B − δx_A + a × δθ_A − b × δθ_B), ready for the friction stage again.
+    pub(super) fn lag_loads(
+        &self,
+        model: &Model,
+        state: &State,
+        (asm, solutions): (&Assembled, &[Vec<f64>]),
+        pairs: &mut [PairContact],
+        h: f64,
+    ) -> bool {
+        let motion = self.motions(model, state, asm, solutions, h);
+        let mut ends = Vec::with_capacity(pairs.len());
+        let mut again = false;
+        for p in pairs.iter() {
+            let mut per_role: [Vec<f64>; 2] = Default::default();
+            for (role, (fb, pb)) in [(p.a, p.b), (p.b, p.a)].into_iter().enumerate() {
+                let ([xa, ta, ..], [xb, tb, ..]) = (motion[fb], motion[pb]);
+                let (mut start, mut end, mut sliding) = (0.0, 0.0, false);
+                for ((hit, grip), &load) in p.hits[role].iter().zip(&p.grips[role]).zip(&p.loads[role]) {
+                    let c = &hit.c;
+                    let d = c.d + c.g.dot(xb - xa + c.a.cross(ta) - c.b.cross(tb));
+                    let f = (p.gains.k * -d).max(0.0);
+                    per_role[role].push(f);
+                    if !matches!(grip, Grip::Spring(_)) {
+                        (start, end, sliding) = (start + load, end + f, true);
+                    }
+                }
+                again |= sliding && (end - start).abs() > CHANGE * start.max(end);
+            }
+            ends.push(per_role);
+        }
+        if again {
+            for (p, end) in pairs.iter_mut().zip(ends) {
+                p.loads = end;
+            }
+        }
+        again
+    }
+}
