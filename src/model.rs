@@ -291,6 +291,9 @@ pub struct Model {
     pub check_resolution: u32,
     /// How the materials' frictions combine at a contact.
     pub friction_combine: FrictionCombine,
+    /// `[world] sleep`, `sleep_speed`, `sleep_time`: islands at rest leave the step (dynamics/sleep.rs), under
+    /// the methods that sleep.
+    pub sleep: crate::dynamics::sleep::SleepParams,
     /// The scene's `[solver.<key>]` tables, each parsed into its method's parameters at load (a method takes
     /// its own with `model.solver.get::<P>()`; a method without a table gets its defaults).
     pub solver: crate::method::params::SolverParams,

@@ -210,7 +210,9 @@ pub fn metrics_header(model: &Model, stage_names: &[&str]) -> String {
             }
         }
     }
-    // `[world] check_intersections`: the check's two columns, last
+    // bodies asleep after the step (0 under a method that does not sleep)
+    h += ",sleeping";
+    // `[world] check_intersections`: the check's two columns, last before the joints, actuators and sensors
     if model.check_intersections {
         h += ",intersections,min_distance";
     }
@@ -337,6 +339,7 @@ impl Recorder {
                 let _ = write!(l, ",{v:e}");
             }
         }
+        let _ = write!(l, ",{}", stats.sleeping);
         if model.check_intersections {
             // an empty min_distance: no pair within the check's reach
             let _ = write!(l, ",{},", stats.intersections.unwrap_or(0));

@@ -45,6 +45,9 @@ pub struct State {
     /// instead of as body wrenches (`Method::carries_joint_force`); empty when none. The step clears it.
     #[serde(default)]
     pub joint_forces: Vec<f64>,
+    /// What is asleep (dynamics/sleep.rs); empty while nothing has slept.
+    #[serde(default)]
+    pub sleep: crate::dynamics::sleep::Sleep,
     /// What the method carries from one step to the next, of the method's own type (warm starts, friction
     /// anchors, barrier stiffness); empty before the first step.
     #[serde(default)]

@@ -368,6 +368,7 @@ impl World {
         s.q = q;
         s.x = position + q * self.model.bodies[i].com;
         self.method.body_moved(&self.model, &mut self.state, i);
+        self.state.sleep.stir(i);
         Ok(())
     }
 
@@ -380,6 +381,7 @@ impl World {
         s.v = velocity;
         s.w = angular_velocity;
         self.method.body_moved(&self.model, &mut self.state, i);
+        self.state.sleep.stir(i);
         Ok(())
     }
 
@@ -448,6 +450,7 @@ impl World {
                 self.method.body_moved(&self.model, &mut self.state, b);
             }
         }
+        self.state.sleep.wake_all();
     }
 
     /// Each body's inertia tensor about its centre of mass in world axes now (kg·m²).
@@ -498,6 +501,10 @@ impl World {
         }
         crate::dynamics::actuator::wrenches(&self.model, &self.state, &forces, &coupled, &self.carried, &mut actuated);
         self.state.applied.extend(actuated);
+        let sleeps = self.model.sleep.enabled && self.method.sleeps();
+        if sleeps {
+            crate::dynamics::sleep::wake_driven(&self.model, &mut self.state);
+        }
         // forces applied from outside last this one step (every method reads them with the scene's loads)
         let result = self.method.step(&self.model, &mut self.state);
         self.state.applied.clear();
@@ -506,6 +513,10 @@ impl World {
         crate::dynamics::actuator::advance_activations(&self.model, &mut self.state.inputs, self.model.dt);
         self.state.step += 1;
         self.state.time = self.state.step as f64 * self.model.dt;
+        if sleeps {
+            crate::dynamics::sleep::update(&self.model, &mut self.state, &mut stats);
+        }
+        self.state.sleep.stirred.clear();
         self.readout.contacts.clone_from(&stats.contact_points);
         self.readout.joints.clone_from(&stats.joints);
         self.readout.actuator_forces = forces;

@@ -105,7 +105,7 @@ pub fn json_to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound
 }
 
 /// A step's statistics as a dict: the `metrics.csv` columns (contacts, islands, max_penetration, iterations,
-/// residual, normal_impulse, friction_impulse, unresolved, resolutions, resolution_seconds), `stage_seconds`
+/// residual, normal_impulse, friction_impulse, unresolved, resolutions, resolution_seconds, sleeping), `stage_seconds`
 /// (stage name → wall seconds, in the method's order), `total_seconds`, `proxies` (per proxy: the contact and
 /// coupling force and torque it received, numpy arrays of 3), `intersections` and `min_distance` (None when
 /// not measured).
@@ -121,6 +121,7 @@ pub fn stats_dict<'py>(py: Python<'py>, s: &StepStats, stages: &[&str]) -> PyRes
     d.set_item("unresolved", s.unresolved)?;
     d.set_item("resolutions", s.resolutions)?;
     d.set_item("resolution_seconds", s.resolution_seconds)?;
+    d.set_item("sleeping", s.sleeping)?;
     let st = PyDict::new(py);
     for (name, t) in stages.iter().zip(&s.stage_seconds) {
         st.set_item(*name, *t)?;

@@ -283,7 +283,7 @@ impl World {
 
     /// The statistics of the last step as a dict (empty before the first step): contacts, islands,
     /// max_penetration (m), iterations, residual, normal_impulse and friction_impulse (N·s), unresolved,
-    /// resolutions, resolution_seconds, stage_seconds (stage → wall s), total_seconds, proxies (per proxy
+    /// resolutions, resolution_seconds, sleeping (bodies asleep), stage_seconds (stage → wall s), total_seconds, proxies (per proxy
     /// a dict of contact_force, contact_torque, coupling_force, coupling_torque, arrays of 3), intersections
     /// and min_distance (None unless measured).
     #[getter]

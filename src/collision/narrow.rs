@@ -115,6 +115,13 @@ pub struct Collision {
     aabbs: Vec<Aabb>,
     movable: Vec<bool>,
     candidates: Vec<(u32, u32)>,
+    /// Per body: whether it takes part in this detection (dynamic and awake, or woken by it).
+    active: Vec<bool>,
+    /// Per pair: whether its manifolds are up to date already (detected while looking for what wakes).
+    done: Vec<bool>,
+    /// The sleeping islands (`Sleep::island`) this detection found touched by a body that stirs, sorted: the
+    /// method wakes them (`Collision::wake`).
+    pub woken: Vec<u32>,
     pub pairs: Vec<PairEntry>,
     pub contacts: Vec<Contact>,
 }
@@ -154,23 +161,48 @@ impl Collision {
             self.pairs.push(entry);
         }
 
+        // sleeping bodies (dynamics/sleep.rs) take no part unless a body that stirs touches them: those pairs
+        // are detected first, and a contact wakes the sleeper's island for this step
+        self.active.clear();
+        self.active.extend((0..n).map(|i| crate::dynamics::sleep::awake(model, state, i)));
+        self.woken.clear();
+        self.done.clear();
+        self.done.resize(self.pairs.len(), false);
+        if state.sleep.any() {
+            let sleep = &state.sleep;
+            for pi in 0..self.pairs.len() {
+                let (a, b) = (self.pairs[pi].a as usize, self.pairs[pi].b as usize);
+                let stirred = |s: usize, o: usize| sleep.asleep(s) && crate::dynamics::sleep::stirs(model, state, o);
+                if !(stirred(a, b) || stirred(b, a)) {
+                    continue;
+                }
+                self.done[pi] = true;
+                if self.manifolds(model, state, pi, margin, lookahead).is_some_and(|touching| touching) {
+                    self.woken.extend([a, b].into_iter().filter(|&i| sleep.asleep(i)).map(|i| sleep.island[i]));
+                }
+            }
+            self.woken.sort_unstable();
+            self.woken.dedup();
+            for i in 0..n {
+                if sleep.asleep(i) && self.woken.binary_search(&sleep.island[i]).is_ok() {
+                    self.active[i] = true;
+                }
+            }
+        }
+
         self.contacts.clear();
-        let dispatcher = DefaultQueryDispatcher;
-        for (pi, entry) in self.pairs.iter_mut().enumerate() {
-            let (a, b) = (entry.a as usize, entry.b as usize);
-            let pose_a = body_pose(model, state, a);
-            let pose_b = body_pose(model, state, b);
-            let pos12 = pose_a.inverse() * pose_b;
-            let ga = &model.bodies[a].geometry.shape;
-            let gb = &model.bodies[b].geometry.shape;
-            let prediction = margin + Self::reach(model, state, a, lookahead) + Self::reach(model, state, b, lookahead);
-            if dispatcher
-                .contact_manifolds(&pos12, ga.as_ref(), gb.as_ref(), prediction, &mut entry.manifolds, &mut entry.workspace)
-                .is_err()
-            {
+        for pi in 0..self.pairs.len() {
+            let (a, b) = (self.pairs[pi].a as usize, self.pairs[pi].b as usize);
+            if !(self.active[a] || self.active[b]) {
+                continue; // asleep, or asleep against a fixed body: its manifolds wait as they are
+            }
+            if !self.done[pi] && self.manifolds(model, state, pi, margin, lookahead).is_none() {
                 continue; // every shape pair the scene format allows is supported; nothing to collect otherwise
             }
-            for (mi, m) in entry.manifolds.iter().enumerate() {
+            let prediction = margin + Self::reach(model, state, a, lookahead) + Self::reach(model, state, b, lookahead);
+            let pose_a = body_pose(model, state, a);
+            let pose_b = body_pose(model, state, b);
+            for (mi, m) in self.pairs[pi].manifolds.iter().enumerate() {
                 let w1 = pose_a * m.subshape_pos1().copied().unwrap_or(Pose::IDENTITY);
                 let w2 = pose_b * m.subshape_pos2().copied().unwrap_or(Pose::IDENTITY);
                 let normal = w1.rotation * m.local_n1;
@@ -195,6 +227,21 @@ impl Collision {
         }
     }
 
+    /// Updates pair `pi`'s manifolds at the current poses; whether a point lies within the pair's prediction
+    /// distance (`None` when parry cannot collide the shapes).
+    fn manifolds(&mut self, model: &Model, state: &State, pi: usize, margin: f64, lookahead: f64) -> Option<bool> {
+        let entry = &mut self.pairs[pi];
+        let (a, b) = (entry.a as usize, entry.b as usize);
+        let pos12 = body_pose(model, state, a).inverse() * body_pose(model, state, b);
+        let ga = &model.bodies[a].geometry.shape;
+        let gb = &model.bodies[b].geometry.shape;
+        let prediction = margin + Self::reach(model, state, a, lookahead) + Self::reach(model, state, b, lookahead);
+        DefaultQueryDispatcher
+            .contact_manifolds(&pos12, ga.as_ref(), gb.as_ref(), prediction, &mut entry.manifolds, &mut entry.workspace)
+            .ok()?;
+        Some(entry.manifolds.iter().any(|m| m.points.iter().any(|p| p.dist <= prediction)))
+    }
+
     /// How far any point of body `i` can move in `lookahead` seconds at its current velocities.
     fn reach(model: &Model, state: &State, i: usize, lookahead: f64) -> f64 {
         if lookahead <= 0.0 {
@@ -202,6 +249,15 @@ impl Collision {
         }
         let s = &state.bodies[i];
         lookahead * (s.v.length() + s.w.length() * model.bodies[i].geometry.radius_about_com)
+    }
+
+    /// Wakes the islands this detection found touched (`woken`) in `sleep`.
+    pub fn wake(&self, sleep: &mut crate::dynamics::sleep::Sleep) {
+        for i in 0..sleep.island.len() {
+            if sleep.asleep(i) && self.woken.binary_search(&sleep.island[i]).is_ok() {
+                sleep.wake(i);
+            }
+        }
     }
 
     /// Takes the persistent pair cache out of the state for the duration of a step.

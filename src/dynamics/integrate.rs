@@ -106,6 +106,7 @@ mod tests {
             solver: Default::default(),
             check_intersections: false,
             check_resolution: 16,
+            sleep: Default::default(),
             friction_combine: Default::default(),
             notes: vec![],
             proxies: vec![],

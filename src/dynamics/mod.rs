@@ -12,4 +12,5 @@ pub mod joint_block;
 pub mod limit_start;
 pub mod proxy;
 pub mod sensor;
+pub mod sleep;
 pub mod tree;

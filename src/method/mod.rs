@@ -15,7 +15,7 @@ use crate::state::State;
 pub const MAX_STAGES: usize = 8;
 
 /// A contact point of a step, as `cairn run --contacts` records it (`contacts.npy`).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ContactPoint {
     /// World position, m (the method's contact point: between the surfaces, or the centre of pressure).
     pub point: crate::math::Vec3,
@@ -91,10 +91,12 @@ pub struct StepStats {
     /// `implicit-penalty`: shell points evaluated against a distance field this step (summed over its substeps;
     /// 0 for other methods).
     pub points_tested: usize,
+    /// Bodies asleep after the step (dynamics/sleep.rs; 0 under a method that does not sleep).
+    pub sleeping: usize,
 }
 
 /// What a joint applied to its body 1 during a step (see [`StepStats::joints`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct JointReading {
     pub force: crate::math::Vec3,
     pub torque: crate::math::Vec3,
@@ -121,6 +123,12 @@ pub trait Method {
     /// rotor inertia takes the force there, so that a light link is not kicked by a torque the row then takes
     /// back.
     fn carries_joint_force(&self, _joint: &crate::model::Joint) -> bool {
+        false
+    }
+    /// Whether the method leaves sleeping bodies out of its step (dynamics/sleep.rs): it detects no contact
+    /// between two bodies that are asleep or fixed, wakes a sleeping body that a moving one touches, and neither
+    /// loads nor moves a sleeping body. The world then puts islands at rest to sleep after each step.
+    fn sleeps(&self) -> bool {
         false
     }
 }

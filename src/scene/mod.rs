@@ -77,6 +77,9 @@ struct WorldT {
     check_intersections: Option<bool>,
     check_resolution: Option<u32>,
     friction_combine: Option<String>,
+    sleep: Option<bool>,
+    sleep_speed: Option<f64>,
+    sleep_time: Option<f64>,
 }
 
 /// A `[solver.<key>]` table as it arrives, with the line it starts on when known.
@@ -257,6 +260,7 @@ struct WorldValues {
     check_intersections: bool,
     check_resolution: u32,
     friction_combine: FrictionCombine,
+    sleep: crate::dynamics::sleep::SleepParams,
 }
 
 fn world_values(w: Option<WorldT>, opts: &LoadOptions, lim: &Limits) -> Result<WorldValues, String> {
@@ -268,6 +272,9 @@ fn world_values(w: Option<WorldT>, opts: &LoadOptions, lim: &Limits) -> Result<W
         check_intersections: None,
         check_resolution: None,
         friction_combine: None,
+        sleep: None,
+        sleep_speed: None,
+        sleep_time: None,
     });
     let gravity = vec3(w.gravity.unwrap_or([0.0, 0.0, -9.81]), "world.gravity")?;
     // a value from the command line is named as the user gave it
@@ -317,7 +324,19 @@ fn world_values(w: Option<WorldT>, opts: &LoadOptions, lim: &Limits) -> Result<W
         Some("max") => FrictionCombine::Max,
         Some(x) => return Err(format!("world.friction_combine must be \"geometric\" or \"max\", got \"{x}\"")),
     };
-    Ok(WorldValues { gravity, dt, duration, method, check_intersections, check_resolution, friction_combine })
+    let d = crate::dynamics::sleep::SleepParams::default();
+    let sleep = crate::dynamics::sleep::SleepParams {
+        enabled: w.sleep.unwrap_or(d.enabled),
+        speed: finite(w.sleep_speed.unwrap_or(d.speed), "world.sleep_speed")?,
+        time: finite(w.sleep_time.unwrap_or(d.time), "world.sleep_time")?,
+    };
+    if sleep.speed < 0.0 {
+        return Err(format!("world.sleep_speed must be >= 0 m/s (0: nothing sleeps), got {}", sleep.speed));
+    }
+    if sleep.time <= 0.0 {
+        return Err(format!("world.sleep_time must be > 0 s, got {}", sleep.time));
+    }
+    Ok(WorldValues { gravity, dt, duration, method, check_intersections, check_resolution, friction_combine, sleep })
 }
 
 /// The `[[material]]` tables after the default material (which a table named `default` replaces).
@@ -532,6 +551,7 @@ fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path, op
         check_intersections: w.check_intersections,
         check_resolution: w.check_resolution,
         friction_combine: w.friction_combine,
+        sleep: w.sleep,
         solver,
         notes: placed.notes,
         materials,

@@ -22,7 +22,7 @@ fn rows_of(scene: &str, steps: usize, frozen_below: u32) -> (Lcp, Vec<Rows>, Vec
     }
     let mut stats = StepStats::default();
     lcp.collision.borrow_pairs(&mut state);
-    lcp.collision(&model, &state, model.dt, &mut stats).unwrap();
+    lcp.collision(&model, &mut state, model.dt, &mut stats).unwrap();
     lcp.analysis(&model, &state, &mut stats);
     lcp.pre_step_speeds(&model, &state);
     lcp.load_velocities(&model, &mut state, model.dt, 1.0);
@@ -209,7 +209,7 @@ fn layer_rows_are_the_rows_built_afresh() {
     let h = model.dt;
     let mut stats = StepStats::default();
     lcp.collision.borrow_pairs(&mut state);
-    lcp.collision(&model, &state, h, &mut stats).unwrap();
+    lcp.collision(&model, &mut state, h, &mut stats).unwrap();
     lcp.analysis(&model, &state, &mut stats);
     lcp.correction(&model, &mut state);
     lcp.dynamics(&model, &mut state, h, &mut stats).unwrap();

@@ -11,7 +11,7 @@ use super::Lcp;
 use crate::dynamics::joint::JointPose;
 use crate::math::eigen::project_psd;
 use crate::math::{Mat3, Vec3};
-use crate::model::{BodyKind, Model};
+use crate::model::Model;
 use crate::state::State;
 
 /// K = (f·r) I − r fᵀ: the stiffness of a force `f` (fixed in the world) applied at lever arm `r` of a body
@@ -53,7 +53,7 @@ impl Lcp {
         }
         self.row_buf = rows;
         for (b, k) in self.stiff.iter_mut().enumerate() {
-            if *k == Mat3::ZERO || model.bodies[b].kind != BodyKind::Dynamic {
+            if *k == Mat3::ZERO || !self.awake[b] {
                 *k = Mat3::ZERO;
                 continue;
             }
@@ -73,8 +73,8 @@ impl Lcp {
     /// Gives every dynamic body its true inverse inertia again (after the velocity solves, before a correction
     /// that follows them).
     pub(super) fn true_inertia(&mut self, model: &Model, state: &State) {
-        for (i, b) in model.bodies.iter().enumerate() {
-            if b.kind == BodyKind::Dynamic && self.stiff.get(i).is_some_and(|k| *k != Mat3::ZERO) {
+        for i in 0..model.bodies.len() {
+            if self.awake[i] && self.stiff.get(i).is_some_and(|k| *k != Mat3::ZERO) {
                 self.bodies[i].inv_i = self.inv_inertia(model, i, state.bodies[i].q);
             }
         }

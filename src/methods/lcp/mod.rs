@@ -234,6 +234,8 @@ pub struct Lcp {
     disp_x: Vec<Vec3>,
     disp_t: Vec<Vec3>,
     frozen: Vec<bool>,
+    /// Per body: dynamic and awake this step (dynamics/sleep.rs); the others are fixed for the step.
+    awake: Vec<bool>,
     /// The bodies' velocities after the dynamics pass (what `shock_frozen_limit` lets a frozen body keep up).
     dyn_vel: Vec<Vel>,
     /// Fixed bodies (not dynamic; the world slot n) for the stack analysis and the islands.
@@ -318,6 +320,7 @@ impl Lcp {
             disp_x: Vec::new(),
             disp_t: Vec::new(),
             frozen: Vec::new(),
+            awake: Vec::new(),
             dyn_vel: Vec::new(),
             fixed: Vec::new(),
             integrated: Vec::new(),
@@ -418,6 +421,10 @@ impl Method for Lcp {
     /// there.
     fn carries_joint_force(&self, joint: &crate::model::Joint) -> bool {
         joint.armature > 0.0 && matches!(joint.kind, crate::model::JointType::Hinge | crate::model::JointType::Prismatic)
+    }
+
+    fn sleeps(&self) -> bool {
+        true
     }
 }
 

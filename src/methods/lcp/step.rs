@@ -28,9 +28,10 @@ fn record_force(points: &mut [ContactPoint], r: &Rows, h: f64) {
 impl Lcp {
     /// 1. Collision detection, on a state checked to be finite (parry must never see a NaN). The contact points
     ///    follow the contacts' order; their forces are summed by the velocity passes (`record_force`).
-    pub(super) fn collision(&mut self, model: &Model, state: &State, h: f64, stats: &mut StepStats) -> Result<(), SimError> {
+    pub(super) fn collision(&mut self, model: &Model, state: &mut State, h: f64, stats: &mut StepStats) -> Result<(), SimError> {
         check_finite(model, state, "collision")?;
         self.collision.detect(model, state, self.params.margin, h);
+        self.collision.wake(&mut state.sleep);
         stats.contacts = self.collision.contacts.len();
         stats.contact_points = self
             .collision
@@ -53,15 +54,19 @@ impl Lcp {
         if self.rigid.len() != n {
             self.rigid = super::rigid_inertia(model);
         }
+        // a sleeping body is fixed for the step: no rows reach it (collision), no load, no motion
+        self.awake.clear();
+        self.awake.extend((0..n).map(|i| crate::dynamics::sleep::awake(model, state, i)));
         for (i, b) in model.bodies.iter().enumerate() {
-            let inv_i = if b.kind == BodyKind::Dynamic { self.inv_inertia(model, i, state.bodies[i].q) } else { Mat3::ZERO };
-            self.bodies.push(SBody { inv_m: b.inv_mass(), inv_i });
+            let (inv_m, inv_i) =
+                if self.awake[i] { (b.inv_mass(), self.inv_inertia(model, i, state.bodies[i].q)) } else { (0.0, Mat3::ZERO) };
+            self.bodies.push(SBody { inv_m, inv_i });
         }
         self.vel.clear();
         self.vel.resize(n + 1, Vel::default());
         let mut fixed = std::mem::take(&mut self.fixed);
         fixed.clear();
-        fixed.extend(model.bodies.iter().map(|b| b.kind != BodyKind::Dynamic));
+        fixed.extend(self.awake.iter().map(|&a| !a));
         fixed.push(true);
         // one edge per body pair (its contacts are consecutive); a fixed body seeds the stack only where it holds
         // the other up, by the pair's mean normal (from a to b: up when b rests on a; graph.rs: a wall must not)
@@ -98,12 +103,22 @@ impl Lcp {
             self.graph.islands(n + 1, &fixed, &self.all_edges)
         };
         self.fixed = fixed;
+        // a joint between sleeping or fixed bodies has no rows this step; its warm start waits
         self.joint_order.clear();
-        self.joint_order.extend(0..nj as u32);
+        let awake = &self.awake;
+        let moves = |j: &crate::model::Joint| awake[j.body1] || j.body2.is_some_and(|b| awake[b]);
+        self.joint_order.extend((0..nj as u32).filter(|&k| moves(&model.joints[k as usize])));
         let joint_layer = &self.stack.joint_layer;
         self.joint_order.sort_by_key(|&k| (joint_layer[k as usize], k));
         self.joint_imp.clear();
         self.joint_imp.resize(nj, Default::default());
+        if self.joint_order.len() < nj && self.joint_warm.len() == nj {
+            for (k, j) in model.joints.iter().enumerate() {
+                if !moves(j) {
+                    self.joint_imp[k] = self.joint_warm[k];
+                }
+            }
+        }
         self.joint_readings.clear();
         self.joint_readings.resize(nj, Default::default());
         self.joint_arm.clear();
@@ -138,8 +153,8 @@ impl Lcp {
             self.correct(model, state, &order, &jorder);
             (self.order, self.joint_order) = (order, jorder);
             // inertia follows the corrected orientations
-            for (i, b) in model.bodies.iter().enumerate() {
-                if b.kind == BodyKind::Dynamic {
+            for i in 0..model.bodies.len() {
+                if self.awake[i] {
                     self.bodies[i].inv_i = self.inv_inertia(model, i, state.bodies[i].q);
                 }
             }
@@ -180,7 +195,7 @@ impl Lcp {
             record_force(&mut stats.contact_points, r, h);
         }
         for (i, b) in self.vel.iter().take(nb).enumerate() {
-            if model.bodies[i].kind == BodyKind::Dynamic {
+            if self.awake[i] {
                 state.bodies[i].v = b.v;
                 state.bodies[i].w = b.w;
             }
@@ -254,7 +269,7 @@ impl Lcp {
             }
             // the layer's upper bodies now have their final velocities: advance them
             for i in 0..n {
-                if self.stack.height[i] == layer + 1 && !self.integrated[i] && model.bodies[i].kind == BodyKind::Dynamic {
+                if self.stack.height[i] == layer + 1 && !self.integrated[i] && self.awake[i] {
                     state.bodies[i].v = self.vel[i].v;
                     state.bodies[i].w = self.vel[i].w;
                     let before = state.bodies[i];
@@ -284,7 +299,7 @@ impl Lcp {
             *f = false;
         }
         for i in 0..n {
-            if !self.integrated[i] && model.bodies[i].kind == BodyKind::Dynamic {
+            if !self.integrated[i] && self.awake[i] {
                 state.bodies[i].v = self.vel[i].v;
                 state.bodies[i].w = self.vel[i].w;
             }
@@ -296,7 +311,7 @@ impl Lcp {
     ///    and the impulses stored for the next step's warm start.
     pub(super) fn integrate(&mut self, model: &Model, state: &mut State, h: f64) -> Result<(), SimError> {
         for i in 0..model.bodies.len() {
-            if !self.integrated[i] {
+            if !self.integrated[i] && !state.sleep.asleep(i) {
                 let mut s = state.bodies[i];
                 self.turn(model, i, &mut s, h);
                 state.bodies[i] = s;
@@ -399,7 +414,7 @@ impl Lcp {
     pub(super) fn load_velocities(&mut self, model: &Model, state: &mut State, h: f64, frac: f64) {
         for (i, b) in model.bodies.iter().enumerate() {
             let s = &mut state.bodies[i];
-            if b.kind == BodyKind::Dynamic && frac > 0.0 {
+            if self.awake[i] && b.kind == BodyKind::Dynamic && frac > 0.0 {
                 let (f, tau) = external_wrench(model, &state.applied, i, state.time);
                 let (fc, tc) = self.proxies.on_body(model, i);
                 apply_load(s, b.mass, &self.bodies[i].inv_i, f + fc, tau + tc, frac * h);
