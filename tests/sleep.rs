@@ -27,7 +27,7 @@ fn run(w: &mut World, steps: usize) -> Vec<usize> {
 
 #[test]
 fn a_tower_falls_asleep_and_stays_where_it_stood() {
-    for method in ["lcp"] {
+    for method in ["lcp", "impulse"] {
         let mut w = tower(method, true, false);
         let start: Vec<Vec3> = w.state.bodies.iter().map(|b| b.x).collect();
         let sleeping = run(&mut w, 200);
@@ -46,7 +46,7 @@ fn a_tower_falls_asleep_and_stays_where_it_stood() {
 
 #[test]
 fn a_sleeping_tower_struck_from_the_side_falls_as_an_awake_one() {
-    for method in ["lcp"] {
+    for method in ["lcp", "impulse"] {
         let mut on = tower(method, true, true);
         let mut off = tower(method, false, true);
         let s_on = run(&mut on, 300);
@@ -73,7 +73,7 @@ fn a_sleeping_tower_struck_from_the_side_falls_as_an_awake_one() {
 
 #[test]
 fn a_force_a_velocity_or_a_pose_wakes_a_sleeping_body() {
-    for method in ["lcp"] {
+    for method in ["lcp", "impulse"] {
         let mut w = tower(method, true, false);
         run(&mut w, 150);
         assert_eq!(w.state.sleep.count(), 6);
@@ -94,33 +94,40 @@ fn a_force_a_velocity_or_a_pose_wakes_a_sleeping_body() {
 #[test]
 fn a_kinematic_body_moving_into_a_sleeping_one_wakes_it() {
     // a cube asleep on the ground; a kinematic paddle sweeping along x reaches it at about 1.5 s
-    let s = "format = 1\n[world]\ndt = 0.01\nmethod = \"lcp\"\n\
-             [[body]]\nname = \"ground\"\nkind = \"static\"\nshape = { type = \"box\", size = [40, 40, 1] }\nposition = [0, 0, -0.5]\n\
-             [[body]]\nname = \"cube\"\nshape = { type = \"box\", size = [1, 1, 1] }\nposition = [0, 0, 0.5]\n\
-             [[body]]\nname = \"paddle\"\nkind = \"kinematic\"\nshape = { type = \"box\", size = [0.2, 2, 1] }\n\
-             position = [-3.1, 0, 0.6]\nvelocity = [2, 0, 0]\n";
-    let mut w = World::from_scene_text(s, "paddle").unwrap();
-    let sleeping = run(&mut w, 250);
-    assert_eq!(sleeping[90], 1, "the cube did not fall asleep: {:?}", &sleeping[..100]);
-    assert_eq!(sleeping[249], 0, "the paddle did not wake the cube");
-    assert!(w.state.bodies[1].x.x > 1.0, "the cube was not pushed: x = {}", w.state.bodies[1].x.x);
+    for method in ["lcp", "impulse"] {
+        let s = format!(
+            "format = 1\n[world]\ndt = 0.01\nmethod = \"{method}\"\n\
+             [[body]]\nname = \"ground\"\nkind = \"static\"\nshape = {{ type = \"box\", size = [40, 40, 1] }}\nposition = [0, 0, -0.5]\n\
+             [[body]]\nname = \"cube\"\nshape = {{ type = \"box\", size = [1, 1, 1] }}\nposition = [0, 0, 0.5]\n\
+             [[body]]\nname = \"paddle\"\nkind = \"kinematic\"\nshape = {{ type = \"box\", size = [0.2, 2, 1] }}\n\
+             position = [-3.1, 0, 0.6]\nvelocity = [2, 0, 0]\n"
+        );
+        let mut w = World::from_scene_text(&s, "paddle").unwrap();
+        let sleeping = run(&mut w, 250);
+        assert_eq!(sleeping[90], 1, "{method}: the cube did not fall asleep: {:?}", &sleeping[..100]);
+        assert_eq!(sleeping[249], 0, "{method}: the paddle did not wake the cube");
+        assert!(w.state.bodies[1].x.x > 1.0, "{method}: the cube was not pushed: x = {}", w.state.bodies[1].x.x);
+    }
 }
 
 #[test]
 fn a_snapshot_keeps_what_is_asleep_bit_for_bit() {
-    let mut w = tower("lcp", true, true);
-    run(&mut w, 100);
-    let snap = w.snapshot();
-    let a: Vec<_> = (0..100).map(|_| (w.step().unwrap().sleeping, w.state.bodies.clone())).collect();
-    w.restore(&snap).unwrap();
-    let b: Vec<_> = (0..100).map(|_| (w.step().unwrap().sleeping, w.state.bodies.clone())).collect();
-    assert_eq!(a, b);
-    // through the snapshot's JSON too
-    let text = serde_json::to_string(&snap).unwrap();
-    let back: cairn::world::Snapshot = serde_json::from_str(&text).unwrap();
-    w.restore(&back).unwrap();
-    let c: Vec<_> = (0..100).map(|_| (w.step().unwrap().sleeping, w.state.bodies.clone())).collect();
-    assert_eq!(a, c);
+    for method in ["lcp", "impulse"] {
+        let mut w = tower(method, true, true);
+        run(&mut w, 100);
+        assert_eq!(w.state.sleep.count(), 6, "{method}");
+        let snap = w.snapshot();
+        let a: Vec<_> = (0..100).map(|_| (w.step().unwrap().sleeping, w.state.bodies.clone())).collect();
+        w.restore(&snap).unwrap();
+        let b: Vec<_> = (0..100).map(|_| (w.step().unwrap().sleeping, w.state.bodies.clone())).collect();
+        assert_eq!(a, b, "{method}");
+        // through the snapshot's JSON too
+        let text = serde_json::to_string(&snap).unwrap();
+        let back: cairn::world::Snapshot = serde_json::from_str(&text).unwrap();
+        w.restore(&back).unwrap();
+        let c: Vec<_> = (0..100).map(|_| (w.step().unwrap().sleeping, w.state.bodies.clone())).collect();
+        assert_eq!(a, c, "{method}");
+    }
 }
 
 #[test]

@@ -48,6 +48,8 @@ pub struct BenchResult {
     pub points_tested: f64,
     /// The `contact` stage's wall time per point tested, µs (`implicit-penalty`; 0 for other methods).
     pub us_per_point_tested: f64,
+    /// Mean bodies asleep per measured step (`[world] sleep`; 0 under a method that does not sleep).
+    pub sleeping: f64,
 }
 
 /// Peak resident set size of this process in MB (from /proc; 0 where unavailable).
@@ -124,6 +126,7 @@ pub fn bench_model(model: cairn::model::Model, steps: Option<u64>) -> Result<Ben
     let mut iterations = 0.0;
     let (mut unresolved, mut resolutions, mut resolution_s) = (0.0, 0.0, 0.0);
     let mut points_tested = 0.0;
+    let mut sleeping = 0.0;
     for k in 0..n {
         let t0 = Instant::now();
         let stats = world.step()?;
@@ -137,6 +140,7 @@ pub fn bench_model(model: cairn::model::Model, steps: Option<u64>) -> Result<Ben
             times.push(dt);
             iterations += stats.iterations as f64;
             points_tested += stats.points_tested as f64;
+            sleeping += stats.sleeping as f64;
             for (s, t) in stage_sum.iter_mut().zip(stats.stage_seconds.iter()) {
                 *s += t;
             }
@@ -148,6 +152,7 @@ pub fn bench_model(model: cairn::model::Model, steps: Option<u64>) -> Result<Ben
     let contact_s = stages.iter().zip(&stage_sum).find(|(s, _)| s.as_str() == "contact").map_or(0.0, |(_, t)| *t);
     Ok(BenchResult {
         points_tested: points_tested / measured,
+        sleeping: sleeping / measured,
         us_per_point_tested: if points_tested > 0.0 { contact_s / points_tested * 1e6 } else { 0.0 },
         scene: world.model.name.clone(),
         method: world.model.method.as_str().to_string(),

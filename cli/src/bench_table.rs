@@ -67,7 +67,8 @@ pub fn print_bench(r: &crate::bench::BenchResult, format: Format) {
                 "max_displacement": r.max_drift,
                 "stage_ms": r.stage_ms.iter().map(|(k, v)| (k.clone(), serde_json::json!(v))).collect::<serde_json::Map<_, _>>(),
                 "unresolved": r.unresolved, "us_per_resolution": r.us_per_resolution,
-                "peak_rss_mb": r.peak_rss_mb, "points_tested": r.points_tested, "us_per_point_tested": r.us_per_point_tested})
+                "peak_rss_mb": r.peak_rss_mb, "points_tested": r.points_tested, "us_per_point_tested": r.us_per_point_tested,
+                "sleeping": r.sleeping})
         );
         return;
     }
@@ -92,6 +93,12 @@ pub fn print_bench(r: &crate::bench::BenchResult, format: Format) {
         for line in crate::table::wrap(&stages.join(", "), crate::table::WIDTH - indent.len()) {
             println!("{indent}{line}");
         }
+    }
+    if r.sleeping > 0.0 {
+        println!(
+            "{:<12} asleep: {:.1} of {} bodies per step on average ([world] sleep; --set world.sleep=false to time every body)",
+            "", r.sleeping, r.bodies
+        );
     }
     if r.points_tested > 0.0 {
         println!(

@@ -51,7 +51,9 @@ fn parse_args() -> Result<Args, String> {
 
 /// The scene's model under `method`.
 fn load(scene: &str, method: &str) -> Result<Model, String> {
-    let opts = cairn::scene::LoadOptions::method(cairn::model::MethodKey::parse(method)?);
+    let mut opts = cairn::scene::LoadOptions::method(cairn::model::MethodKey::parse(method)?);
+    // Rapier runs with sleeping off: so does cairn
+    opts.sets.push(("world.sleep".into(), "false".into()));
     let generated = |text: String, name: &str| {
         cairn::scene::load_str_with(&text, name, name, std::path::Path::new("."), &opts).map_err(|e| e.to_string())
     };

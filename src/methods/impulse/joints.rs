@@ -11,7 +11,7 @@ use crate::dynamics::joint::{initial_targets, wrap_angle, JointPose, MotorTarget
 use crate::dynamics::joint_block::{JRow, JointBlock};
 use crate::math::{Mat3, Quat, Vec3};
 use crate::method::JointReading;
-use crate::model::{BodyKind, JointType, Model};
+use crate::model::{JointType, Model};
 use crate::state::{BodyState, State};
 
 /// The most rows a joint solves together (fixed: 6).
@@ -372,8 +372,8 @@ impl Impulse {
         self.memos.stale();
         for (i, b) in model.bodies.iter().enumerate() {
             let s = &state.bodies[i];
-            let inv_i = if b.kind == BodyKind::Dynamic { inv_inertia_world(model, i, s.q) } else { Mat3::ZERO };
-            self.bodies[i] = super::SBody { inv_m: b.inv_mass(), inv_i, v: s.v, w: s.w };
+            let (inv_m, inv_i) = if self.awake[i] { (b.inv_mass(), inv_inertia_world(model, i, s.q)) } else { (0.0, Mat3::ZERO) };
+            self.bodies[i] = super::SBody { inv_m, inv_i, v: s.v, w: s.w };
             self.frozen[i] = false;
         }
         let mut rows = std::mem::take(&mut self.joints.rows);
@@ -416,8 +416,8 @@ impl Impulse {
             }
         }
         self.joints.rows = rows;
-        for (i, b) in model.bodies.iter().enumerate() {
-            if b.kind == BodyKind::Dynamic {
+        for i in 0..model.bodies.len() {
+            if self.awake[i] {
                 state.bodies[i].v = self.bodies[i].v;
                 state.bodies[i].w = self.bodies[i].w;
             }

@@ -221,6 +221,8 @@ pub struct Impulse {
     /// The haptic proxies' coupling and readings.
     proxies: ImpulseCoupling,
     collision: Collision,
+    /// Per body: dynamic and awake this step (dynamics/sleep.rs); a sleeping body is fixed for the step.
+    awake: Vec<bool>,
     pred: State,
     /// Per body: the velocities `pred` was made with (pairs.rs `repredict`).
     detected_with: Vec<(Vec3, Vec3)>,
@@ -301,6 +303,7 @@ impl Impulse {
             proxies: ImpulseCoupling::default(),
             params,
             collision: Collision::default(),
+            awake: Vec::new(),
             pred: State::default(),
             detected_with: Vec::new(),
             bodies: Vec::new(),
@@ -348,6 +351,9 @@ impl Method for Impulse {
         let r = self.stages(model, state, model.dt);
         self.collision.return_pairs(state);
         r
+    }
+    fn sleeps(&self) -> bool {
+        true
     }
 }
 

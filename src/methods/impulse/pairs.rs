@@ -5,7 +5,7 @@ use super::law::Coefficients;
 use super::{Group, Impulse, Point, SBody};
 use crate::dynamics::integrate::{external_wrench, integrate_pose, inv_inertia_world};
 use crate::math::{Mat3, Vec3};
-use crate::model::{BodyKind, Model};
+use crate::model::Model;
 use crate::state::State;
 
 impl Impulse {
@@ -17,19 +17,28 @@ impl Impulse {
         self.pred.applied.clone_from(&state.applied);
         self.pred.step = state.step;
         self.pred.bodies.clone_from(&state.bodies);
+        self.pred.sleep.clone_from(&state.sleep);
         for i in 0..model.bodies.len() {
-            integrate_pose(model, i, &mut self.pred.bodies[i], h);
+            if !state.sleep.asleep(i) {
+                integrate_pose(model, i, &mut self.pred.bodies[i], h);
+            }
         }
         self.collision.detect(model, &self.pred, self.params.margin, 0.0);
+        // what this detection woke takes part from here on (the stage wakes it in the state too)
+        self.collision.wake(&mut self.pred.sleep);
+        self.awake.clear();
+        self.awake.extend((0..model.bodies.len()).map(|i| crate::dynamics::sleep::awake(model, &self.pred, i)));
         crate::collision::realface::restrict(model, &self.pred, &mut self.collision);
         self.bodies.clear();
         for (i, b) in model.bodies.iter().enumerate() {
             let s = &state.bodies[i];
-            let inv_i = if b.kind == BodyKind::Dynamic { inv_inertia_world(model, i, self.pred.bodies[i].q) } else { Mat3::ZERO };
-            self.bodies.push(SBody { inv_m: b.inv_mass(), inv_i, v: s.v, w: s.w });
+            // a sleeping body is fixed for the step
+            let (inv_m, inv_i) =
+                if self.awake[i] { (b.inv_mass(), inv_inertia_world(model, i, self.pred.bodies[i].q)) } else { (0.0, Mat3::ZERO) };
+            self.bodies.push(SBody { inv_m, inv_i, v: s.v, w: s.w });
         }
-        let bodies = &self.bodies;
-        self.welds.build(model, &self.pred, |k| bodies[k].inv_i);
+        let (bodies, awake) = (&self.bodies, &self.awake);
+        self.welds.build(model, &self.pred, |k| bodies[k].inv_i, |k| awake[k]);
         self.detected_with.clear();
         self.detected_with.extend(state.bodies.iter().map(|s| (s.v, s.w)));
         self.build_groups(model);
@@ -48,7 +57,7 @@ impl Impulse {
             let (s, (v0, w0)) = (&state.bodies[i], self.detected_with[i]);
             h * ((s.v - v0).length() + (s.w - w0).length() * model.bodies[i].geometry.radius_about_com)
         };
-        if (0..model.bodies.len()).any(|i| model.bodies[i].kind == BodyKind::Dynamic && moved(i) > 0.5 * self.params.margin) {
+        if (0..model.bodies.len()).any(|i| self.awake[i] && moved(i) > 0.5 * self.params.margin) {
             self.carry_impulses();
             self.prepare(model, state, h);
             self.place_carried();
@@ -152,7 +161,7 @@ impl Impulse {
         let mut force = Vec3::ZERO;
         let mut momentum = Vec3::ZERO;
         for (i, b) in model.bodies.iter().enumerate() {
-            if b.kind == BodyKind::Dynamic {
+            if self.awake[i] {
                 force += external_wrench(model, &self.pred.applied, i, self.pred.time).0;
                 momentum += b.mass * self.bodies[i].v;
             }

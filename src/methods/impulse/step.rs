@@ -15,7 +15,7 @@ use crate::state::State;
 /// 2. Velocity update: v += h·F/m, L += h·τ (gravity, the scene's loads and the proxies' couplings).
 pub(super) fn velocity(model: &Model, state: &mut State, h: f64, proxies: &ImpulseCoupling) {
     for (i, b) in model.bodies.iter().enumerate() {
-        if b.kind == BodyKind::Dynamic {
+        if b.kind == BodyKind::Dynamic && !state.sleep.asleep(i) {
             let (f, tau) = external_wrench(model, &state.applied, i, state.time);
             let (fc, tc) = proxies.on_body(model, i);
             let s = &mut state.bodies[i];
@@ -27,7 +27,9 @@ pub(super) fn velocity(model: &Model, state: &mut State, h: f64, proxies: &Impul
 /// 5. Position update.
 pub(super) fn integrate(model: &Model, state: &mut State, h: f64) -> Result<(), SimError> {
     for i in 0..model.bodies.len() {
-        integrate_pose(model, i, &mut state.bodies[i], h);
+        if !state.sleep.asleep(i) {
+            integrate_pose(model, i, &mut state.bodies[i], h);
+        }
     }
     check_finite(model, state, "integrate")
 }
@@ -38,20 +40,22 @@ impl Impulse {
         check_finite(model, state, "collision")?;
         self.carried.clear();
         self.prepare(model, state, h);
+        self.collision.wake(&mut state.sleep);
         self.joints.scope = (!model.joints.is_empty()).then_some(JointScope { level: None, motors: false });
         let order = std::mem::take(&mut self.order);
         stats.iterations += self.sweeps(model, &order, h, false, self.params.collision_iterations);
         self.order = order;
         self.joints.scope = None;
         stats.unresolved += self.unresolved(h);
-        self.store(model, state);
+        self.store(state);
         check_finite(model, state, "collision")
     }
 
     /// 3. Resting contact at the positions predicted with the new velocities, ε = 0 (the collision phase's
     ///    points, their depths following the velocity update: pairs.rs `repredict`).
-    pub(super) fn contact(&mut self, model: &Model, state: &State, h: f64, stats: &mut StepStats) {
+    pub(super) fn contact(&mut self, model: &Model, state: &mut State, h: f64, stats: &mut StepStats) {
         self.repredict(model, state, h);
+        self.collision.wake(&mut state.sleep);
         self.joints.scope = (!model.joints.is_empty()).then_some(JointScope { level: None, motors: true });
         let order = std::mem::take(&mut self.order);
         stats.iterations += self.sweeps(model, &order, h, true, self.params.contact_iterations);
@@ -81,7 +85,7 @@ impl Impulse {
         let n = model.bodies.len();
         let mut fixed = std::mem::take(&mut self.fixed);
         fixed.clear();
-        fixed.extend(model.bodies.iter().map(|b| b.kind != BodyKind::Dynamic));
+        fixed.extend(self.awake.iter().map(|&a| !a));
         self.edges.clear();
         self.edges.extend(self.groups.iter().map(|g| (g.a as usize, g.b as usize)));
         // joints join islands
@@ -90,8 +94,8 @@ impl Impulse {
         if self.params.shock_propagation && !self.groups.is_empty() {
             // the directed support graph: "up" is against the total external force (gravity)
             let mut force = Vec3::ZERO;
-            for (i, b) in model.bodies.iter().enumerate() {
-                if b.kind == BodyKind::Dynamic {
+            for i in 0..model.bodies.len() {
+                if self.awake[i] {
                     force += external_wrench(model, &state.applied, i, state.time).0;
                 }
             }
@@ -156,7 +160,7 @@ impl Impulse {
             self.frozen.iter_mut().for_each(|f| *f = false);
         }
         self.fixed = fixed;
-        self.store(model, state);
+        self.store(state);
         self.contact_forces(h, stats);
         check_finite(model, state, "shock propagation")
     }
@@ -267,7 +271,7 @@ impl Impulse {
         }
         if moved {
             for i in 0..n {
-                if model.bodies[i].kind == BodyKind::Dynamic {
+                if self.awake[i] {
                     let s = &mut state.bodies[i];
                     s.x += shift[i].0;
                     s.q = (crate::math::quat_exp(shift[i].1) * s.q).normalize();
@@ -278,9 +282,9 @@ impl Impulse {
     }
 
     /// Writes the working velocities of the dynamic bodies back to the state.
-    fn store(&self, model: &Model, state: &mut State) {
+    fn store(&self, state: &mut State) {
         for (i, b) in self.bodies.iter().enumerate() {
-            if model.bodies[i].kind == BodyKind::Dynamic {
+            if self.awake[i] {
                 state.bodies[i].v = b.v;
                 state.bodies[i].w = b.w;
             }

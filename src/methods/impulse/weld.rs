@@ -44,11 +44,12 @@ fn root(parent: &mut [usize], mut i: usize) -> usize {
 
 impl Welds {
     /// The welds of `model` at the poses `pred`; `inv_i[k]` is body k's world inverse inertia there.
-    pub fn build(&mut self, model: &Model, pred: &State, inv_i: impl Fn(usize) -> Mat3) {
+    /// `moves(k)`: body k is dynamic and awake (a sleeping body is fixed for the step).
+    pub fn build(&mut self, model: &Model, pred: &State, inv_i: impl Fn(usize) -> Mat3, moves: impl Fn(usize) -> bool) {
         self.of.clear();
         self.comps.clear();
         self.members.clear();
-        let dynamic = |b: usize| model.bodies[b].kind == BodyKind::Dynamic;
+        let dynamic = |b: usize| model.bodies[b].kind == BodyKind::Dynamic && moves(b);
         let welds = model.joints.iter().filter_map(|j| match (j.kind, j.body2) {
             (JointType::Fixed, Some(b)) if dynamic(j.body1) && dynamic(b) && b != j.body1 => Some((j.body1, b)),
             _ => None,
