@@ -141,6 +141,10 @@ pub struct Recorder {
     frame_every: u64,
     metrics_every: u64,
     contacts: Option<NpyWriter>,
+    /// `sleep.npy` (with `[world] sleep`): a row `[step, body, asleep]` each time a body falls asleep (1) or
+    /// wakes (0), and each body's state at the last row written.
+    sleep: Option<NpyWriter>,
+    asleep: Vec<bool>,
     last_checkpoint: std::time::Instant,
 }
 
@@ -256,6 +260,7 @@ impl Recorder {
         std::fs::write(&gpath, text).map_err(io_at(&gpath))?;
         let contacts = if contacts { Some(NpyWriter::create(&dir.join("contacts.npy"), 7)?) } else { None };
         let traj = NpyWriter::create(&dir.join("trajectory.npy"), 1 + 12 * model.bodies.len())?;
+        let sleep = if model.sleep.enabled { Some(NpyWriter::create(&dir.join("sleep.npy"), 3)?) } else { None };
         let metrics_path = dir.join("metrics.csv");
         let metrics = BufWriter::new(File::create(&metrics_path).map_err(io_at(&metrics_path))?);
         let h = metrics_header(model, stage_names);
@@ -268,6 +273,8 @@ impl Recorder {
             frame_every: frame_every.max(1),
             metrics_every: metrics_every.max(1),
             contacts,
+            sleep,
+            asleep: vec![false; model.bodies.len()],
             last_checkpoint: std::time::Instant::now(),
         };
         r.metrics.write_all(h.as_bytes()).map_err(io_at(&r.metrics_path))?;
@@ -285,6 +292,20 @@ impl Recorder {
             self.row.extend(state.pose_3x4(model, i));
         }
         self.traj.push(&self.row)
+    }
+
+    /// Records the bodies that fell asleep or woke in the step just taken (`sleep.npy`; every step, whatever the
+    /// frame rate, so that a reader knows each frame's sleeping bodies).
+    pub fn sleep(&mut self, state: &State) -> Result<(), RunError> {
+        let Some(w) = self.sleep.as_mut() else { return Ok(()) };
+        for (i, was) in self.asleep.iter_mut().enumerate() {
+            let now = state.sleep.asleep(i);
+            if now != *was {
+                w.push(&[state.step as f64, i as f64, if now { 1.0 } else { 0.0 }])?;
+                *was = now;
+            }
+        }
+        Ok(())
     }
 
     /// Records the contact points of a step whose frame is written (with `contacts`): one `contacts.npy` row
@@ -368,6 +389,9 @@ impl Recorder {
         if let Some(c) = self.contacts.as_mut() {
             c.checkpoint()?;
         }
+        if let Some(s) = self.sleep.as_mut() {
+            s.checkpoint()?;
+        }
         self.traj.checkpoint()?;
         self.last_checkpoint = std::time::Instant::now();
         Ok(())
@@ -386,6 +410,9 @@ impl Recorder {
         self.checkpoint()?;
         if let Some(c) = self.contacts.take() {
             c.finish()?;
+        }
+        if let Some(s) = self.sleep.take() {
+            s.finish()?;
         }
         Ok(())
     }

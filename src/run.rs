@@ -126,6 +126,7 @@ pub fn run(world: &mut World, options: &RunOptions, progress: &mut dyn FnMut(&Wo
         if let Some(r) = recorder.as_mut() {
             r.metrics(world, &stats, stages.len())?;
             r.contacts(&world.state, &stats)?;
+            r.sleep(&world.state)?;
             r.frame(&world.model, &world.state)?;
             r.checkpoint_if_due()?;
         }

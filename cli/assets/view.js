@@ -44,6 +44,8 @@ const runs = D.runs.map((r) => ({
   contactCount: decode(r.contact_count, Float32Array),
   contactOffsets: r.contact_offsets ? decode(r.contact_offsets, Uint32Array) : null,
   contactData: r.contact_data ? decode(r.contact_data, Float32Array) : null,
+  // per frame and body 1 when asleep (sleep.npy), or null when nothing slept
+  asleep: r.asleep ? decode(r.asleep, Uint8Array) : null,
   group: new THREE.Group(),
   meshes: [],
 }));
@@ -93,6 +95,8 @@ for (const r of runs) {
   const colour = new THREE.Color(r.color);
   const byShape = new Map();
   r.slot = new Array(r.B);
+  r.baseColor = new Array(r.B);
+  r.shownAsleep = new Uint8Array(r.B);
   for (let i = 0; i < r.B; i++) {
     if (!byShape.has(r.shape[i])) byShape.set(r.shape[i], []);
     const list = byShape.get(r.shape[i]);
@@ -111,6 +115,7 @@ for (const r of runs) {
       const own = runs.length === 1 && r.colors && r.colors[b] ? new THREE.Color(r.colors[b]) : null;
       const c = own || (kind === 'static' ? new THREE.Color(0x9aa0a8) : kind === 'kinematic' ? colour.clone().lerp(white, 0.5) : colour);
       mesh.setColorAt(k, c);
+      r.baseColor[b] = c;
     });
     mesh.frustumCulled = false;
     r.meshes[shape] = mesh;
@@ -192,10 +197,27 @@ function frame(f) {
     }
     for (const mesh of r.meshes) if (mesh) mesh.instanceMatrix.needsUpdate = true;
     if (r.contactPoints && r.contactPoints.visible) contacts(r, rf);
+    if (r.asleep) sleepColours(r, rf);
   }
   slider.value = current;
-  timeEl.textContent = `t = ${master.times[current].toFixed(3)} s  frame ${current}/${master.F - 1}`;
+  const asleep = runs.reduce((n, r) => n + r.shownAsleep.reduce((a, b) => a + b, 0), 0);
+  timeEl.textContent = `t = ${master.times[current].toFixed(3)} s  frame ${current}/${master.F - 1}` + (asleep ? `  asleep ${asleep}` : '');
+  timeEl.dataset.asleep = asleep;
   if (selected) info();
+}
+
+// sleeping bodies are drawn darker (the body's colour at 45%)
+function sleepColours(r, rf) {
+  const base = r.B * rf;
+  for (let i = 0; i < r.B; i++) {
+    const a = r.asleep[base + i];
+    if (a === r.shownAsleep[i]) continue;
+    r.shownAsleep[i] = a;
+    const [shape, k] = r.slot[i];
+    const mesh = r.meshes[shape];
+    mesh.setColorAt(k, a ? r.baseColor[i].clone().multiplyScalar(0.45) : r.baseColor[i]);
+    mesh.instanceColor.needsUpdate = true;
+  }
 }
 
 function contacts(r, rf) {

@@ -128,6 +128,8 @@ pub struct Run {
     pub metrics: Metrics,
     /// `contacts.npy` when the run recorded contacts: rows [step, px, py, pz, nx, ny, nz].
     pub contacts: Option<Npy>,
+    /// `sleep.npy` when the run recorded it: rows [step, body, asleep (1) or woke (0)].
+    pub sleep: Option<Npy>,
 }
 
 impl Run {
@@ -212,6 +214,16 @@ pub fn read_run(dir: &Path) -> Result<Run> {
             bail!("{}: {} columns, 7 expected (step, point, normal)", cpath.display(), c.cols);
         }
     }
+    let spath = dir.join("sleep.npy");
+    let sleep = if spath.exists() { Some(read_npy(&spath)?) } else { None };
+    if let Some(s) = &sleep {
+        if s.cols != 3 {
+            bail!("{}: {} columns, 3 expected (step, body, asleep)", spath.display(), s.cols);
+        }
+        if let Some(row) = s.data.chunks_exact(3).find(|r| !(r[1] >= 0.0 && (r[1] as usize) < bodies.len())) {
+            bail!("{}: body {} does not exist (the run has {} bodies)", spath.display(), row[1], bodies.len());
+        }
+    }
     Ok(Run {
         scene: field("scene")?.as_str().unwrap_or("").to_string(),
         method: field("method")?.as_str().unwrap_or("").to_string(),
@@ -222,6 +234,7 @@ pub fn read_run(dir: &Path) -> Result<Run> {
         poses,
         metrics: read_metrics(&dir.join("metrics.csv"))?,
         contacts,
+        sleep,
     })
 }
 

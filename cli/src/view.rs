@@ -46,6 +46,10 @@ fn f32s(values: impl IntoIterator<Item = f64>) -> String {
     base64(&values.into_iter().flat_map(|v| (v as f32).to_le_bytes()).collect::<Vec<u8>>())
 }
 
+fn u8s(values: &[u8]) -> String {
+    base64(values)
+}
+
 fn u32s(values: impl IntoIterator<Item = u32>) -> String {
     base64(&values.into_iter().flat_map(u32::to_le_bytes).collect::<Vec<u8>>())
 }
@@ -135,6 +139,20 @@ fn run_json(run: &Run, label: &str, colour: &str, shape_ids: &[usize]) -> serde_
             offsets.push((data.len() / 6) as u32);
         }
     }
+    // each frame's sleeping bodies, as a 0/1 byte per frame and body (sleep.npy's events replayed up to the
+    // frame's step); empty when the run recorded none
+    let mut asleep: Vec<u8> = Vec::new();
+    if let Some(s) = run.sleep.as_ref().filter(|s| s.rows > 0) {
+        let mut now = vec![0u8; nb];
+        let mut k = 0;
+        for &step in &steps {
+            while k < s.rows && s.data[3 * k] as u64 <= step {
+                now[s.data[3 * k + 1] as usize] = (s.data[3 * k + 2] != 0.0) as u8;
+                k += 1;
+            }
+            asleep.extend_from_slice(&now);
+        }
+    }
     serde_json::json!({
         "label": label,
         "method": run.method,
@@ -154,6 +172,7 @@ fn run_json(run: &Run, label: &str, colour: &str, shape_ids: &[usize]) -> serde_
         "contact_count": f32s(contact_count),
         "contact_offsets": run.contacts.as_ref().map(|_| u32s(offsets)),
         "contact_data": run.contacts.as_ref().map(|_| f32s(data)),
+        "asleep": (!asleep.is_empty()).then(|| u8s(&asleep)),
     })
 }
 

@@ -90,6 +90,24 @@ fn read_png(path: &Path) -> Image {
 }
 
 impl Image {
+    /// The mean red channel of the orange-hued pixels (red above blue by 30, lit or dark) in the central box.
+    fn central_red(&self, frac: f64) -> f64 {
+        let (x0, x1) = (((1.0 - frac) / 2.0 * self.w as f64) as usize, ((1.0 + frac) / 2.0 * self.w as f64) as usize);
+        let (y0, y1) = (((1.0 - frac) / 2.0 * self.h as f64) as usize, ((1.0 + frac) / 2.0 * self.h as f64) as usize);
+        let (mut sum, mut n) = (0.0, 0.0);
+        for y in y0..y1 {
+            for x in x0..x1 {
+                let p = self.rgb[y * self.w + x];
+                if p[0] as i32 - p[2] as i32 > 30 {
+                    sum += p[0] as f64;
+                    n += 1.0;
+                }
+            }
+        }
+        assert!(n > 100.0, "hardly any orange pixels in the middle of the picture");
+        sum / n
+    }
+
     /// The fraction of pixels in the central box (the middle `frac` of width and height) that satisfy `pred`.
     fn central(&self, frac: f64, pred: impl Fn([i32; 3]) -> bool) -> f64 {
         let (x0, x1) = (((1.0 - frac) / 2.0 * self.w as f64) as usize, ((1.0 + frac) / 2.0 * self.w as f64) as usize);
@@ -227,4 +245,28 @@ fn the_camera_frames_the_whole_motion_and_no_webgl_gets_a_picture() {
     let fallback = &dom[at..];
     assert!(fallback.contains("--use-angle=swiftshader") && fallback.contains("<circle"), "{}", &fallback[..fallback.len().min(600)]);
     assert!(status(&dom).starts_with("no WebGL"), "{}", status(&dom));
+}
+
+#[test]
+fn sleeping_bodies_are_counted_and_drawn_darker_in_chromium() {
+    let Some(exe) = browser() else { return };
+    let dir = root().join("target/view-test");
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = dir.join("pyramid20-sleep");
+    // pyramid20 settles within 0.75 s and sleeps 0.5 s later
+    cairn(&["run", "pyramid20", "--duration", "2", "--out", run.to_str().unwrap(), "--view"]);
+    let page = run.join("view.html");
+    let asleep = |dom: &str| -> String {
+        let t = &dom[dom.find("id=\"time\"").expect("a #time element")..];
+        let t = &t[..t.find('>').unwrap()];
+        t.split("data-asleep=\"").nth(1).and_then(|s| s.split('"').next()).unwrap_or("").to_string()
+    };
+    assert_eq!(asleep(&chromium(&exe, &page, "frame=0", None)), "0");
+    assert_eq!(asleep(&chromium(&exe, &page, "frame=120", None)), "210");
+    // the same cubes darker once asleep: the orange pixels in the middle of the picture less bright
+    let (a, b) = (dir.join("pyramid20-awake.png"), dir.join("pyramid20-asleep.png"));
+    chromium(&exe, &page, "frame=10", Some(&a));
+    chromium(&exe, &page, "frame=120", Some(&b));
+    let (awake, sleeping) = (read_png(&a).central_red(0.5), read_png(&b).central_red(0.5));
+    assert!(sleeping < 0.75 * awake, "mean red of the cubes' pixels awake {awake:.1}, asleep {sleeping:.1}");
 }

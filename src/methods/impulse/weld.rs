@@ -165,7 +165,7 @@ axis = [0.0, 1.0, 0.0]
         let model = crate::scene::load_str(src, "weld.toml", "weld", std::path::Path::new("."), &[]).unwrap();
         let state = State::from_model(&model);
         let mut w = Welds::default();
-        w.build(&model, &state, |k| crate::dynamics::integrate::inv_inertia_world(&model, k, state.bodies[k].q));
+        w.build(&model, &state, |k| crate::dynamics::integrate::inv_inertia_world(&model, k, state.bodies[k].q), |_| true);
         assert!(w.of(2).is_none());
         let c = *w.of(0).expect("a is welded");
         assert_eq!(w.members(&c), &[0, 1]);
