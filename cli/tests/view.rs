@@ -90,36 +90,28 @@ fn read_png(path: &Path) -> Image {
 }
 
 impl Image {
-    /// The mean red channel of the orange-hued pixels (red above blue by 30, lit or dark) in the central box.
-    fn central_red(&self, frac: f64) -> f64 {
+    /// The pixels of the central box (the middle `frac` of width and height).
+    fn central_pixels(&self, frac: f64) -> impl Iterator<Item = [i32; 3]> + '_ {
         let (x0, x1) = (((1.0 - frac) / 2.0 * self.w as f64) as usize, ((1.0 + frac) / 2.0 * self.w as f64) as usize);
         let (y0, y1) = (((1.0 - frac) / 2.0 * self.h as f64) as usize, ((1.0 + frac) / 2.0 * self.h as f64) as usize);
-        let (mut sum, mut n) = (0.0, 0.0);
-        for y in y0..y1 {
-            for x in x0..x1 {
-                let p = self.rgb[y * self.w + x];
-                if p[0] as i32 - p[2] as i32 > 30 {
-                    sum += p[0] as f64;
-                    n += 1.0;
-                }
-            }
-        }
-        assert!(n > 100.0, "hardly any orange pixels in the middle of the picture");
-        sum / n
+        (y0..y1).flat_map(move |y| (x0..x1).map(move |x| self.rgb[y * self.w + x].map(i32::from)))
     }
 
     /// The fraction of pixels in the central box (the middle `frac` of width and height) that satisfy `pred`.
     fn central(&self, frac: f64, pred: impl Fn([i32; 3]) -> bool) -> f64 {
-        let (x0, x1) = (((1.0 - frac) / 2.0 * self.w as f64) as usize, ((1.0 + frac) / 2.0 * self.w as f64) as usize);
-        let (y0, y1) = (((1.0 - frac) / 2.0 * self.h as f64) as usize, ((1.0 + frac) / 2.0 * self.h as f64) as usize);
-        let mut n = 0;
-        for y in y0..y1 {
-            for x in x0..x1 {
-                let p = self.rgb[y * self.w + x];
-                n += pred([p[0] as i32, p[1] as i32, p[2] as i32]) as usize;
-            }
+        let (mut n, mut all) = (0, 0);
+        for p in self.central_pixels(frac) {
+            n += pred(p) as usize;
+            all += 1;
         }
-        n as f64 / ((x1 - x0) * (y1 - y0)) as f64
+        n as f64 / all as f64
+    }
+
+    /// The mean red channel of the orange-hued pixels (red above blue by 30, lit or dark) in the central box.
+    fn central_red(&self, frac: f64) -> f64 {
+        let red: Vec<f64> = self.central_pixels(frac).filter(|p| p[0] - p[2] > 30).map(|p| p[0] as f64).collect();
+        assert!(red.len() > 100, "hardly any orange pixels in the middle of the picture");
+        red.iter().sum::<f64>() / red.len() as f64
     }
 }
 
