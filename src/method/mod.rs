@@ -49,7 +49,7 @@ pub fn contact_force_on(contacts: &[ContactPoint], b: usize) -> crate::math::Vec
 /// What every method reports after a step.
 #[derive(Debug, Clone, Default)]
 pub struct StepStats {
-    /// Contact points considered.
+    /// Contact points considered (with `[world] sleep`, the sleeping bodies' too: dynamics/sleep.rs).
     pub contacts: usize,
     /// Solver iterations (PGS sweeps of the main pass).
     pub iterations: usize,

@@ -141,9 +141,10 @@ const GROUND: &str =
     "[[body]]\nname = \"ground\"\nkind = \"static\"\nshape = { type = \"box\", size = [200.0, 20.0, 1.0] }\nposition = [0.0, 0.0, -0.5]\n";
 
 fn resting(method: &Overrides) -> anyhow::Result<Vec<Row>> {
+    // the method's own contacts at rest, every step: awake throughout
     let k = 2.0e5;
     let text = format!(
-        "format = 1\n[world]\ndt = 0.01\n[solver.implicit-penalty]\nstiffness = {k}\n{GROUND}\
+        "format = 1\n[world]\ndt = 0.01\nsleep = false\n[solver.implicit-penalty]\nstiffness = {k}\n{GROUND}\
 [[body]]\nname = \"box\"\nshape = {{ type = \"box\", size = [1.0, 1.0, 1.0] }}\nmass = 100.0\nposition = [0.0, 0.0, 0.5]\n"
     );
     let mut w = from_text(&text, method)?;

@@ -170,8 +170,8 @@ impl ImplicitPenalty {
         Placement { origin: state.origin(model, i), q: state.bodies[i].q, com: state.bodies[i].x }
     }
 
-    /// Stage 1: candidate pairs with a dynamic body.
-    fn detect(&mut self, model: &Model, state: &State) {
+    /// Stage 1: candidate pairs with a dynamic body awake (a body that moves wakes the sleeping ones it reaches).
+    fn detect(&mut self, model: &Model, state: &mut State) {
         self.aabbs.clear();
         self.movable.clear();
         for (i, b) in model.bodies.iter().enumerate() {
@@ -180,6 +180,7 @@ impl ImplicitPenalty {
             self.movable.push(b.kind == BodyKind::Dynamic);
         }
         self.broad.find_pairs(&self.aabbs, &self.movable, &model.exclusions, &mut self.candidates);
+        crate::dynamics::sleep::wake_and_keep(model, state, &mut self.candidates);
     }
 
     /// Stage 2: both roles of every candidate pair; the pairs with penetrating points.
@@ -279,7 +280,8 @@ impl ImplicitPenalty {
         h: f64,
     ) -> Result<Assembled, SimError> {
         let n = model.bodies.len();
-        let dynamic: Vec<bool> = model.bodies.iter().map(|b| b.kind == BodyKind::Dynamic).collect();
+        // a sleeping body is fixed for the step: in no island, integrated by none
+        let dynamic: Vec<bool> = (0..n).map(|i| crate::dynamics::sleep::awake(model, state, i)).collect();
         let mut kins = vec![None; n];
         for i in (0..n).filter(|&i| dynamic[i]) {
             let b = &model.bodies[i];
@@ -313,6 +315,7 @@ impl ImplicitPenalty {
             }
         }
         let side = |i: usize| match model.bodies[i].kind {
+            BodyKind::Dynamic if !dynamic[i] => Side::Static,
             BodyKind::Dynamic => Side::Dynamic { slot: slot[i], kin: kins[i].as_ref().expect("set above") },
             BodyKind::Kinematic => Side::Kinematic { v: state.bodies[i].v, w: state.bodies[i].w },
             BodyKind::Static => Side::Static,
@@ -504,6 +507,10 @@ impl Method for ImplicitPenalty {
         state.time = t0;
         state.carry.put(std::mem::take(&mut self.anchors));
         r.map(|_| total)
+    }
+
+    fn sleeps(&self) -> bool {
+        true
     }
 }
 

@@ -113,6 +113,9 @@ pub struct Volumetric {
     max_depth: f64,
     /// The joint springs (joints.rs).
     joints: joints::Joints,
+    /// Whether the method sleeps (`Method::sleeps`): in a scene without joints (the joints' block system is
+    /// solved whole, sleeping bodies included).
+    sleeps: bool,
 }
 
 impl Volumetric {
@@ -168,6 +171,7 @@ impl Volumetric {
             frame_coupling: Vec::new(),
             max_depth: 0.0,
             joints: joints::Joints::new(model),
+            sleeps: model.joints.is_empty(),
         })
     }
 
@@ -176,8 +180,9 @@ impl Volumetric {
         (self.frame_force.get(i).copied().unwrap_or_default(), self.frame_torque.get(i).copied().unwrap_or_default())
     }
 
-    /// Stage 1: overlapping piece pairs, in a deterministic order.
-    fn detect(&mut self, model: &Model, state: &State) {
+    /// Stage 1: overlapping piece pairs, in a deterministic order (pairs with a body awake: a body that moves
+    /// wakes the sleeping ones it reaches).
+    fn detect(&mut self, model: &Model, state: &mut State) {
         self.aabbs.clear();
         self.movable.clear();
         for (i, b) in model.bodies.iter().enumerate() {
@@ -186,6 +191,7 @@ impl Volumetric {
             self.movable.push(b.kind == BodyKind::Dynamic);
         }
         self.broad.find_pairs(&self.aabbs, &self.movable, &model.exclusions, &mut self.candidates);
+        crate::dynamics::sleep::wake_and_keep(model, state, &mut self.candidates);
         self.overlaps.clear();
         // piece pairs that GJK calls touching, decided by their intersection below (touching.rs)
         let mut touching = Vec::new();
@@ -355,7 +361,7 @@ impl Volumetric {
     /// couplings and the contact wrenches.
     fn kick(&mut self, model: &Model, state: &mut State, h: f64) {
         for i in 0..model.bodies.len() {
-            if model.bodies[i].kind == BodyKind::Dynamic {
+            if model.bodies[i].kind == BodyKind::Dynamic && !state.sleep.asleep(i) {
                 let (f, tau) = self.free[i];
                 let (v, w) = sliding::kicked(model, state, i, f + self.force[i], tau + self.torque[i], h);
                 (state.bodies[i].v, state.bodies[i].w) = (v, w);
@@ -366,7 +372,9 @@ impl Volumetric {
     /// Stage 5: the poses from the end-of-substep velocities.
     fn integrate(&mut self, model: &Model, state: &mut State, h: f64) {
         for i in 0..model.bodies.len() {
-            integrate_pose(model, i, &mut state.bodies[i], h);
+            if !state.sleep.asleep(i) {
+                integrate_pose(model, i, &mut state.bodies[i], h);
+            }
         }
     }
 
@@ -489,6 +497,10 @@ impl Method for Volumetric {
         let r = self.stages(model, state, model.dt);
         state.carry.put(std::mem::take(&mut self.anchors));
         r
+    }
+
+    fn sleeps(&self) -> bool {
+        self.sleeps
     }
 }
 

@@ -30,7 +30,7 @@ pub(super) struct Pending {
 /// symplectic Euler: ω from the angular momentum).
 pub(super) fn kicked(model: &Model, state: &State, i: usize, f: Vec3, tau: Vec3, h: f64) -> (Vec3, Vec3) {
     let (body, s) = (&model.bodies[i], &state.bodies[i]);
-    if body.kind != BodyKind::Dynamic {
+    if body.kind != BodyKind::Dynamic || state.sleep.asleep(i) {
         return (s.v, s.w);
     }
     let r = Mat3::from_quat(s.q);
@@ -44,7 +44,7 @@ impl Volumetric {
     pub(super) fn free_wrenches(&mut self, model: &Model, state: &State, t: f64) {
         self.free.clear();
         self.free.extend((0..model.bodies.len()).map(|i| {
-            if model.bodies[i].kind != BodyKind::Dynamic {
+            if model.bodies[i].kind != BodyKind::Dynamic || state.sleep.asleep(i) {
                 return (Vec3::ZERO, Vec3::ZERO);
             }
             let (f, tau) = crate::dynamics::integrate::external_wrench(model, &state.applied, i, t);

@@ -79,7 +79,7 @@ mod tests {
             (crate::collision::narrow::body_pose(&world.model, &state, 0), crate::collision::narrow::body_pose(&world.model, &state, 1));
         let c = parry3d_f64::query::contact(&pa, v.polys[0][0].hull.as_ref(), &pb, v.polys[1][0].hull.as_ref(), 0.0).unwrap().unwrap();
         assert!(c.dist >= 0.0 && c.dist < 1e-15, "GJK now gives {} (this test's premise is gone)", c.dist);
-        v.detect(&world.model, &state);
+        v.detect(&world.model, &mut state);
         assert_eq!(v.overlaps.len(), 1);
         let o = v.overlaps[0];
         let gap = 0.4 - (0.6005046652442958 - 0.203217001858979);
@@ -91,7 +91,7 @@ mod tests {
         );
         // apart by a millimetre: no overlap
         state.bodies[1].x.z += 0.004;
-        v.detect(&world.model, &state);
+        v.detect(&world.model, &mut state);
         assert!(v.overlaps.is_empty());
     }
 }
