@@ -32,17 +32,21 @@ pub(super) fn body(
     let local = Pose::from_parts(Vec3::from_array(cx.src.fixed::<3>(n, "pos")?.unwrap_or([0.0; 3])), orientation(cx, &cx.el(me, &class)?)?);
     let pose = frame * local;
     let src = cx.src;
-    let kids = src.children(n, &["inertial", "joint", "freejoint", "geom", "body", "site"], &["camera", "light"], &mut cx.notes)?;
+    let kids =
+        src.children(n, &["inertial", "joint", "freejoint", "geom", "body", "site", "frame"], &["camera", "light"], &mut cx.notes)?;
+    // the geoms, sites and bodies, with the `<frame>`s they are in folded into their poses
+    let framed = super::frame::fold(cx, &kids, &class)?;
     let name = n.attribute("name").map(str::to_string).unwrap_or_else(|| format!("body{}", links.len()));
     // the joints: a body with several is chained through intermediate links (below)
-    let joints: Vec<Node> = kids.iter().copied().filter(|k| k.has_tag_name("joint") || k.has_tag_name("freejoint")).collect();
+    let joints: Vec<&super::frame::Framed> =
+        framed.iter().filter(|k| k.node.has_tag_name("joint") || k.node.has_tag_name("freejoint")).collect();
     let mut attaches = Vec::new();
     for j in &joints {
-        attaches.push(joint(cx, *j, &class, pose)?);
+        attaches.push(joint(cx, j.node, &j.class, pose * j.frame)?);
     }
     if attaches.len() > 1 && attaches.iter().any(|a| matches!(a, Attach::Free)) {
         return Err(src.at(
-            joints[0],
+            joints[0].node,
             format!("body `{name}` has a free joint among its {} joints: a free joint must be a body's only joint", joints.len()),
         ));
     }
@@ -51,8 +55,9 @@ pub(super) fn body(
     let mut masses = Vec::new();
     let mut masks = Vec::new();
     let mut color = None;
-    for g in kids.iter().filter(|k| k.has_tag_name("geom")) {
-        let out = geom(cx, *g, &class, false)?;
+    for f in framed.iter().filter(|k| k.node.has_tag_name("geom")) {
+        let mut out = geom(cx, f.node, &f.class, false)?;
+        out.pose = f.frame * out.pose;
         color = color.or(out.rgba);
         if let Some(s) = out.shape {
             geoms.push((out.pose, s, out.material));
@@ -85,11 +90,11 @@ pub(super) fn body(
     cx.masks.extend(masks.into_iter().map(|(t, a)| (index, t, a)));
     let at = src.at(n, "body");
     links.push(Link { name, parent, attach: last, pose, geoms, inertial, at, intermediate: false, gravcomp, color });
-    for k in kids.iter().filter(|k| k.has_tag_name("site")) {
-        site(cx, *k, &class, index)?;
+    for f in framed.iter().filter(|k| k.node.has_tag_name("site")) {
+        framed_site(cx, f, index)?;
     }
-    for b in kids.iter().filter(|k| k.has_tag_name("body")) {
-        body(cx, *b, Some(index), pose, &class, links, joint_link, body_link)?;
+    for f in framed.iter().filter(|k| k.node.has_tag_name("body")) {
+        body(cx, f.node, Some(index), pose * f.frame, &f.class, links, joint_link, body_link)?;
     }
     Ok(())
 }
@@ -268,6 +273,15 @@ fn joint(cx: &mut Ctx, n: Node, class: &str, frame: Pose) -> Result<Attach, Stri
 }
 
 /// A `<site>`: a frame on link `link` (sensors read there, site actuators act there) and its volume.
+/// A `<site>` on `link` inside the frames `f` folds.
+pub(super) fn framed_site(cx: &mut Ctx, f: &super::frame::Framed, link: usize) -> Result<(), String> {
+    site(cx, f.node, &f.class, link)?;
+    if let Some(s) = cx.sites.last_mut() {
+        s.pose = f.frame * s.pose;
+    }
+    Ok(())
+}
+
 pub(super) fn site(cx: &mut Ctx, n: Node, class: &str, link: usize) -> Result<(), String> {
     let el = cx.el(n, class)?;
     let used = ["name", "type", "size", "pos", "quat", "euler", "axisangle", "xyaxes", "zaxis", "fromto"];

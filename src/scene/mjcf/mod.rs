@@ -16,6 +16,7 @@ mod actuator;
 mod body;
 mod context;
 mod equality;
+mod frame;
 mod geom;
 mod include;
 mod sensor;
@@ -279,25 +280,29 @@ fn worldbody(cx: &mut Ctx, kids: &[Node]) -> Result<(Vec<Link>, BTreeMap<String,
             gravcomp: 0.0,
             color: None,
         };
-        let children = src.children(*w, &["geom", "body", "site"], &["camera", "light"], &mut cx.notes)?;
-        for g in children.iter().filter(|c| c.has_tag_name("geom")) {
-            let GeomOut { pose, shape, material, contype, conaffinity, .. } = geom(cx, *g, "main", true)?;
+        let children = src.children(*w, &["geom", "body", "site", "frame"], &["camera", "light"], &mut cx.notes)?;
+        let children = frame::fold(cx, &children, "main")?;
+        if let Some(j) = children.iter().find(|c| c.node.has_tag_name("joint")) {
+            return Err(src.at(j.node, "a joint in a <frame> of the <worldbody> has no body to move: put it in a <body>"));
+        }
+        for f in children.iter().filter(|c| c.node.has_tag_name("geom")) {
+            let GeomOut { pose, shape, material, contype, conaffinity, .. } = geom(cx, f.node, &f.class, true)?;
             if let Some(shape) = shape {
-                world.geoms.push((pose, shape, material));
+                world.geoms.push((f.frame * pose, shape, material));
                 cx.masks.push((links.len(), contype, conaffinity));
             }
         }
         // (a site on the world, a sensor's fixed frame or a target, needs the world's link too)
-        let sites: Vec<Node> = children.iter().filter(|c| c.has_tag_name("site")).copied().collect();
+        let sites: Vec<&frame::Framed> = children.iter().filter(|c| c.node.has_tag_name("site")).collect();
         if !world.geoms.is_empty() || !sites.is_empty() {
             body_link.insert("world".into(), links.len());
             links.push(world);
             for s in sites {
-                body::site(cx, s, "main", links.len() - 1)?;
+                body::framed_site(cx, s, links.len() - 1)?;
             }
         }
-        for b in children.iter().filter(|c| c.has_tag_name("body")) {
-            body(cx, *b, None, Pose::IDENTITY, "main", &mut links, &mut joint_link, &mut body_link)?;
+        for f in children.iter().filter(|c| c.node.has_tag_name("body")) {
+            body(cx, f.node, None, f.frame, &f.class, &mut links, &mut joint_link, &mut body_link)?;
         }
     }
     Ok((links, joint_link, body_link))
