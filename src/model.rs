@@ -294,6 +294,9 @@ pub struct Model {
     /// `[world] sleep`, `sleep_speed`, `sleep_time`: islands at rest leave the step (dynamics/sleep.rs), under
     /// the methods that sleep.
     pub sleep: crate::dynamics::sleep::SleepParams,
+    /// `[world] fluid_density`, `fluid_viscosity`, `wind`: the medium's drag on every dynamic body
+    /// (dynamics/fluid.rs); `None`: vacuum.
+    pub fluid: Option<crate::dynamics::fluid::Fluid>,
     /// The scene's `[solver.<key>]` tables, each parsed into its method's parameters at load (a method takes
     /// its own with `model.solver.get::<P>()`; a method without a table gets its defaults).
     pub solver: crate::method::params::SolverParams,

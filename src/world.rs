@@ -33,6 +33,8 @@ pub struct World {
     readout: Readout,
     /// Where qpos and qvel's entries come from.
     layout: Layout,
+    /// The medium's drag (`[world] fluid_density`, …), when there is one.
+    drag: Option<crate::dynamics::fluid::Drag>,
     /// Per joint: whether the method takes its actuators' force on the joint's row (`Method::carries_joint_force`;
     /// fixed by the model and the method, so found once).
     carried: Vec<bool>,
@@ -79,7 +81,8 @@ impl World {
         let carried = (0..model.joints.len())
             .map(|j| !crate::dynamics::actuator::in_chain(&model, j) && method.carries_joint_force(&model.joints[j]))
             .collect();
-        let mut w = World { model, state, method, check, readout: Readout::default(), layout, carried };
+        let drag = crate::dynamics::fluid::Drag::new(&model);
+        let mut w = World { model, state, method, check, readout: Readout::default(), layout, drag, carried };
         w.initial_readout();
         Ok(w)
     }
@@ -501,6 +504,12 @@ impl World {
         }
         crate::dynamics::actuator::wrenches(&self.model, &self.state, &forces, &coupled, &self.carried, &mut actuated);
         self.state.applied.extend(actuated);
+        // the medium's drag at the start of the step, held over it like the actuators' forces
+        if let Some(d) = &self.drag {
+            let mut drag = Vec::new();
+            d.wrenches(&self.state, &mut drag);
+            self.state.applied.extend(drag);
+        }
         let sleeps = self.model.sleep.enabled && self.method.sleeps();
         if sleeps {
             crate::dynamics::sleep::wake_driven(&self.model, &mut self.state);

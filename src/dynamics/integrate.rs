@@ -107,6 +107,7 @@ mod tests {
             check_intersections: false,
             check_resolution: 16,
             sleep: Default::default(),
+            fluid: None,
             friction_combine: Default::default(),
             notes: vec![],
             proxies: vec![],

@@ -4,6 +4,7 @@ pub mod actuator;
 pub mod collision_matrix;
 pub mod contact_spring;
 pub mod coupling;
+pub mod fluid;
 pub mod generalized;
 pub mod graph;
 pub mod integrate;

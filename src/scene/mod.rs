@@ -80,6 +80,9 @@ struct WorldT {
     sleep: Option<bool>,
     sleep_speed: Option<f64>,
     sleep_time: Option<f64>,
+    fluid_density: Option<f64>,
+    fluid_viscosity: Option<f64>,
+    wind: Option<[f64; 3]>,
 }
 
 /// A `[solver.<key>]` table as it arrives, with the line it starts on when known.
@@ -261,6 +264,7 @@ struct WorldValues {
     check_resolution: u32,
     friction_combine: FrictionCombine,
     sleep: crate::dynamics::sleep::SleepParams,
+    fluid: Option<crate::dynamics::fluid::Fluid>,
 }
 
 fn world_values(w: Option<WorldT>, opts: &LoadOptions, lim: &Limits) -> Result<WorldValues, String> {
@@ -275,6 +279,9 @@ fn world_values(w: Option<WorldT>, opts: &LoadOptions, lim: &Limits) -> Result<W
         sleep: None,
         sleep_speed: None,
         sleep_time: None,
+        fluid_density: None,
+        fluid_viscosity: None,
+        wind: None,
     });
     let gravity = vec3(w.gravity.unwrap_or([0.0, 0.0, -9.81]), "world.gravity")?;
     // a value from the command line is named as the user gave it
@@ -336,7 +343,17 @@ fn world_values(w: Option<WorldT>, opts: &LoadOptions, lim: &Limits) -> Result<W
     if sleep.time <= 0.0 {
         return Err(format!("world.sleep_time must be > 0 s, got {}", sleep.time));
     }
-    Ok(WorldValues { gravity, dt, duration, method, check_intersections, check_resolution, friction_combine, sleep })
+    let density = finite(w.fluid_density.unwrap_or(0.0), "world.fluid_density")?;
+    let viscosity = finite(w.fluid_viscosity.unwrap_or(0.0), "world.fluid_viscosity")?;
+    if density < 0.0 || viscosity < 0.0 {
+        return Err(format!("world.fluid_density and world.fluid_viscosity must be >= 0, got {density} and {viscosity}"));
+    }
+    let wind = vec3(w.wind.unwrap_or([0.0; 3]), "world.wind")?;
+    let fluid = (density > 0.0 || viscosity > 0.0).then_some(crate::dynamics::fluid::Fluid { density, viscosity, wind });
+    if fluid.is_none() && wind != Vec3::ZERO {
+        return Err("world.wind needs a medium: set world.fluid_density or world.fluid_viscosity".into());
+    }
+    Ok(WorldValues { gravity, dt, duration, method, check_intersections, check_resolution, friction_combine, sleep, fluid })
 }
 
 /// The `[[material]]` tables after the default material (which a table named `default` replaces).
@@ -552,6 +569,7 @@ fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path, op
         check_resolution: w.check_resolution,
         friction_combine: w.friction_combine,
         sleep: w.sleep,
+        fluid: w.fluid,
         solver,
         notes: placed.notes,
         materials,

@@ -96,6 +96,8 @@ pub struct Robot {
     /// The file's gravity and time step (MJCF `option`), when given.
     pub gravity: Option<Vec3>,
     pub dt: Option<f64>,
+    /// The file's medium (MJCF `option` density, viscosity, wind), when it has one.
+    pub fluid: Option<crate::dynamics::fluid::Fluid>,
     pub notes: Vec<String>,
     /// Link pairs that never collide beyond parent and child (MJCF `<contact><exclude>`).
     pub exclusions: Vec<(usize, usize)>,

@@ -161,6 +161,9 @@ pub(super) fn place_all(
         if let Some(dt) = robot.dt.filter(|&dt| dt != world.1) {
             out.notes.push(format!("{file}: the file's time step {dt} is not used (the scene's world.dt is)"));
         }
+        if robot.fluid.is_some() {
+            out.notes.push(format!("{file}: the file's medium (density, viscosity, wind) is not used (the scene's world.fluid_density, fluid_viscosity and wind are)"));
+        }
         out.notes.extend(joint_listing(&file, &robot, out.joints.len()));
         out.joints.extend(placed.joints);
         out.sites.extend(placed.sites);
@@ -197,6 +200,11 @@ pub(super) fn load_file(path: &Path, opts: &super::LoadOptions) -> Result<Model,
     }
     if !is_urdf {
         world.insert("friction_combine".into(), "max".into());
+    }
+    if let Some(f) = robot.fluid {
+        world.insert("fluid_density".into(), f.density.into());
+        world.insert("fluid_viscosity".into(), f.viscosity.into());
+        world.insert("wind".into(), toml::Value::Array(f.wind.to_array().iter().map(|&x| x.into()).collect()));
     }
     scene.insert("world".into(), world.into());
     let mut t = toml::Table::new();

@@ -205,13 +205,14 @@ fn options(cx: &mut Ctx, kids: &[Node], robot: &mut Robot) -> Result<(), String>
             robot.dt = Some(dt);
         }
         robot.gravity = src.fixed::<3>(*k, "gravity")?.map(Vec3::from_array);
-        for key in ["density", "viscosity"] {
-            if src.num(*k, key)?.is_some_and(|x| x != 0.0) {
-                return Err(src.at(*k, format!("`{key}` (a fluid medium) is not supported: cairn simulates in vacuum")));
-            }
+        // a medium: MuJoCo's inertia model (dynamics/fluid.rs)
+        let (density, viscosity) = (src.num(*k, "density")?.unwrap_or(0.0), src.num(*k, "viscosity")?.unwrap_or(0.0));
+        if !(density >= 0.0 && viscosity >= 0.0) {
+            return Err(src.at(*k, format!("`density` and `viscosity` must be >= 0, got {density} and {viscosity}")));
         }
-        if src.fixed::<3>(*k, "wind")?.is_some_and(|w| w != [0.0; 3]) {
-            return Err(src.at(*k, "`wind` is not supported: cairn has no medium"));
+        let wind = Vec3::from_array(src.fixed::<3>(*k, "wind")?.unwrap_or([0.0; 3]));
+        if density > 0.0 || viscosity > 0.0 {
+            robot.fluid = Some(crate::dynamics::fluid::Fluid { density, viscosity, wind });
         }
     }
     Ok(())
