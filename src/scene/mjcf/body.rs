@@ -55,9 +55,13 @@ pub(super) fn body(
     let mut masses = Vec::new();
     let mut masks = Vec::new();
     let mut color = None;
+    let mut named = Vec::new();
     for f in framed.iter().filter(|k| k.node.has_tag_name("geom")) {
         let mut out = geom(cx, f.node, &f.class, false)?;
         out.pose = f.frame * out.pose;
+        if let Some(n) = f.node.attribute("name") {
+            named.push((n.to_string(), out.pose));
+        }
         color = color.or(out.rgba);
         if let Some(s) = out.shape {
             geoms.push((out.pose, s, out.material));
@@ -87,6 +91,7 @@ pub(super) fn body(
         joint_link.insert(j.name.clone(), index);
     }
     body_link.insert(name.clone(), index);
+    cx.geom_frames.extend(named.into_iter().map(|(n, p)| (n, (index, p))));
     cx.masks.extend(masks.into_iter().map(|(t, a)| (index, t, a)));
     let at = src.at(n, "body");
     links.push(Link { name, parent, attach: last, pose, geoms, inertial, at, intermediate: false, gravcomp, color });

@@ -35,6 +35,8 @@ pub(super) struct Ctx<'a> {
     pub masks: Vec<(usize, u32, u32)>,
     /// The bodies' `<site>`s, in file order.
     pub sites: Vec<crate::scene::robot::RobotSite>,
+    /// Each named geom's link and pose in the link's frame (a frame sensor's `objtype="geom"`).
+    pub geom_frames: BTreeMap<String, (usize, crate::math::Pose)>,
 }
 
 /// An element with its default class applied: the node (for messages) and the merged attributes.

@@ -57,6 +57,7 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
         exclusions: Vec::new(),
         masks: Vec::new(),
         sites: Vec::new(),
+        geom_frames: BTreeMap::new(),
     };
     let src = Src { file, doc: &doc, parts: &parts };
     src.attrs(root, &["model"], &[], &mut cx.notes)?;
@@ -283,11 +284,15 @@ fn worldbody(cx: &mut Ctx, kids: &[Node]) -> Result<(Vec<Link>, BTreeMap<String,
         };
         let children = src.children(*w, &["geom", "body", "site", "frame"], &["camera", "light"], &mut cx.notes)?;
         let children = frame::fold(cx, &children, "main")?;
+        let mut named = Vec::new();
         if let Some(j) = children.iter().find(|c| c.node.has_tag_name("joint")) {
             return Err(src.at(j.node, "a joint in a <frame> of the <worldbody> has no body to move: put it in a <body>"));
         }
         for f in children.iter().filter(|c| c.node.has_tag_name("geom")) {
             let GeomOut { pose, shape, material, contype, conaffinity, .. } = geom(cx, f.node, &f.class, true)?;
+            if let Some(name) = f.node.attribute("name") {
+                named.push((name.to_string(), f.frame * pose));
+            }
             if let Some(shape) = shape {
                 world.geoms.push((f.frame * pose, shape, material));
                 cx.masks.push((links.len(), contype, conaffinity));
@@ -297,6 +302,7 @@ fn worldbody(cx: &mut Ctx, kids: &[Node]) -> Result<(Vec<Link>, BTreeMap<String,
         let sites: Vec<&frame::Framed> = children.iter().filter(|c| c.node.has_tag_name("site")).collect();
         if !world.geoms.is_empty() || !sites.is_empty() {
             body_link.insert("world".into(), links.len());
+            cx.geom_frames.extend(named.into_iter().map(|(n, p)| (n, (links.len(), p))));
             links.push(world);
             for s in sites {
                 body::framed_site(cx, s, links.len() - 1)?;

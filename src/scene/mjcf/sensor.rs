@@ -65,9 +65,13 @@ pub(super) fn sensors(
                         let &l = body_link.get(&obj).ok_or_else(|| src.at(s, format!("unknown body `{obj}`")))?;
                         // xbody: the body's frame; body: its inertial frame (centre of mass, the body's axes)
                         let at = if ty == "body" { links[l].inertial.map_or(Vec3::ZERO, |i| i.com) } else { Vec3::ZERO };
-                        frame_site(cx, names, &format!("<{ty} {obj}>"), l, at)
+                        frame_site(cx, names, &format!("<{ty} {obj}>"), l, Pose::from_parts(at, crate::math::Quat::IDENTITY))
                     }
-                    t => return Err(src.at(s, format!("objtype `{t}` is not supported; supported: site, body, xbody"))),
+                    "geom" => {
+                        let &(l, pose) = cx.geom_frames.get(&obj).ok_or_else(|| src.at(s, format!("unknown geom `{obj}`")))?;
+                        frame_site(cx, names, &format!("<geom {obj}>"), l, pose)
+                    }
+                    t => return Err(src.at(s, format!("objtype `{t}` is not supported; supported: site, body, xbody, geom"))),
                 }
             }
             _ => {
@@ -104,16 +108,11 @@ fn kind(tag: &str) -> Option<fn(usize) -> SensorKind> {
 }
 
 /// A site at point `at` of link `link`'s frame, named `name` (added once).
-fn frame_site(cx: &mut Ctx, names: &mut Names, name: &str, link: usize, at: Vec3) -> usize {
+fn frame_site(cx: &mut Ctx, names: &mut Names, name: &str, link: usize, pose: Pose) -> usize {
     if let Some(&k) = names.sites.get(name) {
         return k;
     }
-    cx.sites.push(RobotSite {
-        name: name.to_string(),
-        link,
-        pose: Pose::from_parts(at, crate::math::Quat::IDENTITY),
-        shape: SiteShape::Everywhere,
-    });
+    cx.sites.push(RobotSite { name: name.to_string(), link, pose, shape: SiteShape::Everywhere });
     names.sites.insert(name.to_string(), cx.sites.len() - 1);
     cx.sites.len() - 1
 }
