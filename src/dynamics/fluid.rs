@@ -5,7 +5,8 @@
 //!   viscous (Stokes): f = −3 π β d̄ v, τ = −π β d̄³ ω, d̄ the mean side;
 //!   quadratic drag: f_i = −½ ρ d_j d_k |v_i| v_i, τ_i = −(ρ/64) d_i (d_j⁴ + d_k⁴) |ω_i| ω_i.
 //! The wrench is taken at the start of each step and held over it (as the actuators' forces), so every method
-//! runs it. See docs/robots.md (`<option>` density, viscosity, wind).
+//! runs it; per principal axis it is capped at what stops the body relative to the wind within the step
+//! (m|v_i|/h, I_i|ω_i|/h), where an explicit drag on a light body would otherwise reverse and grow. See docs/robots.md (`<option>` density, viscosity, wind).
 
 use crate::dynamics::integrate::Applied;
 use crate::math::{Mat3, Vec3};
@@ -24,7 +25,9 @@ pub struct Fluid {
 #[derive(Debug, Clone)]
 pub struct Drag {
     fluid: Fluid,
-    boxes: Vec<Option<(Mat3, [f64; 3])>>,
+    /// Per body: principal axes, equivalent box sides, principal moments and mass.
+    boxes: Vec<Option<(Mat3, [f64; 3], [f64; 3], f64)>>,
+    dt: f64,
 }
 
 impl Drag {
@@ -48,17 +51,17 @@ impl Drag {
                     Vec3::new(v[0][2], v[1][2], v[2][2]),
                 );
                 let side = |k: usize| (6.0 * (lam[(k + 1) % 3] + lam[(k + 2) % 3] - lam[k]) / b.mass).max(0.0).sqrt();
-                Some((axes, [side(0), side(1), side(2)]))
+                Some((axes, [side(0), side(1), side(2)], lam, b.mass))
             })
             .collect();
-        Some(Drag { fluid, boxes })
+        Some(Drag { fluid, boxes, dt: model.dt })
     }
 
     /// The medium's force and torque on each moving body at the state now, world frame, into `out`.
     pub fn wrenches(&self, state: &State, out: &mut Vec<Applied>) {
         let Fluid { density: rho, viscosity: beta, wind } = self.fluid;
         for (i, b) in self.boxes.iter().enumerate() {
-            let Some((axes, d)) = b else { continue };
+            let Some((axes, d, moments, mass)) = b else { continue };
             let s = &state.bodies[i];
             if state.sleep.asleep(i) {
                 continue;
@@ -73,6 +76,9 @@ impl Drag {
                 let (j, l) = ((k + 1) % 3, (k + 2) % 3);
                 f[k] -= 0.5 * rho * d[j] * d[l] * v[k].abs() * v[k];
                 t[k] -= rho / 64.0 * d[k] * (d[j].powi(4) + d[l].powi(4)) * w[k].abs() * w[k];
+                let (fmax, tmax) = (mass * v[k].abs() / self.dt, moments[k] * w[k].abs() / self.dt);
+                f[k] = f[k].clamp(-fmax, fmax);
+                t[k] = t[k].clamp(-tmax, tmax);
             }
             let (force, torque) = (r * f, r * t);
             if force != Vec3::ZERO || torque != Vec3::ZERO {

@@ -147,6 +147,9 @@ pub struct RobotCoupling {
     pub poly: [f64; 5],
     pub solref: [f64; 2],
     pub dmax: f64,
+    /// A tendon's own spring and damper (MJCF fixed tendon `stiffness`, `damping`), which replace the soft
+    /// constraint's.
+    pub spring: Option<(f64, f64)>,
     pub at: String,
 }
 
@@ -195,7 +198,7 @@ pub struct Placed {
     pub springdampers: Vec<(usize, [f64; 2], f64)>,
     /// Joint couplings, numbered within the whole model, with their solref and dmax (the spring and damper are
     /// set once the model's inertias are known: `scene::couplings`).
-    pub couplings: Vec<(crate::dynamics::coupling::Coupling, [f64; 2], f64)>,
+    pub couplings: Vec<(crate::dynamics::coupling::Coupling, Option<([f64; 2], f64)>)>,
 }
 
 /// How many joints, actuators and sites the model has before a robot is placed (its own are numbered after).
@@ -378,10 +381,10 @@ pub fn place(robot: &Robot, file: &str, p: &Placement, base_bodies: usize, base_
             first: c.first.iter().map(|&(j, k)| (bases.joints + j, k)).collect(),
             second: c.second.iter().map(|&(j, k)| (bases.joints + j, k)).collect(),
             poly: c.poly,
-            stiffness: 0.0,
-            damping: 0.0,
+            stiffness: c.spring.map_or(0.0, |s| s.0),
+            damping: c.spring.map_or(0.0, |s| s.1),
         };
-        out.couplings.push((coupling, c.solref, c.dmax));
+        out.couplings.push((coupling, c.spring.is_none().then_some((c.solref, c.dmax))));
     }
     // sites, in the frame of the body their link is merged into
     for s in &robot.sites {

@@ -46,7 +46,7 @@ pub(super) struct Robots {
     /// Joints with MJCF `springdamper` (see `robot::Placed::springdampers`).
     pub springdampers: Vec<(usize, [f64; 2], f64)>,
     /// Joint couplings with their solref and dmax (see `robot::Placed::couplings`).
-    pub couplings: Vec<(crate::dynamics::coupling::Coupling, [f64; 2], f64)>,
+    pub couplings: Vec<(crate::dynamics::coupling::Coupling, Option<([f64; 2], f64)>)>,
 }
 
 /// Sets the springs of joints with MJCF `springdamper` (time constant τ, damping ratio ζ) as MuJoCo does, from
@@ -65,9 +65,14 @@ pub(super) fn set_springdampers(model: &mut crate::model::Model, pending: &[(usi
 /// Puts the robots' joint couplings into the model with MuJoCo's soft constraint as a spring and damper: the
 /// residual's effective inertia is 1/(Σ₁ c²/I + c₁² Σ₂ c²/I), I each joint's inertia at the load pose, c its
 /// coefficient, c₁ the polynomial's slope at the load pose (dynamics/coupling.rs).
-pub(super) fn set_couplings(model: &mut crate::model::Model, pending: Vec<(crate::dynamics::coupling::Coupling, [f64; 2], f64)>) {
+pub(super) fn set_couplings(model: &mut crate::model::Model, pending: Vec<(crate::dynamics::coupling::Coupling, Option<([f64; 2], f64)>)>) {
     use crate::dynamics::actuator::joint_inertia;
-    for (mut c, solref, dmax) in pending {
+    for (mut c, soft) in pending {
+        // a tendon's own spring (set at placing) needs nothing from the inertias
+        let Some((solref, dmax)) = soft else {
+            model.couplings.push(c);
+            continue;
+        };
         let side = |parts: &[(usize, f64)]| parts.iter().map(|&(j, k)| k * k / joint_inertia(model, j)).sum::<f64>();
         let inverse = side(&c.first) + c.poly[1] * c.poly[1] * side(&c.second);
         let inertia = if inverse.is_finite() && inverse > 0.0 { 1.0 / inverse } else { 0.0 };

@@ -184,14 +184,16 @@ fn general(cx: &Ctx, el: &El, name: String, transmission: Transmission, gear: [f
     Ok(Actuator { name, transmission, gear, dynamics, gain, bias, ..Actuator::motor(String::new(), 0, 1.0) })
 }
 
-/// A `<tendon>` section: each fixed tendon's joints and coefficients (what an actuator on it drives). A tendon
-/// with stiffness, damping, friction or limits is an error (cairn couples no joint coordinates by itself), as
-/// is a spatial tendon.
+/// A `<tendon>` section: each fixed tendon's joints and coefficients (what an actuator on it drives). A tendon's
+/// `stiffness` and `damping` become a spring and damper on its length about its length at the load pose
+/// (MuJoCo's default `springlength`), through `springs` (dynamics/coupling.rs); friction, limits, an explicit
+/// `springlength` and spatial tendons are errors.
 pub(super) fn tendons(
     cx: &mut Ctx,
     n: Node,
     joints: &BTreeMap<String, (usize, usize)>,
     out: &mut BTreeMap<String, Vec<(usize, f64)>>,
+    springs: &mut Vec<crate::scene::robot::RobotCoupling>,
 ) -> Result<(), String> {
     let src = cx.src;
     for t in src.children(n, &["fixed", "spatial"], &[], &mut cx.notes)? {
@@ -206,7 +208,17 @@ pub(super) fn tendons(
             &used,
             &["margin", "rgba", "width", "group", "material", "solreflimit", "solimplimit", "solreffriction", "solimpfriction", "user"],
         )?;
-        let active = ["stiffness", "damping", "frictionloss"].into_iter().find(|k| el.num(cx, k).ok().flatten().is_some_and(|x| x != 0.0));
+        let active = ["frictionloss"].into_iter().find(|k| el.num(cx, k).ok().flatten().is_some_and(|x| x != 0.0));
+        let (stiffness, damping) = (el.num(cx, "stiffness")?.unwrap_or(0.0), el.num(cx, "damping")?.unwrap_or(0.0));
+        if !(stiffness >= 0.0 && damping >= 0.0) {
+            return Err(src.at(t, format!("fixed tendon `{name}`: `stiffness` and `damping` must be >= 0, got {stiffness} and {damping}")));
+        }
+        if el.nums(cx, "springlength")?.is_some_and(|v| v.iter().any(|&x| x != -1.0)) {
+            return Err(src.at(
+                t,
+                format!("fixed tendon `{name}`: an explicit `springlength` is not supported (the spring rests at the load pose's length)"),
+            ));
+        }
         let limited = match el.get("limited") {
             Some("true") => true,
             Some("false") => false,
@@ -216,7 +228,7 @@ pub(super) fn tendons(
             return Err(src.at(
                 t,
                 format!(
-                    "fixed tendon `{name}` has {what}: tendons that exert a force are not supported (only actuators act on a fixed tendon)"
+                    "fixed tendon `{name}` has {what}: tendons that exert a force are not supported beyond their stiffness and damping"
                 ),
             ));
         }
@@ -226,6 +238,18 @@ pub(super) fn tendons(
             let jn = src.required(j, "joint")?;
             let &(k, _) = joints.get(jn).ok_or_else(|| src.at(j, format!("fixed tendon `{name}`: unknown joint `{jn}`")))?;
             parts.push((k, src.num(j, "coef")?.unwrap_or(1.0)));
+        }
+        if stiffness > 0.0 || damping > 0.0 {
+            springs.push(crate::scene::robot::RobotCoupling {
+                name: format!("tendon {name}"),
+                first: parts.clone(),
+                second: Vec::new(),
+                poly: [0.0; 5],
+                solref: [0.0; 2],
+                dmax: 0.0,
+                spring: Some((stiffness, damping)),
+                at: src.at(t, "fixed"),
+            });
         }
         out.insert(name.to_string(), parts);
     }

@@ -155,7 +155,7 @@ pub(super) fn equalities(
                         )
                     }
                 };
-                couplings.push(RobotCoupling { name, first, second, poly, solref, dmax, at: src.at(e, tag) });
+                couplings.push(RobotCoupling { name, first, second, poly, solref, dmax, spring: None, at: src.at(e, tag) });
             }
         }
     }
