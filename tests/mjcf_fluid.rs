@@ -48,3 +48,16 @@ fn a_medium_is_checked() {
     let e = common::mjcf_world("fluidbad", &bad, MethodKey::Lcp).err().expect("accepted");
     assert!(e.contains("`density` and `viscosity` must be >= 0") && e.contains("line 2"), "{e}");
 }
+
+#[test]
+fn a_disabled_gravity_flag_turns_gravity_off() {
+    let xml = XML.replace("wind=\"0.3 0 0\"/>", "wind=\"0 0 0\"><flag gravity=\"disable\" contact=\"enable\"/></option>");
+    let mut w = common::mjcf_world("nogravity", &xml, MethodKey::Lcp).unwrap();
+    assert_eq!(w.model.gravity, Vec3::ZERO);
+    assert!(w.notes().iter().any(|n| n.contains("<flag> contact")), "{:?}", w.notes());
+    let x0 = w.state.bodies[0].x;
+    for _ in 0..100 {
+        w.step().unwrap();
+    }
+    assert_eq!(w.state.bodies[0].x, x0, "a body at rest in a still medium without gravity moved");
+}

@@ -198,7 +198,15 @@ fn options(cx: &mut Ctx, kids: &[Node], robot: &mut Robot) -> Result<(), String>
             ],
             &mut cx.notes,
         )?;
-        src.children(*k, &[], &["flag"], &mut cx.notes)?;
+        // `<flag gravity="disable">` turns gravity off (dm_control's fish floats); the other flags are noted
+        let mut no_gravity = false;
+        for f in src.children(*k, &["flag"], &[], &mut cx.notes)? {
+            no_gravity |= f.attribute("gravity") == Some("disable");
+            let others: Vec<&str> = f.attributes().map(|a| a.name()).filter(|&n| n != "gravity").collect();
+            if !others.is_empty() {
+                cx.notes.add(format!("ignored (cairn cannot use it): <flag> {}", others.join(", ")));
+            }
+        }
         if let Some(dt) = src.num(*k, "timestep")? {
             if dt <= 0.0 {
                 return Err(src.at(*k, format!("`timestep` must be > 0, got {dt}")));
@@ -206,6 +214,9 @@ fn options(cx: &mut Ctx, kids: &[Node], robot: &mut Robot) -> Result<(), String>
             robot.dt = Some(dt);
         }
         robot.gravity = src.fixed::<3>(*k, "gravity")?.map(Vec3::from_array);
+        if no_gravity {
+            robot.gravity = Some(Vec3::ZERO);
+        }
         // a medium: MuJoCo's inertia model (dynamics/fluid.rs)
         let (density, viscosity) = (src.num(*k, "density")?.unwrap_or(0.0), src.num(*k, "viscosity")?.unwrap_or(0.0));
         if !(density >= 0.0 && viscosity >= 0.0) {
