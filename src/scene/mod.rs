@@ -21,6 +21,7 @@ pub mod scn;
 mod sensors;
 mod shape;
 pub mod urdf;
+mod world_table;
 mod xml;
 use checks::{finite, positive, vec3};
 pub use files::{description, find_scene, list_robots, list_scenes, scenes_dir, set_scenes_dir};
@@ -31,7 +32,7 @@ pub use options::LoadOptions;
 use crate::error::InputError;
 use crate::math::{Mat3, Quat, Vec3};
 use crate::method::params::SolverParams;
-use crate::model::{Body, BodyKind, FrictionCombine, Load, Material, MethodKey, Model};
+use crate::model::{Body, BodyKind, Load, Material, MethodKey, Model};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -42,7 +43,7 @@ use std::path::Path;
 #[serde(deny_unknown_fields)]
 struct SceneFile<S> {
     format: Option<i64>,
-    world: Option<WorldT>,
+    world: Option<world_table::WorldT>,
     solver: Option<BTreeMap<String, S>>,
     #[serde(default)]
     material: Vec<MaterialT>,
@@ -65,24 +66,6 @@ struct SceneFile<S> {
     #[serde(default)]
     sensor: Vec<sensors::SensorT>,
     limits: Option<Limits>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct WorldT {
-    gravity: Option<[f64; 3]>,
-    dt: Option<f64>,
-    duration: Option<f64>,
-    method: Option<String>,
-    check_intersections: Option<bool>,
-    check_resolution: Option<u32>,
-    friction_combine: Option<String>,
-    sleep: Option<bool>,
-    sleep_speed: Option<f64>,
-    sleep_time: Option<f64>,
-    fluid_density: Option<f64>,
-    fluid_viscosity: Option<f64>,
-    wind: Option<[f64; 3]>,
 }
 
 /// A `[solver.<key>]` table as it arrives, with the line it starts on when known.
@@ -254,108 +237,6 @@ fn solver_tables<S: SolverTable>(solver: Option<BTreeMap<String, S>>, text: &str
     Ok(out)
 }
 
-/// The `[world]` values after the front end's options: gravity, dt, duration, method, check, resolution.
-struct WorldValues {
-    gravity: Vec3,
-    dt: f64,
-    duration: f64,
-    method: MethodKey,
-    check_intersections: bool,
-    check_resolution: u32,
-    friction_combine: FrictionCombine,
-    sleep: crate::dynamics::sleep::SleepParams,
-    fluid: Option<crate::dynamics::fluid::Fluid>,
-}
-
-fn world_values(w: Option<WorldT>, opts: &LoadOptions, lim: &Limits) -> Result<WorldValues, String> {
-    let w = w.unwrap_or(WorldT {
-        gravity: None,
-        dt: None,
-        duration: None,
-        method: None,
-        check_intersections: None,
-        check_resolution: None,
-        friction_combine: None,
-        sleep: None,
-        sleep_speed: None,
-        sleep_time: None,
-        fluid_density: None,
-        fluid_viscosity: None,
-        wind: None,
-    });
-    let gravity = vec3(w.gravity.unwrap_or([0.0, 0.0, -9.81]), "world.gravity")?;
-    // a value from the command line is named as the user gave it
-    let dt_name = if opts.dt.is_some() { "--dt" } else { "world.dt" };
-    let duration_name = if opts.duration.is_some() { "--duration" } else { "world.duration" };
-    let dt = positive(opts.dt.or(w.dt).unwrap_or(0.01), dt_name)?;
-    if dt < lim.dt_min() {
-        return Err(format!(
-            "{dt_name} = {} s is below the smallest time step allowed, {} s; lower that with `--limit dt_min=S` or `[limits] dt_min = S` in the scene",
-            limits::show(dt),
-            limits::show(lim.dt_min())
-        ));
-    }
-    if dt > lim.dt_max() {
-        return Err(format!(
-            "{dt_name} = {} s is above the largest time step allowed, {} s; raise that with `--limit dt_max=S` or `[limits] dt_max = S` in the scene",
-            limits::show(dt),
-            limits::show(lim.dt_max())
-        ));
-    }
-    let duration = finite(opts.duration.or(w.duration).unwrap_or(5.0), duration_name)?;
-    if duration < 0.0 {
-        return Err(format!("{duration_name} must be >= 0, got {duration}"));
-    }
-    let steps = (duration / dt).round();
-    if steps > lim.steps() as f64 {
-        return Err(format!(
-            "{duration_name} = {} s at {dt_name} = {} s is {} steps, over the limit of {} steps per run; {}",
-            limits::show(duration),
-            limits::show(dt),
-            limits::show(steps),
-            lim.steps(),
-            limits::how_to_raise("steps")
-        ));
-    }
-    let method = match opts.method {
-        Some(m) => m,
-        None => MethodKey::parse(w.method.as_deref().unwrap_or("lcp")).map_err(|e| format!("world.method: {e}"))?,
-    };
-    let check_resolution = w.check_resolution.unwrap_or(16);
-    if !(4..=256).contains(&check_resolution) {
-        return Err(format!("world.check_resolution must be in 4..=256, got {check_resolution}"));
-    }
-    let check_intersections = opts.check_intersections.or(w.check_intersections).unwrap_or(false);
-    let friction_combine = match w.friction_combine.as_deref() {
-        None | Some("geometric") => FrictionCombine::GeometricMean,
-        Some("max") => FrictionCombine::Max,
-        Some(x) => return Err(format!("world.friction_combine must be \"geometric\" or \"max\", got \"{x}\"")),
-    };
-    let d = crate::dynamics::sleep::SleepParams::default();
-    let sleep = crate::dynamics::sleep::SleepParams {
-        enabled: w.sleep.unwrap_or(d.enabled),
-        speed: finite(w.sleep_speed.unwrap_or(d.speed), "world.sleep_speed")?,
-        time: finite(w.sleep_time.unwrap_or(d.time), "world.sleep_time")?,
-    };
-    if sleep.speed < 0.0 {
-        return Err(format!("world.sleep_speed must be >= 0 m/s (0: nothing sleeps), got {}", sleep.speed));
-    }
-    if sleep.time <= 0.0 {
-        return Err(format!("world.sleep_time must be > 0 s, got {}", sleep.time));
-    }
-    let density = finite(w.fluid_density.unwrap_or(0.0), "world.fluid_density")?;
-    let viscosity = finite(w.fluid_viscosity.unwrap_or(0.0), "world.fluid_viscosity")?;
-    if density < 0.0 || viscosity < 0.0 {
-        return Err(format!("world.fluid_density and world.fluid_viscosity must be >= 0, got {density} and {viscosity}"));
-    }
-    let wind = vec3(w.wind.unwrap_or([0.0; 3]), "world.wind")?;
-    let fluid = (density > 0.0 || viscosity > 0.0).then_some(crate::dynamics::fluid::Fluid { density, viscosity, wind });
-    if fluid.is_none() && wind != Vec3::ZERO {
-        return Err("world.wind needs a medium: set world.fluid_density or world.fluid_viscosity".into());
-    }
-    Ok(WorldValues { gravity, dt, duration, method, check_intersections, check_resolution, friction_combine, sleep, fluid })
-}
-
 /// The `[[material]]` tables after the default material (which a table named `default` replaces).
 fn materials(tables: Vec<MaterialT>) -> Result<Vec<Material>, String> {
     let mut materials = vec![Material::default_material()];
@@ -525,7 +406,7 @@ fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path, op
     // the command line's limits over the scene's; the file readers below see them through `limits::current`
     let lim = opts.limits.or(&table);
     let _limits = limits::scoped(lim);
-    let w = world_values(s.world, opts, &lim)?;
+    let w = world_table::world_values(s.world, opts, &lim)?;
     let solver = solver_tables(s.solver, text)?;
     let mut materials = materials(s.material)?;
     count_bodies(&s.body, &lim)?;
