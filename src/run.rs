@@ -101,7 +101,7 @@ pub fn run(world: &mut World, options: &RunOptions, progress: &mut dyn FnMut(&Wo
         r.frame(&world.model, &world.state)?;
     }
     let cancelled = || options.cancel.as_ref().is_some_and(|c| c.load(Ordering::SeqCst));
-    let mut tracker = Tracker::new(&world.state);
+    let mut tracker = Tracker::new(&world.model, &world.state);
     let t0 = Instant::now();
     for _ in 0..steps {
         if cancelled() {

@@ -33,6 +33,8 @@ pub struct BenchResult {
     pub max_penetration: f64,
     /// Largest displacement of any dynamic body from its start, over the run.
     pub max_drift: f64,
+    /// Largest displacement less any fall along gravity (a stack settling across its gaps does not drift).
+    pub max_drift_beyond_fall: f64,
     /// Mean solver iterations per step over the measured steps (`abd`: Newton iterations; `lcp`: PGS sweeps).
     pub iterations: f64,
     /// Mean milliseconds per step in each stage.
@@ -118,7 +120,7 @@ pub fn bench_model(model: cairn::model::Model, steps: Option<u64>) -> Result<Ben
     let n = steps.unwrap_or((model.duration / model.dt).round() as u64).max(1);
     let mut world = World::new(model).map_err(|e: InputError| anyhow::anyhow!(e))?;
     let stages: Vec<String> = world.stage_names().iter().map(|s| s.to_string()).collect();
-    let mut tracker = Tracker::new(&world.state);
+    let mut tracker = Tracker::new(&world.model, &world.state);
     // reserved up to a million steps: a long run grows it, a huge --steps does not allocate at once
     let mut times = Vec::with_capacity(n.min(1 << 20) as usize);
     let mut stage_sum = vec![0.0; stages.len()];
@@ -163,6 +165,7 @@ pub fn bench_model(model: cairn::model::Model, steps: Option<u64>) -> Result<Ben
         contacts: contacts / n as f64,
         max_penetration: tracker.max_penetration,
         max_drift: tracker.max_drift(&world.model),
+        max_drift_beyond_fall: tracker.max_drift_beyond_fall(&world.model),
         iterations: iterations / measured,
         stage_ms: stages.into_iter().zip(stage_sum).map(|(s, t)| (s, t / measured * 1e3)).collect(),
         unresolved: unresolved / n as f64,

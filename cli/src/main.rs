@@ -128,6 +128,10 @@ enum Command {
         /// between rows, held outside); replaces the scene's [[control]] of those actuators.
         #[arg(long, value_name = "FILE.csv")]
         ctrl: Option<PathBuf>,
+        /// Print every note of the scene's loader on a line of its own (by default notes of one kind share a
+        /// line; summary.json's `notes` has them all).
+        #[arg(long)]
+        all_notes: bool,
     },
     /// Write view.html: a self-contained page (no network) that plays runs back in a browser. Give a run folder
     /// (of `cairn run --out`), several (shown side by side or overlaid, one colour per method), or a folder of
@@ -284,6 +288,7 @@ fn real_main() -> Result<()> {
             contacts,
             view,
             ctrl,
+            all_notes,
         } => {
             if (view || contacts || metrics_every.is_some()) && no_out {
                 bail!("--view, --contacts and --metrics-every write into the run folder: drop --no-out");
@@ -301,7 +306,7 @@ fn real_main() -> Result<()> {
                 limits: limits.parse()?,
             };
             let options = cairn::run::RunOptions { steps: None, out, frame_every, metrics_every, contacts, cancel: None };
-            cmd_run(&scene, &load, options, view, default_out, ctrl.as_deref())
+            cmd_run(&scene, &load, options, RunShown { view, default_out, all_notes }, ctrl.as_deref())
         }
         Command::View { dirs, out, open } => cmd_view(&dirs, out.as_deref(), open),
         Command::Export { dir, gltf } => cmd_export(&dir, &gltf),
@@ -345,15 +350,26 @@ fn real_main() -> Result<()> {
 
 /// `cairn run`: the run, then its plots page (and view page) in the run folder; the last line says what to
 /// open. `default_out`: no --out was given, so the folder is runs/SCENE-METHOD.
+/// What `cairn run` writes and prints besides the run itself.
+#[derive(Clone, Copy)]
+struct RunShown {
+    /// Write view.html into the run folder.
+    view: bool,
+    /// No --out was given: the run goes to runs/SCENE-METHOD.
+    default_out: bool,
+    /// Every loader note on a line of its own.
+    all_notes: bool,
+}
+
 fn cmd_run(
     scene: &str,
     load: &cairn::scene::LoadOptions,
     options: cairn::run::RunOptions,
-    view: bool,
-    default_out: bool,
+    shown: RunShown,
     ctrl: Option<&Path>,
 ) -> Result<()> {
-    let out = run(scene, load, options, default_out, ctrl)?;
+    let view = shown.view;
+    let out = run(scene, load, options, shown, ctrl)?;
     if let Some(dir) = &out {
         let plots = crate::plots_html::write_plots(dir)?;
         println!("plots: {}", plots.display());
@@ -499,7 +515,7 @@ fn run(
     scene: &str,
     load: &cairn::scene::LoadOptions,
     mut options: cairn::run::RunOptions,
-    default_out: bool,
+    shown: RunShown,
     ctrl: Option<&Path>,
 ) -> Result<Option<PathBuf>> {
     let path = scene_path(scene)?;
@@ -508,19 +524,15 @@ fn run(
         cairn::scene::control_csv::apply(ctrl, &mut model)?;
     }
     warn_other_solvers(&load.sets, model.method);
-    if default_out {
+    if shown.default_out {
         let stem = path.file_stem().map_or_else(|| model.name.clone(), |s| s.to_string_lossy().into_owned());
         options.out = Some(Path::new("runs").join(format!("{stem}-{}", model.method)));
     }
-    for note in &model.notes {
-        // a robot file run by itself: its notes name it already
-        let shown = path.display().to_string();
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        if note.starts_with(&format!("{shown}:")) || (!name.is_empty() && note.starts_with(&format!("{name}:"))) {
-            eprintln!("note: {note}");
-        } else {
-            eprintln!("note: {shown}: {note}");
-        }
+    let full = if options.out.is_some() { "summary.json's `notes`, or --all-notes" } else { "--all-notes" };
+    let lines = cairn::scene::notes::display_lines(&path.display().to_string(), &model.notes, full);
+    let lines = if shown.all_notes { cairn::scene::notes::every_line(&path.display().to_string(), &model.notes) } else { lines };
+    for line in lines {
+        eprintln!("note: {line}");
     }
     let mut world = World::new(model)?;
     let steps = cairn::run::default_steps(&world);
@@ -583,9 +595,11 @@ fn run(
         wall * 1e3 / steps.max(1) as f64
     );
     println!(
-        "largest penetration {:.3} mm, largest displacement of a body {:.3} mm, final kinetic energy {:.3e} J",
+        "largest penetration {:.3} mm, largest displacement of a body {:.3} mm (drift beyond a fall along gravity \
+         {:.3} mm), final kinetic energy {:.3e} J",
         tracker.max_penetration * 1e3,
         tracker.max_drift(m) * 1e3,
+        tracker.max_drift_beyond_fall(m) * 1e3,
         world.state.kinetic_energy(m)
     );
     Ok(out)

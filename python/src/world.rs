@@ -15,11 +15,11 @@ use std::ffi::CString;
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-/// Issues a Python `UserWarning` per note of the loader (what a `.scn` file has that cairn cannot use), as
-/// `cairn run` prints them.
+/// Issues a Python `UserWarning` per kind of the loader's notes (what a file has that cairn cannot use), as
+/// `cairn run` prints them; `World.notes` has every note.
 pub fn warn_notes(py: Python<'_>, scene: &str, model: &cairn::Model) -> PyResult<()> {
-    for note in &model.notes {
-        let msg = CString::new(format!("{scene}: {note}").replace('\0', " "))?;
+    for line in cairn::scene::notes::display_lines(scene, &model.notes, "World.notes") {
+        let msg = CString::new(line.replace('\0', " "))?;
         PyErr::warn(py, &py.get_type::<PyUserWarning>(), &msg, 1)?;
     }
     Ok(())

@@ -12,6 +12,7 @@ mod files;
 mod joints;
 pub mod limits;
 pub mod mjcf;
+pub mod notes;
 mod options;
 mod proxy;
 pub mod robot;

@@ -331,7 +331,7 @@ fn stack10(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     let cubes: Vec<usize> = (0..w.model.bodies.len()).filter(|&i| w.model.bodies[i].kind == cairn::model::BodyKind::Dynamic).collect();
     let top = *cubes.last().ok_or_else(|| anyhow::anyhow!("no cubes"))?;
     let x0: Vec<Vec3> = w.state.bodies.iter().map(|b| b.x).collect();
-    let mut tracker = Tracker::new(&w.state);
+    let mut tracker = Tracker::new(&w.model, &w.state);
     let mut worst_side = 0.0f64;
     for _ in 0..n {
         let st = w.step()?;
@@ -365,7 +365,7 @@ fn pyramid20(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     let cubes: Vec<usize> = (0..w.model.bodies.len()).filter(|&i| w.model.bodies[i].kind == cairn::model::BodyKind::Dynamic).collect();
     let start: Vec<Vec3> = w.state.bodies.iter().map(|b| b.x).collect();
     let rest_z: Vec<f64> = start.iter().map(|x| 0.25 + 0.5 * ((x.z - 0.251) / 0.501).round()).collect();
-    let mut tracker = Tracker::new(&w.state);
+    let mut tracker = Tracker::new(&w.model, &w.state);
     let mut peak = 0.0f64;
     for _ in 0..n {
         let st = w.step()?;
@@ -393,7 +393,7 @@ fn pyramid20(method: &Overrides) -> anyhow::Result<Vec<Row>> {
 fn large_mass(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     let mut w = bundled("largemass", method, &[])?;
     let n = (10.0 / w.model.dt).round() as usize;
-    let mut tracker = Tracker::new(&w.state);
+    let mut tracker = Tracker::new(&w.model, &w.state);
     for _ in 0..n {
         let st = w.step()?;
         tracker.update(&w.state, &st);

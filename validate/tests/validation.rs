@@ -79,7 +79,7 @@ fn shock_propagation_keeps_a_tall_stack_stiff_and_without_it_the_stack_sags() {
     for on in ["true", "false"] {
         let model = cairn::scene::load(&path, &[("solver.lcp.shock_propagation".into(), on.into())]).unwrap();
         let mut w = cairn::World::new(model).unwrap();
-        let mut tracker = cairn::record::Tracker::new(&w.state);
+        let mut tracker = cairn::record::Tracker::new(&w.model, &w.state);
         for _ in 0..200 {
             let st = w.step().unwrap();
             tracker.update(&w.state, &st);

@@ -1,5 +1,11 @@
-"""What a MuJoCo or PyBullet user looks for: external forces and torques for one step, joint coordinates by
-name, reset to the initial state, the version; and the argument errors of step."""
+"""A new user's first hour in Python, replayed (issue 35; the command line's side is cli/tests/first_hour.rs).
+
+What a MuJoCo or PyBullet user looks for: external forces and torques for one step, joint coordinates by
+name, reset to the initial state, the version, a callback on step(n); errors that name the argument at fault
+(ValueError/TypeError), a static body's state refused, `last_stats` a dict before the first step, a scene name
+with or without `.toml`; the loader's notes as one warning per kind."""
+
+import warnings
 
 import math
 
@@ -131,3 +137,22 @@ def test_robot_joint_names_come_from_the_robot_file():
 def test_version_and_scene_name_with_extension():
     assert isinstance(cairn.__version__, str) and cairn.__version__.count(".") == 2
     assert cairn.World.from_file("pyramid20.toml").scene == cairn.World.from_file("pyramid20").scene
+
+
+def test_a_bad_method_names_the_argument_and_lists_the_methods():
+    for method in ["LCP", "pgs"]:
+        with pytest.raises(cairn.SceneError, match=f"method: unknown method `{method}`: allowed are `lcp`"):
+            cairn.World("pyramid20", method=method)
+
+
+def test_robot_notes_are_one_warning_per_kind():
+    robot = str(cairn.scenes_dir() / "robots" / "quadruped.xml")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        w = cairn.World(robot)
+    messages = [str(c.message) for c in caught]
+    assert len(messages) < len(w.notes), messages
+    armature = [m for m in messages if "armature" in m]
+    assert len(armature) == 1 and "joint `fl_hip`, `fr_hip` and 2 more: armature" in armature[0], messages
+    assert sum("armature" in n for n in w.notes) == 4
+    assert all(m.count("quadruped.xml:") == 1 for m in messages), messages
