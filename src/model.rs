@@ -137,9 +137,10 @@ pub struct Joint {
     /// The coordinate's value at the load pose (MJCF `ref`; 0 elsewhere): q = offset + the displacement from
     /// the load pose, so limits, targets and readings are in the file's units.
     pub offset: f64,
-    /// Rotor inertia on the coordinate (MJCF `armature`, kg·m² or kg): applied by the methods with a coordinate
-    /// row (`lcp`, `Method::carries_joint_force`); for the others the loader folds it into the child's inertia
-    /// where that is exact (`armature_folded`) and notes it elsewhere.
+    /// Rotor inertia on the coordinate (MJCF `armature`, kg·m² or kg) of a hinge or prismatic joint: a damper of
+    /// armature/h towards the coordinate's rate at the step's start on the coordinate row, in every method. The
+    /// loader also folds it into the child's inertia where that is exact (`armature_folded`); the methods then
+    /// add only [`Joint::rotor_inertia`] (`lcp` takes the folded part back out and keeps all on its row).
     pub armature: f64,
     /// Whether `armature` is also in the child's `Body::inertia` (about the axis; a hinge whose parent cannot
     /// move), for a method with the row to take back out.
@@ -147,6 +148,17 @@ pub struct Joint {
     /// The robot file's joint name (with the robot's prefix); empty for a scene's `[[joint]]` (see
     /// `Model::joint_name`).
     pub name: String,
+}
+
+impl Joint {
+    /// The rotor inertia a method adds on the coordinate row: the armature not folded into the child's inertia.
+    pub fn rotor_inertia(&self) -> f64 {
+        if self.armature_folded {
+            0.0
+        } else {
+            self.armature
+        }
+    }
 }
 
 impl JointFrame {

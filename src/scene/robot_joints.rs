@@ -87,9 +87,9 @@ pub(super) fn joint_of(
     if out.bodies[child].kind != BodyKind::Dynamic && parent_static {
         return Err(format!("{}: joins two bodies that cannot move (both welded to the world)", j.at));
     }
-    // armature: rotor inertia on the coordinate, kept on the joint for the methods that have a coordinate row;
-    // for the others also folded into the child's inertia about the axis where that is exact (the parent cannot
-    // move)
+    // armature: rotor inertia on the coordinate, kept on the joint (every method puts it on the coordinate's
+    // row); folded into the child's inertia about the axis where that is exact (the parent cannot move), so that
+    // the methods then add nothing (`Joint::rotor_inertia`)
     let (armature, mut armature_folded) = (j.armature, false);
     if j.armature > 0.0 {
         let body = &mut out.bodies[child];
@@ -98,10 +98,12 @@ pub(super) fn joint_of(
             body.inertia += Mat3::from_cols(a * a.x, a * a.y, a * a.z) * j.armature;
             body.inv_inertia = body.inertia.inverse();
             armature_folded = true;
-        } else {
+        } else if !matches!(j.kind, JointType::Hinge | JointType::Prismatic) {
             out.notes.push(format!(
-                "{file}: joint `{}`: armature {} is a rotor inertia on the joint's coordinate row under `lcp`; the other methods leave it out",
-                j.name, j.armature
+                "{file}: joint `{}`: armature {} on a {} joint is not applied (only hinges and sliders have a coordinate row)",
+                j.name,
+                j.armature,
+                format!("{:?}", j.kind).to_lowercase()
             ));
         }
     }

@@ -89,7 +89,10 @@ fn the_mjcf_quadruped_loads_defaults_actuators_and_exclusions() {
     assert_eq!(m.materials[torso.material].friction, 0.8);
     assert_eq!(m.exclusions, vec![(1, 2), (1, 3), (1, 4), (1, 5)]);
     let notes = m.notes.join("\n");
-    for what in ["armature 0.01 is a rotor inertia", "<light>", "geometric mean", "different friction"] {
+    // armature is applied by every method now: no note
+    assert!(!notes.contains("armature"), "{notes}");
+    assert!(m.joints.iter().all(|j| j.armature == 0.01), "armature reaches the joints");
+    for what in ["<light>", "geometric mean", "different friction"] {
         assert!(notes.contains(what), "missing note `{what}` in\n{notes}");
     }
     // the three position servos are their joints' motors; the torque motor is an input of gear 10 within ±1

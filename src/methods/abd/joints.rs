@@ -91,12 +91,14 @@ pub struct Term {
 }
 
 /// What a coordinate term uses during one step: its value at q^t (an angle's unwrapping reference), the barrier
-/// stiffness, and the motor's K_e, x_e and bound.
+/// stiffness, the motor's K_e, x_e and bound, and the rotor inertia (`Joint::rotor_inertia`) with the value its
+/// coordinate is predicted to reach (the coordinate's own inertia term ½·a·(x − x̃)²).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct StepData {
     pub reference: f64,
     pub kappa: f64,
     pub drive: Option<(f64, f64, Option<f64>)>,
+    pub rotor: Option<(f64, f64)>,
 }
 
 /// The joints of a model in affine coordinates.
@@ -208,7 +210,7 @@ impl Joints {
                 },
                 _ => continue,
             };
-            if j.limits.is_none() && j.motor.is_none() {
+            if j.limits.is_none() && j.motor.is_none() && j.rotor_inertia() == 0.0 {
                 continue;
             }
             let reach = if j.kind == JointType::Hinge { ANGLE_REACH } else { dhat };
@@ -244,11 +246,20 @@ impl Joints {
         out
     }
 
-    /// Prepares a step from q^t with the incremental potential's step `h` (h_e under BDF2) and base q̂ (the motor's
-    /// damper acts on (x − x̂)/h): each coordinate's reference value, barrier stiffness and motor drive (from the
-    /// state's motor targets). Errs, naming the joint, when a coordinate is not strictly inside its limits.
-    pub fn begin_step(&mut self, model: &Model, state: &State, (qt, qhat): (&[f64], &[f64]), dt: f64, h: f64) -> Result<(), String> {
+    /// Prepares a step from q^t with the incremental potential's step `h` (h_e under BDF2), base q̂ and its rate q̇̂
+    /// (the motor's damper acts on (x − x̂)/h; a rotor's coordinate is predicted at q̂ + h·q̇̂): each coordinate's
+    /// reference value, barrier stiffness, motor drive (from the state's motor targets) and rotor inertia. Errs,
+    /// naming the joint, when a coordinate is not strictly inside its limits.
+    pub fn begin_step(
+        &mut self,
+        model: &Model,
+        state: &State,
+        (qt, qhat, qdhat): (&[f64], &[f64], &[f64]),
+        dt: f64,
+        h: f64,
+    ) -> Result<(), String> {
         self.step.clear();
+        let mut predicted: Option<Vec<f64>> = None;
         for t in &self.terms {
             let mut s = StepData::default();
             if let Law::Coordinate { limits, offset, reach, inertia, motor, hinge } = &t.law {
@@ -282,6 +293,11 @@ impl Joints {
                         let xe = (m.stiffness * goal + (m.damping / h) * (base + h * target.rate)) / ke;
                         s.drive = Some((ke, xe, m.max_force));
                     }
+                }
+                let a = model.joints[t.joint].rotor_inertia();
+                if a > 0.0 {
+                    let q = predicted.get_or_insert_with(|| qhat.iter().zip(qdhat).map(|(q, v)| q + h * v).collect());
+                    s.rotor = Some((a, t.f.value(q, Some(x))));
                 }
             }
             self.step.push(s);
@@ -317,6 +333,13 @@ impl Joints {
                     e += h * h * p;
                     e1 += h * h * p1;
                     e2 += h * h * p2;
+                }
+                if let Some((a, predicted)) = s.rotor {
+                    // an inertia term, as the bodies' ½(q − q̃)ᵀM(q − q̃): not scaled by h²
+                    let y = x - predicted;
+                    e += 0.5 * a * y * y;
+                    e1 += a * y;
+                    e2 += a;
                 }
                 (e, e1, e2)
             }

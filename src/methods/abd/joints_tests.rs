@@ -1,8 +1,8 @@
 use super::*;
 use crate::methods::abd::coords::tests::{affine_point, model};
 
-/// Every term's energy (penalty, limit barrier within its reach, motor on both sides of its saturation) has the
-/// gradient and Hessian of its jet in the bodies' coordinates: central differences of the energy.
+/// Every term's energy (penalty, limit barrier within its reach, motor on both sides of its saturation, rotor
+/// inertia) has the gradient and Hessian of its jet in the bodies' coordinates: central differences of the energy.
 #[test]
 fn term_energies_match_finite_differences() {
     let m = model();
@@ -18,7 +18,8 @@ fn term_energies_match_finite_differences() {
                 *limits = Some([x - 0.4 * *reach, x + 2.0]);
             }
             let drive = Some((50.0, x - 0.3, saturated.then_some(5.0)));
-            joints.step.push(StepData { reference: x, kappa: 1e3, drive });
+            let rotor = (seed != 2).then_some((0.7, x + 0.2));
+            joints.step.push(StepData { reference: x, kappa: 1e3, drive, rotor });
         }
         for k in 0..joints.terms.len() {
             let t = &joints.terms[k];
@@ -90,7 +91,7 @@ fn motor_potential_gives_the_clamped_pd_force() {
     state.motor_targets[joints.terms[k].joint] = Some(crate::dynamics::joint::MotorTarget { value: goal - h * rate, rate, external: true });
     // q^t with the coordinate at xt: the load pose moved along the coordinate is not needed, only its value
     let q = affine_point(&m, 4);
-    joints.begin_step(&m, &state, (&q, &q), h, h).unwrap();
+    joints.begin_step(&m, &state, (&q, &q, &vec![0.0; q.len()]), h, h).unwrap();
     joints.step[k].reference = xt;
     let (ke, _, max) = joints.step[k].drive.unwrap();
     let xe = (kp * goal + kd / h * (xt + h * rate)) / ke;
@@ -98,6 +99,14 @@ fn motor_potential_gives_the_clamped_pd_force() {
     for x in [0.05, 0.12, 0.3, 0.45, 0.6, 0.9] {
         let f = -joints.scalar(k, x, h).1 / (h * h);
         let want = (kp * (goal - x) + kd * (rate - (x - xt) / h)).clamp(-12.0, 12.0);
+        assert!((f - want).abs() < 1e-9 * (1.0 + want.abs()), "x = {x}: {f} vs {want}");
+    }
+    // a rotor inertia a adds a·(ẋ^t − ẋ)/h, ẋ = (x − x^t)/h, unclamped: the coordinate's own inertia
+    let (a, rate0) = (0.3, -0.4);
+    joints.step[k].rotor = Some((a, xt + h * rate0));
+    for x in [0.05, 0.3, 0.9] {
+        let f = -joints.scalar(k, x, h).1 / (h * h);
+        let want = (kp * (goal - x) + kd * (rate - (x - xt) / h)).clamp(-12.0, 12.0) + a * (rate0 - (x - xt) / h) / h;
         assert!((f - want).abs() < 1e-9 * (1.0 + want.abs()), "x = {x}: {f} vs {want}");
     }
 }

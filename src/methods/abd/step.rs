@@ -241,7 +241,11 @@ impl Abd {
         h: f64,
     ) -> Result<Vec<f64>, SimError> {
         let (step, he) = (state.step, self.he);
-        self.joints.begin_step(model, state, (qt, qhat), h, he).map_err(|message| SimError::Solver { step, stage: "friction", message })?;
+        self.joints.begin_step(model, state, (qt, qhat, qdhat), h, he).map_err(|message| SimError::Solver {
+            step,
+            stage: "friction",
+            message,
+        })?;
         self.couplings = couplings::begin(model, state, qhat, h, he);
         let nb = self.bodies.len();
         let mut qtilde = qhat.to_vec();

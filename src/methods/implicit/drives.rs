@@ -46,23 +46,42 @@ pub fn end_target(targets: &[Option<MotorTarget>], k: usize, h: f64) -> Option<M
     Some(MotorTarget { value: t.value + h * t.rate, ..t })
 }
 
-/// The PD motor of joint `joint` as a drive on its bodies at the current poses, or `None` without a motor or
-/// coordinate (ball and fixed joints have none).
-pub fn motor_drive(model: &Model, joint: &Joint, target: &MotorTarget, bodies: &[BodyState]) -> Option<Drive> {
-    let m = joint.motor.as_ref()?;
+/// The PD motor (at `target`, when the joint has a motor and a target) and the rotor inertia
+/// (`Joint::rotor_inertia`: a damper of armature/h towards `rate0`, the coordinate's rate at the step's start;
+/// `None`: the current rate, as the step calls it) of joint `joint` as a drive on its bodies at the current
+/// poses; `None` with neither, or without a coordinate (ball and fixed joints have none).
+pub fn joint_drive(
+    model: &Model,
+    joint: &Joint,
+    target: Option<&MotorTarget>,
+    bodies: &[BodyState],
+    h: f64,
+    rate0: Option<f64>,
+) -> Option<Drive> {
+    let motor = joint.motor.as_ref().zip(target);
+    let rotor = joint.rotor_inertia() / h;
+    if motor.is_none() && rotor == 0.0 {
+        return None;
+    }
     let row = JointPose::of(model, joint, bodies).coordinate_row(joint.kind)?;
     let vel = |b: Option<usize>| b.map_or((Vec3::ZERO, Vec3::ZERO), |b| (bodies[b].v, bodies[b].w));
     let ((v1, w1), (v2, w2)) = (vel(Some(joint.body1)), vel(joint.body2));
-    let (f, saturated) = motor_law(joint.kind, joint, target, row.c, row.rate([v1, v2], [w1, w2]))?;
+    let qd = row.rate([v1, v2], [w1, w2]);
+    let (f, stiffness, damping) = match motor {
+        Some((m, t)) => match motor_law(joint.kind, joint, t, row.c, qd)? {
+            (f, true) => (f, 0.0, 0.0),
+            (f, false) => (f, m.stiffness, m.damping),
+        },
+        None => (0.0, 0.0, 0.0),
+    };
+    let f = f + rotor * (rate0.unwrap_or(qd) - qd);
     let g = blocks(&row);
     let mut jac = Jacobian::default();
     for r in 0..4 {
         jac.wrench[r] = g[r] * f;
-        if !saturated {
-            for c in 0..4 {
-                jac.pos[r][c] = outer(g[r], g[c]) * -m.stiffness;
-                jac.vel[r][c] = outer(g[r], g[c]) * -m.damping;
-            }
+        for c in 0..4 {
+            jac.pos[r][c] = outer(g[r], g[c]) * -stiffness;
+            jac.vel[r][c] = outer(g[r], g[c]) * -(damping + rotor);
         }
     }
     Some(Drive { a: joint.body1, b: joint.body2, jac })

@@ -52,30 +52,44 @@ fn random_motion(w: &mut World, seed: u64, moving: bool) {
 }
 
 /// The motor's gradients at rest at the target (where the left-out terms of g's change vanish), for a hinge and a
-/// prismatic joint between two bodies displaced and turned off their load pose; a saturated motor is a constant
-/// force.
+/// prismatic joint between two bodies displaced and turned off their load pose, with and without a rotor
+/// inertia (armature, its damper towards a fixed start rate); a saturated motor is a constant force (the rotor
+/// keeps its damper).
 #[test]
 fn motor_gradients_match_finite_differences() {
-    for kind in ["hinge", "prismatic"] {
+    let h = 0.01;
+    for (kind, armature) in [("hinge", 0.0), ("prismatic", 0.0), ("hinge", 0.3), ("prismatic", 0.3)] {
         let text = format!(
             "{TWO_BOXES}[[joint]]\ntype = \"{kind}\"\nbody1 = \"a\"\nbody2 = \"b\"\nanchor = [0.25, 0.05, 1.0]\naxis = [0.3, 1.0, 0.2]\n\
              motor = {{ target = 0.0, stiffness = 500.0, damping = 20.0 }}\n"
         );
         let mut w = World::from_scene_text(&text, "motor").unwrap();
+        w.model.joints[0].armature = armature;
         random_motion(&mut w, 3, false);
         let (_, q, qd) = crate::dynamics::joint::coordinates(&w.model, &w.state)[0];
         let t = MotorTarget { value: q, rate: qd, external: false };
         let j = &w.model.joints[0];
-        let d = motor_drive(&w.model, j, &t, &w.state.bodies).unwrap();
+        let d = joint_drive(&w.model, j, Some(&t), &w.state.bodies, h, None).unwrap();
         assert!(d.jac.wrench.iter().all(|f| f.length() < 1e-9), "{kind}: zero force at the target");
-        check(&d.jac, [Some(0), Some(1)], &w.state.bodies, |b| motor_drive(&w.model, j, &t, b).unwrap().jac, 1e-6);
-        // saturated: clamped, no gradients
+        let drive = |b: &[crate::state::BodyState]| joint_drive(&w.model, j, Some(&t), b, h, Some(qd)).unwrap().jac;
+        check(&d.jac, [Some(0), Some(1)], &w.state.bodies, drive, 1e-6);
+        // saturated: clamped, no gradients but the rotor's
         let mut sat = j.clone();
         sat.motor.as_mut().unwrap().max_force = Some(1.0);
         let far = MotorTarget { value: q + 0.5, ..t };
-        let ds = motor_drive(&w.model, &sat, &far, &w.state.bodies).unwrap();
+        let ds = joint_drive(&w.model, &sat, Some(&far), &w.state.bodies, h, None).unwrap();
         let row = JointPose::of(&w.model, j, &w.state.bodies).coordinate_row(j.kind).unwrap();
         assert!((ds.jac.wrench[0] - row.lin[0]).length() < 1e-12 && ds.jac.pos[0][0] == Mat3::ZERO, "{kind}");
+        assert_eq!(ds.jac.vel.iter().flatten().all(|m| *m == Mat3::ZERO), armature == 0.0, "{kind}");
+        // the rotor alone, without a motor
+        let mut free = j.clone();
+        free.motor = None;
+        let df = joint_drive(&w.model, &free, None, &w.state.bodies, h, None);
+        assert_eq!(df.is_some(), armature > 0.0, "{kind}");
+        if let Some(df) = df {
+            let drive = |b: &[crate::state::BodyState]| joint_drive(&w.model, &free, None, b, h, Some(qd)).unwrap().jac;
+            check(&df.jac, [Some(0), Some(1)], &w.state.bodies, drive, 1e-6);
+        }
     }
 }
 

@@ -330,8 +330,9 @@ impl ImplicitPenalty {
         let world = |b: Option<usize>| b.map_or(Side::Static, side);
         let mut motors = Vec::new();
         for (k, j) in model.joints.iter().enumerate() {
-            let (Some(o), Some(t)) = (owner(j.body1, j.body2), drives::end_target(&state.motor_targets, k, h)) else { continue };
-            if let Some(d) = drives::motor_drive(model, j, &t, &state.bodies) {
+            let Some(o) = owner(j.body1, j.body2) else { continue };
+            let t = drives::end_target(&state.motor_targets, k, h);
+            if let Some(d) = drives::joint_drive(model, j, t.as_ref(), &state.bodies, h, None) {
                 add_pair(&mut islands[id[o] as usize].sys, &d.jac, [side(d.a), world(d.b)], h);
                 motors.push((k, d));
             }

@@ -33,14 +33,18 @@ pub(super) struct JointWork {
     pub scope: Option<JointScope>,
     /// The bodies' poses at the start of the step (velocities unused).
     start: Vec<BodyState>,
-    /// Per joint: the coordinate at the start of the step and the motor's target (motors).
+    /// Per joint: the coordinate and its rate at the start of the step (what a rotor inertia keeps) and the
+    /// motor's target (motors).
     q0: Vec<f64>,
+    rate0: Vec<f64>,
     targets: Vec<Option<MotorTarget>>,
     /// Per joint: accumulated limit impulses (lower, upper) of pre-stabilisation and of post-stabilisation.
     limit: Vec<[f64; 2]>,
     post_limit: Vec<[f64; 2]>,
-    /// Per joint: accumulated motor impulse.
+    /// Per joint: accumulated motor impulse, and the rotor inertia's in post-stabilisation with the coordinate
+    /// rate it keeps there.
     motor: Vec<f64>,
+    post_rotor: Vec<(f64, f64)>,
     /// Per joint: Σ impulse on body 1 and Σ angular impulse about its anchor.
     reading: Vec<(Vec3, Vec3)>,
     /// Per joint: its support level (shock propagation).
@@ -64,7 +68,14 @@ impl JointWork {
         self.scope = None;
         self.start.clone_from(&state.bodies);
         self.q0.clear();
-        self.q0.extend(model.joints.iter().map(|j| JointPose::of(model, j, &state.bodies).coordinate_row(j.kind).map_or(0.0, |r| r.c)));
+        self.rate0.clear();
+        for j in &model.joints {
+            let row = JointPose::of(model, j, &state.bodies).coordinate_row(j.kind);
+            let vel = |b: Option<usize>| b.map_or((Vec3::ZERO, Vec3::ZERO), |b| (state.bodies[b].v, state.bodies[b].w));
+            let ((v1, w1), (v2, w2)) = (vel(Some(j.body1)), vel(j.body2));
+            self.q0.push(row.map_or(0.0, |r| r.c));
+            self.rate0.push(row.map_or(0.0, |r| r.rate([v1, v2], [w1, w2])));
+        }
         self.targets.clone_from(&state.motor_targets);
         if self.targets.len() != n {
             self.targets = initial_targets(model);
@@ -75,6 +86,8 @@ impl JointWork {
         }
         self.motor.clear();
         self.motor.resize(n, 0.0);
+        self.post_rotor.clear();
+        self.post_rotor.resize(n, (0.0, 0.0));
         self.reading.clear();
         self.reading.resize(n, (Vec3::ZERO, Vec3::ZERO));
         self.level.clear();
@@ -201,25 +214,39 @@ impl Impulse {
             let Some(sides) = self.scoped_sides(k, j, &scope) else { continue };
             let bodies = (j.body1, j.body2);
             let pose = |me: &Self| JointPose::at(model, j, me.predicted(model, j.body1), j.body2.map(|b| me.predicted(model, b)));
-            // the motor: the soft row of its implicit PD impulse
-            if let (true, Some(m), Some(target)) = (scope.motors, &j.motor, self.joints.targets.get(k).copied().flatten()) {
-                let g = m.stiffness * h + m.damping;
+            // the motor and the rotor inertia: one soft row of their implicit impulse (the motor's PD law, and a
+            // damper of armature/h towards the rate at the step's start)
+            let motor = j.motor.as_ref().zip(self.joints.targets.get(k).copied().flatten());
+            let rotor = j.rotor_inertia() / h;
+            if scope.motors && (motor.is_some() || rotor > 0.0) {
+                let (stiffness, damping, e, rate, max_force) = match motor {
+                    Some((m, target)) => {
+                        let mut e = target.value - self.joints.q0[k];
+                        if j.kind == JointType::Hinge {
+                            e = wrap_angle(e);
+                        }
+                        (m.stiffness, m.damping, e, target.rate, m.max_force)
+                    }
+                    None => (0.0, 0.0, 0.0, 0.0, None),
+                };
+                let g = stiffness * h + damping + rotor;
                 let p = pose(self);
                 if let (true, Some(row)) = (g > 0.0, p.coordinate_row(j.kind)) {
-                    let mut e = target.value - self.joints.q0[k];
-                    if j.kind == JointType::Hinge {
-                        e = wrap_angle(e);
-                    }
                     let gamma = 1.0 / (h * g);
-                    let b = (m.stiffness * e + m.damping * target.rate) / g;
+                    let b = (stiffness * e + damping * rate + rotor * self.joints.rate0[k]) / g;
                     let rate = row.rate(self.side_v(bodies), self.side_w(bodies));
                     let acc = self.joints.motor[k];
                     let mut total = acc + (b - rate - gamma * acc) / (coupling(&row, &row, &sides) + gamma);
-                    if let Some(f) = m.max_force {
+                    if let Some(f) = max_force {
                         total = total.clamp(-f * h, f * h);
                     }
                     self.joints.motor[k] = total;
                     self.joint_apply(k, bodies, &[row], &[total - acc], &sides, p.p[0] - p.c[0]);
+                    if rotor > 0.0 {
+                        // a rotor is inertia the joint rows must see: the passes go on until its impulse settles
+                        // (its change as a coordinate displacement over the step)
+                        worst = worst.max(((total - acc) * coupling(&row, &row, &sides) * h).abs());
+                    }
                 }
             }
             // the limits: one-sided, accumulated over the step
@@ -331,6 +358,16 @@ impl Impulse {
     /// out of a wall, its chain left behind).
     pub(super) fn push_out_joints(&mut self, model: &Model, state: &State, shift: &mut [(Vec3, Vec3)]) {
         let mut rows = std::mem::take(&mut self.joints.rows);
+        // a rotor inertia keeps its coordinate's rate through the projection (its soft row: the projection
+        // weighs the coordinate with the armature, as the bodies with their masses)
+        for (k, j) in model.joints.iter().enumerate() {
+            if j.rotor_inertia() > 0.0 {
+                let row = JointPose::of(model, j, &state.bodies).coordinate_row(j.kind);
+                let bodies = (j.body1, j.body2);
+                let rate = row.map_or(0.0, |r| r.rate(self.side_v(bodies), self.side_w(bodies)));
+                self.joints.post_rotor[k] = (0.0, rate);
+            }
+        }
         for _ in 0..self.params.joint_iterations {
             let mut worst = 0.0f64;
             for j in &model.joints {
@@ -377,6 +414,16 @@ impl Impulse {
             self.frozen[i] = false;
         }
         let mut rows = std::mem::take(&mut self.joints.rows);
+        // a rotor inertia keeps its coordinate's rate through the projection (its soft row: the projection
+        // weighs the coordinate with the armature, as the bodies with their masses)
+        for (k, j) in model.joints.iter().enumerate() {
+            if j.rotor_inertia() > 0.0 {
+                let row = JointPose::of(model, j, &state.bodies).coordinate_row(j.kind);
+                let bodies = (j.body1, j.body2);
+                let rate = row.map_or(0.0, |r| r.rate(self.side_v(bodies), self.side_w(bodies)));
+                self.joints.post_rotor[k] = (0.0, rate);
+            }
+        }
         for _ in 0..self.params.joint_iterations {
             let mut worst = 0.0f64;
             for (k, j) in model.joints.iter().enumerate() {
@@ -410,6 +457,16 @@ impl Impulse {
                 worst = rows.iter().fold(worst, |m, r| m.max(r.rate(v, w).abs()));
                 let x = solve_rows(&rows, &sides, |r| -rows[r].rate(v, w));
                 self.joint_apply(k, bodies, &rows[..n], &x[..n], &sides, anchor);
+                let a = j.rotor_inertia();
+                if let (true, Some(row)) = (a > 0.0, p.coordinate_row(j.kind)) {
+                    let (acc, keep) = self.joints.post_rotor[k];
+                    let kk = coupling(&row, &row, &sides);
+                    let rate = row.rate(self.side_v(bodies), self.side_w(bodies));
+                    let total = acc + (keep - rate - acc / a) / (kk + 1.0 / a);
+                    self.joints.post_rotor[k].0 = total;
+                    self.joint_apply(k, bodies, &[row], &[total - acc], &sides, anchor);
+                    worst = worst.max(((total - acc) * kk).abs());
+                }
             }
             if worst <= tol {
                 break;

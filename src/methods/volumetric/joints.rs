@@ -24,6 +24,9 @@ enum Kind {
     Limit { on: bool },
     /// A motor, implicit until its force exceeds `max`, then the constant force `saturated`.
     Motor { max: Option<f64>, saturated: Option<f64> },
+    /// A rotor inertia (`Joint::rotor_inertia`): a damper of armature/h towards the coordinate's rate at the
+    /// substep's start (before the kick: `Joints::keep_rates`), always on.
+    Rotor,
 }
 
 /// One row of this substep.
@@ -60,6 +63,8 @@ pub struct Joints {
     vel: Vec<Vec6>,
     /// Per joint, Σ over the frame's substeps of (force, torque about body 1's anchor)·h on body 1.
     impulse: Vec<(Vec3, Vec3)>,
+    /// Per joint with a rotor inertia, its coordinate's rate at the substep's start, before the kick.
+    rate0: Vec<f64>,
 }
 
 /// A 6-vector of (linear, angular) parts.
@@ -95,6 +100,16 @@ impl Joints {
             rhs: Vec::new(),
             vel: Vec::new(),
             impulse: vec![(Vec3::ZERO, Vec3::ZERO); model.joints.len()],
+            rate0: vec![0.0; model.joints.len()],
+        }
+    }
+
+    /// Keeps the coordinate rates of the joints with a rotor inertia at the substep's start, before the kick:
+    /// the rotor's damper pulls towards them, so that it resists the kick's forces as inertia does.
+    pub fn keep_rates(&mut self, model: &Model, state: &State) {
+        for (k, j) in model.joints.iter().enumerate().filter(|(_, j)| j.rotor_inertia() > 0.0) {
+            let row = JointPose::of(model, j, &state.bodies).coordinate_row(j.kind);
+            self.rate0[k] = row.map_or(0.0, |r| rate(state, j, &r, |_| true));
         }
     }
 
@@ -200,6 +215,10 @@ impl Joints {
                 let r = motor_force(j.kind, &free, target, q.c, 0.0);
                 self.rows.push(row_of(q, Kind::Motor { max: m.max_force, saturated: None }, r, m.damping + h * m.stiffness));
             }
+            if let (true, Some(q)) = (j.rotor_inertia() > 0.0, coordinate) {
+                let d = j.rotor_inertia() / h;
+                self.rows.push(row_of(q, Kind::Rotor, d * self.rate0[k], d));
+            }
             for sr in &mut self.rows[first..] {
                 sr.known = rate(state, j, &sr.row, |b| self_node(nodes, j, b).is_none());
                 if let Kind::Limit { on } = &mut sr.kind {
@@ -212,7 +231,9 @@ impl Joints {
     /// Whether the row is in the implicit system: (its weight d, its force at J v⁺ = 0), or None when off.
     fn law(sr: &SpringRow) -> Option<(f64, f64)> {
         match sr.kind {
-            Kind::Bilateral | Kind::Limit { on: true } | Kind::Motor { saturated: None, .. } => Some((sr.d, sr.r - sr.d * sr.known)),
+            Kind::Bilateral | Kind::Limit { on: true } | Kind::Motor { saturated: None, .. } | Kind::Rotor => {
+                Some((sr.d, sr.r - sr.d * sr.known))
+            }
             Kind::Limit { on: false } => None,
             Kind::Motor { saturated: Some(f), .. } => Some((0.0, f)),
         }

@@ -525,6 +525,7 @@ impl Volumetric {
             let time = state.time + s as f64 * h;
             t.time(VolumetricStage::Collision, || self.detect(model, state));
             self.contact(model, state, (h, n, time), &mut stats, &mut t)?;
+            self.joints.keep_rates(model, state);
             t.time(VolumetricStage::Integrate, || self.kick(model, state, h));
             t.time(VolumetricStage::Joints, || self.joint_forces(model, state, h))?;
             t.time(VolumetricStage::Integrate, || self.integrate(model, state, h));
