@@ -230,9 +230,10 @@ pub fn metrics_header(model: &Model, stage_names: &[&str]) -> String {
     }
     // bodies asleep after the step (0 under a method that does not sleep)
     h += ",sleeping";
-    // `[world] check_intersections`: the check's two columns, last before the joints, actuators and sensors
+    // `[world] check_intersections`: the check's three columns (triangle pairs touching or crossing, the
+    // smallest distance, pairs properly crossing), last before the joints, actuators and sensors
     if model.check_intersections {
-        h += ",intersections,min_distance";
+        h += ",intersections,min_distance,crossings";
     }
     // per joint with a coordinate (hinge, prismatic; k in the scene's `[[joint]]` order): q and q̇
     for (k, j) in model.joints.iter().enumerate() {
@@ -381,6 +382,7 @@ impl Recorder {
             if let Some(d) = stats.min_distance {
                 let _ = write!(l, "{d:e}");
             }
+            let _ = write!(l, ",{}", stats.crossings.unwrap_or(0));
         }
         for (_, q, qd) in crate::dynamics::joint::coordinates(model, state) {
             let _ = write!(l, ",{q:e},{qd:e}");

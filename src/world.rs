@@ -542,6 +542,7 @@ impl World {
         if let Some(check) = &mut self.check {
             let r = check.run(&self.state);
             stats.intersections = Some(r.intersections);
+            stats.crossings = Some(r.crossings);
             stats.min_distance = r.min_distance;
         }
         Ok(stats)

@@ -4,8 +4,8 @@
 //! most as many as the machine has cores, and every run is deterministic, so its results are those of a
 //! separate `cairn run`. The table has one row per method: whether it ran (or why it was refused or failed),
 //! ms per step, the largest penetration, the largest displacement of a body, the change of total energy, the shared
-//! intersection check (intersecting triangle pairs and the smallest surface distance) and the contact
-//! counts. With `--out DIR`: `DIR/compare.json`, a self-contained `DIR/compare.html` with plots, and each
+//! intersection check (triangle pairs that touch, pairs that properly cross, and the smallest surface distance)
+//! and the contact counts. With `--out DIR`: `DIR/compare.json`, a self-contained `DIR/compare.html` with plots, and each
 //! method's run folder `DIR/<method>/`; the command line adds `DIR/view.html` (the runs in 3-D, cli/src/view.rs).
 
 use anyhow::{Context, Result};
@@ -64,8 +64,13 @@ pub struct Row {
     pub max_drift: f64,
     /// (kinetic + potential) at the end minus at the start, J.
     pub energy_change: f64,
-    /// Largest count of intersecting triangle pairs after any step (`None` without the check).
+    /// Largest count of intersecting triangle pairs (touching or crossing) after any step (`None` without the
+    /// check).
     pub intersections: Option<usize>,
+    /// Largest count of triangle pairs that touch (within rounding) without properly crossing, after any step.
+    pub touching: Option<usize>,
+    /// Largest count of triangle pairs that properly cross, after any step.
+    pub crossings: Option<usize>,
     /// Smallest surface distance seen by the check, within its reach, m.
     pub min_distance: Option<f64>,
     /// Mean per step.
@@ -89,6 +94,8 @@ impl Row {
             max_drift: f64::NAN,
             energy_change: f64::NAN,
             intersections: None,
+            touching: None,
+            crossings: None,
             min_distance: None,
             unresolved_per_step: f64::NAN,
             contacts_per_step: f64::NAN,
@@ -227,12 +234,17 @@ fn run_one(req: &Request, method: MethodKey, duration: f64, bodies: &[usize]) ->
     };
     sample(&world, 0.0, &mut series);
     let (mut contacts, mut unresolved) = (0usize, 0usize);
-    let (mut intersections, mut min_distance): (Option<usize>, Option<f64>) = (None, None);
+    let (mut intersections, mut touching, mut crossings): (Option<usize>, Option<usize>, Option<usize>) = (None, None, None);
+    let mut min_distance: Option<f64> = None;
+    let most = |m: &mut Option<usize>, n: usize| *m = Some(m.map_or(n, |m| m.max(n)));
     let result = cairn::run::run(&mut world, &options, &mut |w, st| {
         contacts += st.contacts;
         unresolved += st.unresolved;
         if let Some(n) = st.intersections {
-            intersections = Some(intersections.map_or(n, |m| m.max(n)));
+            let c = st.crossings.unwrap_or(0).min(n);
+            most(&mut intersections, n);
+            most(&mut touching, n - c);
+            most(&mut crossings, c);
         }
         if let Some(d) = st.min_distance {
             min_distance = Some(min_distance.map_or(d, |m| m.min(d)));
@@ -259,6 +271,8 @@ fn run_one(req: &Request, method: MethodKey, duration: f64, bodies: &[usize]) ->
                 max_drift: report.tracker.max_drift(&world.model),
                 energy_change: energy(&world) - e0,
                 intersections,
+                touching,
+                crossings,
                 min_distance,
                 unresolved_per_step: unresolved as f64 / n,
                 contacts_per_step: contacts as f64 / n,
@@ -273,14 +287,15 @@ fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
 }
 
 /// A run's figures as the table and the HTML page print them: ms/step, largest penetration (mm), largest displacement (mm),
-/// energy change (J), intersecting pairs, smallest distance (mm), unresolved and contacts per step.
-fn cells(r: &Row) -> [String; 8] {
+/// energy change (J), touching pairs, crossing pairs, smallest distance (mm), unresolved and contacts per step.
+fn cells(r: &Row) -> [String; 9] {
     [
         format!("{:.3}", r.ms_per_step),
         format!("{:.3}", r.max_penetration * 1e3),
         format!("{:.3}", r.max_drift * 1e3),
         format!("{:.4e}", r.energy_change),
-        opt(r.intersections, |n| n.to_string()),
+        opt(r.touching, |n| n.to_string()),
+        opt(r.crossings, |n| n.to_string()),
         opt(r.min_distance, |d| format!("{:.4}", d * 1e3)),
         format!("{:.2}", r.unresolved_per_step),
         format!("{:.1}", r.contacts_per_step),
@@ -290,19 +305,30 @@ fn cells(r: &Row) -> [String; 8] {
 /// The table, one line per method, then the reasons of the refused and failed runs.
 pub fn table(c: &Comparison) -> String {
     let mut s = format!("{}: {:.3} s under {} method(s)\n", c.scene, c.duration, c.runs.len());
+    // 120 columns with the longest method name and status
     s += &format!(
-        "{:<19} {:<8} {:>9} {:>13} {:>11} {:>12} {:>13} {:>13} {:>11} {:>10}\n",
-        "method", "status", "ms/step", "max pen (mm)", "displ. (mm)", "ΔE (J)", "intersecting", "min d (mm)", "unresolved", "contacts"
+        "{:<18} {:<7} {:>8} {:>12} {:>11} {:>10} {:>8} {:>8} {:>10} {:>10} {:>8}\n",
+        "method",
+        "status",
+        "ms/step",
+        "max pen (mm)",
+        "displ. (mm)",
+        "ΔE (J)",
+        "touching",
+        "crossing",
+        "min d (mm)",
+        "unresolved",
+        "contacts"
     );
     for r in &c.runs {
         if r.status != "ran" {
-            s += &format!("{:<19} {:<8} {:>9}\n", r.method, r.status, "-");
+            s += &format!("{:<18} {:<7} {:>8}\n", r.method, r.status, "-");
             continue;
         }
         let v = cells(r);
         s += &format!(
-            "{:<19} {:<8} {:>9} {:>13} {:>11} {:>12} {:>13} {:>13} {:>11} {:>10}\n",
-            r.method, r.status, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
+            "{:<18} {:<7} {:>8} {:>12} {:>11} {:>10} {:>8} {:>8} {:>10} {:>10} {:>8}\n",
+            r.method, r.status, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]
         );
     }
     for r in c.runs.iter().filter(|r| r.status != "ran") {
@@ -351,7 +377,7 @@ fn html_page(c: &Comparison) -> Result<String> {
             rows += &format!("<tr><td>{}</td><td>ran</td>{v}<td>{}</td></tr>\n", escape(&r.method), link);
         } else {
             rows += &format!(
-                "<tr><td>{}</td><td>{}</td><td colspan=\"9\">{}</td></tr>\n",
+                "<tr><td>{}</td><td>{}</td><td colspan=\"10\">{}</td></tr>\n",
                 escape(&r.method),
                 escape(&r.status),
                 escape(r.reason.as_deref().unwrap_or(""))
@@ -365,7 +391,7 @@ fn html_page(c: &Comparison) -> Result<String> {
     plots += &plot(c, "kinetic energy", "J", 1.0, &|s| Some(&s.kinetic_energy))?;
     plots += &plot(c, "largest penetration", "mm", 1e3, &|s| Some(&s.penetration))?;
     Ok(format!(
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>cairn compare: {scene}</title>\n<style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #bbb;padding:3px 8px;text-align:right}}td:first-child{{text-align:left}}svg{{display:block;margin:1em 0}}</style></head>\n<body><h1>{scene}: {dur:.3} s under {n} method(s)</h1>\n<p>The runs in 3-D, side by side: <a href=\"view.html\">view.html</a>.</p>\n<table><tr><th>method</th><th>status</th><th>ms/step</th><th>max pen (mm)</th><th>largest displacement (mm)</th><th>ΔE (J)</th><th>intersecting pairs</th><th>min distance (mm)</th><th>unresolved/step</th><th>contacts/step</th><th>run folder</th></tr>\n{rows}</table>\n{plots}\n</body></html>\n",
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>cairn compare: {scene}</title>\n<style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}td,th{{border:1px solid #bbb;padding:3px 8px;text-align:right}}td:first-child{{text-align:left}}svg{{display:block;margin:1em 0}}</style></head>\n<body><h1>{scene}: {dur:.3} s under {n} method(s)</h1>\n<p>The runs in 3-D, side by side: <a href=\"view.html\">view.html</a>.</p>\n<table><tr><th>method</th><th>status</th><th>ms/step</th><th>max pen (mm)</th><th>largest displacement (mm)</th><th>ΔE (J)</th><th>touching pairs</th><th>crossing pairs</th><th>min distance (mm)</th><th>unresolved/step</th><th>contacts/step</th><th>run folder</th></tr>\n{rows}</table>\n{plots}\n</body></html>\n",
         scene = escape(&c.scene),
         dur = c.duration,
         n = c.runs.len(),

@@ -111,8 +111,8 @@ enum Command {
         /// Write a trajectory frame every N steps (default: about 60 frames per simulated second).
         #[arg(long)]
         frame_every: Option<u64>,
-        /// After every step, count intersecting triangle pairs and the smallest surface distance (sets
-        /// world.check_intersections; adds the metrics.csv columns intersections, min_distance).
+        /// After every step, count touching or crossing triangle pairs and the smallest surface distance (sets
+        /// world.check_intersections; adds the metrics.csv columns intersections, min_distance, crossings).
         #[arg(long)]
         check_intersections: bool,
         /// A metrics.csv row every N steps only (thins the file of long runs; plots.html reads the thinned file).

@@ -48,12 +48,13 @@ fn check_intersections_adds_the_last_metrics_columns() {
     let metrics = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
     let mut lines = metrics.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    assert_eq!(header[header.len() - 2..], ["intersections", "min_distance"]);
+    assert_eq!(header[header.len() - 3..], ["intersections", "min_distance", "crossings"]);
     assert_eq!(header[..5], ["step", "time", "kinetic_energy", "potential_energy", "contacts"]);
     for line in lines {
         let row: Vec<&str> = line.split(',').collect();
         assert_eq!(row.len(), header.len(), "{line}");
-        row[row.len() - 2].parse::<usize>().unwrap();
+        let (meeting, crossing) = (row[row.len() - 3].parse::<usize>().unwrap(), row[row.len() - 1].parse::<usize>().unwrap());
+        assert!(crossing <= meeting, "{line}");
     }
     std::fs::remove_dir_all(&out).ok();
 }
@@ -129,6 +130,8 @@ fn compare_writes_json_html_and_a_run_folder_per_method() {
                     "max_drift",
                     "energy_change",
                     "intersections",
+                    "touching",
+                    "crossings",
                     "min_distance",
                 ] {
                     assert!(r.get(k).is_some(), "{m}: compare.json lacks `{k}`");

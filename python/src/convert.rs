@@ -107,8 +107,8 @@ pub fn json_to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound
 /// A step's statistics as a dict: the `metrics.csv` columns (contacts, islands, max_penetration, iterations,
 /// residual, normal_impulse, friction_impulse, unresolved, resolutions, resolution_seconds, sleeping), `stage_seconds`
 /// (stage name → wall seconds, in the method's order), `total_seconds`, `proxies` (per proxy: the contact and
-/// coupling force and torque it received, numpy arrays of 3), `intersections` and `min_distance` (None when
-/// not measured).
+/// coupling force and torque it received, numpy arrays of 3), `intersections` (triangle pairs touching or
+/// crossing), `crossings` (those properly crossing) and `min_distance` (None when not measured).
 pub fn stats_dict<'py>(py: Python<'py>, s: &StepStats, stages: &[&str]) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("contacts", s.contacts)?;
@@ -139,6 +139,7 @@ pub fn stats_dict<'py>(py: Python<'py>, s: &StepStats, stages: &[&str]) -> PyRes
     }
     d.set_item("proxies", proxies)?;
     d.set_item("intersections", s.intersections)?;
+    d.set_item("crossings", s.crossings)?;
     d.set_item("min_distance", s.min_distance)?;
     Ok(d)
 }

@@ -285,7 +285,7 @@ impl World {
     /// max_penetration (m), iterations, residual, normal_impulse and friction_impulse (N·s), unresolved,
     /// resolutions, resolution_seconds, sleeping (bodies asleep), stage_seconds (stage → wall s), total_seconds, proxies (per proxy
     /// a dict of contact_force, contact_torque, coupling_force, coupling_torque, arrays of 3), intersections
-    /// and min_distance (None unless measured).
+    /// (triangle pairs touching or crossing), crossings (those crossing) and min_distance (None unless measured).
     #[getter]
     fn last_stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         match &self.last {

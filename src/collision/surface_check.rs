@@ -1,5 +1,6 @@
 //! The world's intersection check (`[world] check_intersections`, `cairn run --check-intersections`): after a
-//! step of any method, the number of intersecting triangle pairs of different bodies and the smallest distance
+//! step of any method, the number of intersecting triangle pairs of different bodies (touching or crossing, and
+//! of those the properly crossing ones) and the smallest distance
 //! between the surfaces of different bodies, on the shared tessellation (`geometry::surface`, at the
 //! `[world] check_resolution`) with the shared triangle–triangle test (`tri_tri.rs`) and primitive distances
 //! (`distance.rs`).
@@ -10,7 +11,7 @@
 
 use super::culling::{self, Group, Pair};
 use super::distance::{classify, PairShape};
-use super::tri_tri::intersections_among;
+use super::tri_tri::contacts_among;
 use crate::geometry::surface::Surfaces;
 use crate::math::{Mat3, Vec3};
 use crate::model::{BodyKind, Model};
@@ -36,6 +37,8 @@ pub struct SurfaceCheck {
 pub struct CheckResult {
     /// Intersecting (or touching) triangle pairs of different bodies.
     pub intersections: usize,
+    /// Of those, the pairs that properly cross (`intersections - crossings` only touch).
+    pub crossings: usize,
     /// The smallest distance between surfaces of different bodies, m, when one is within the reach.
     pub min_distance: Option<f64>,
 }
@@ -90,7 +93,7 @@ impl SurfaceCheck {
     pub fn run(&mut self, state: &State) -> CheckResult {
         self.positions(state);
         let moving = &self.moving;
-        let intersections = intersections_among(&self.surfaces, &self.x, |a, b| moving[a] || moving[b]);
+        let (intersections, crossings) = contacts_among(&self.surfaces, &self.x, |a, b| moving[a] || moving[b]);
         culling::candidates(&self.surfaces, &self.x, None, &self.moving, self.reach, &mut self.pairs, &mut self.groups);
         let mut dmin = f64::INFINITY;
         for p in &self.pairs {
@@ -101,7 +104,7 @@ impl SurfaceCheck {
         // intersecting surfaces are at distance 0 (the primitive distances only see the closest features of
         // surfaces apart: two crossing triangles' point–triangle and edge–edge distances are positive)
         let min_distance = if intersections > 0 { Some(0.0) } else { (dmin <= self.reach * self.reach).then(|| dmin.max(0.0).sqrt()) };
-        CheckResult { intersections, min_distance }
+        CheckResult { intersections, crossings, min_distance }
     }
 }
 
@@ -122,6 +125,19 @@ mod tests {
         let mut w = world(text);
         let st = w.step().unwrap();
         assert!(st.intersections.unwrap() > 0, "{st:?}");
+        assert!(st.crossings.unwrap() > 0, "{st:?}");
+        assert_eq!(st.min_distance, Some(0.0));
+    }
+
+    #[test]
+    fn boxes_resting_face_to_face_touch_without_crossing() {
+        let text = "format = 1\n[world]\nmethod = \"lcp\"\ncheck_intersections = true\ngravity = [0.0, 0.0, 0.0]\n\
+[[body]]\nname = \"ground\"\nkind = \"static\"\nshape = { type = \"box\", size = [2.0, 2.0, 1.0] }\nposition = [0.0, 0.0, -0.5]\n\
+[[body]]\nname = \"a\"\nshape = { type = \"box\", size = [1.0, 1.0, 1.0] }\nposition = [0.0, 0.0, 0.5]\n";
+        let mut w = world(text);
+        let st = w.step().unwrap();
+        assert!(st.intersections.unwrap() > 0, "the faces touch: {st:?}");
+        assert_eq!(st.crossings, Some(0), "{st:?}");
         assert_eq!(st.min_distance, Some(0.0));
     }
 
@@ -130,7 +146,7 @@ mod tests {
         let text = "format = 1\n[world]\nmethod = \"lcp\"\n\
 [[body]]\nname = \"a\"\nshape = { type = \"box\", size = [1.0, 1.0, 1.0] }\nposition = [0.0, 0.0, 0.0]\n";
         let st = world(text).step().unwrap();
-        assert_eq!((st.intersections, st.min_distance), (None, None));
+        assert_eq!((st.intersections, st.crossings, st.min_distance), (None, None, None));
     }
 
     #[test]
@@ -142,7 +158,7 @@ mod tests {
         let mut w = world(text);
         for _ in 0..30 {
             let st = w.step().unwrap();
-            assert_eq!(st.intersections, Some(0));
+            assert_eq!((st.intersections, st.crossings), (Some(0), Some(0)));
             let d = st.min_distance.expect("resting bodies are within the reach");
             assert!(d > 0.0 && d < 0.002, "{d}");
         }

@@ -6,6 +6,13 @@
 //! forward error bound; a result within the bound counts as zero, and a zero counts as touching — an
 //! intersection. So the test can report a false intersection for touching or nearly touching triangles, never
 //! miss a real one.
+//!
+//! The strict test ([`triangles_cross`]) tells the pairs that properly cross from those that only touch: two
+//! triangles cross iff an edge of one passes strictly through the interior of the other (its endpoints strictly
+//! on opposite sides of the plane, all three orientations around the other's edges nonzero and of one sign).
+//! Every proper intersection of two triangles in general position has such an edge; a pair the conservative
+//! test accepts and the strict one rejects touches (or crosses degenerately: within rounding, or with coplanar
+//! overlapping faces, as equal boxes stacked exactly in line that sink into each other).
 
 use crate::geometry::surface::Surfaces;
 
@@ -94,6 +101,24 @@ pub fn segment_triangle(p: &[f64; 3], q: &[f64; 3], a: &[f64; 3], b: &[f64; 3], 
     !(has_pos && has_neg)
 }
 
+/// Whether segment pq passes strictly through the interior of triangle abc (touching within rounding does not
+/// count).
+pub fn segment_crosses_triangle(p: &[f64; 3], q: &[f64; 3], a: &[f64; 3], b: &[f64; 3], c: &[f64; 3]) -> bool {
+    let sp = orient(a, b, c, p);
+    let sq = orient(a, b, c, q);
+    if sp == 0 || sq == 0 || sp == sq {
+        return false;
+    }
+    let s1 = orient(p, q, a, b);
+    s1 != 0 && s1 == orient(p, q, b, c) && s1 == orient(p, q, c, a)
+}
+
+/// Whether two triangles properly cross: an edge of one passes strictly through the interior of the other.
+pub fn triangles_cross(t: [&[f64; 3]; 3], u: [&[f64; 3]; 3]) -> bool {
+    (0..3).any(|k| segment_crosses_triangle(t[k], t[(k + 1) % 3], u[0], u[1], u[2]))
+        || (0..3).any(|k| segment_crosses_triangle(u[k], u[(k + 1) % 3], t[0], t[1], t[2]))
+}
+
 /// Whether two triangles intersect (conservatively: touching counts).
 pub fn triangles_intersect(t: [&[f64; 3]; 3], u: [&[f64; 3]; 3]) -> bool {
     (0..3).any(|k| segment_triangle(t[k], t[(k + 1) % 3], u[0], u[1], u[2]))
@@ -117,6 +142,27 @@ pub fn intersections_among(s: &Surfaces, x: &[[f64; 3]], keep: impl Fn(usize, us
         .count()
 }
 
+/// Triangle pairs of different bodies at positions `x`, over the body pairs (a, b), a < b, for which
+/// `keep(a, b)` holds: (touching or crossing, as [`intersections_among`] counts them; properly crossing, by
+/// [`triangles_cross`], which is only run on the pairs of the first count). The difference touches.
+pub fn contacts_among(s: &Surfaces, x: &[[f64; 3]], keep: impl Fn(usize, usize) -> bool) -> (usize, usize) {
+    let p = |t: [u32; 3]| [&x[t[0] as usize], &x[t[1] as usize], &x[t[2] as usize]];
+    let (mut meeting, mut crossing) = (0, 0);
+    for (a, b) in super::culling::triangle_pairs_among(s, x, keep) {
+        let (ta, tb) = (p(s.triangles[a as usize]), p(s.triangles[b as usize]));
+        if triangles_intersect(ta, tb) {
+            meeting += 1;
+            crossing += usize::from(triangles_cross(ta, tb));
+        }
+    }
+    (meeting, crossing)
+}
+
+/// [`contacts_among`] over all body pairs.
+pub fn contacts(s: &Surfaces, x: &[[f64; 3]]) -> (usize, usize) {
+    contacts_among(s, x, |_, _| true)
+}
+
 /// The first pair of bodies (in the culling's order) with two triangles that intersect, among the body pairs
 /// `keep` accepts; `None` when no two such surfaces meet.
 pub fn first_crossing(s: &Surfaces, x: &[[f64; 3]], keep: impl Fn(usize, usize) -> bool) -> Option<[usize; 2]> {
@@ -136,9 +182,6 @@ mod tests {
         let t = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
         let crossing = [[0.2, 0.2, -1.0], [0.2, 0.2, 1.0], [0.3, 0.5, 1.0]];
         let above = [[0.2, 0.2, 1e-9], [0.2, 0.2, 1.0], [0.3, 0.5, 1.0]];
-        fn r(a: &[[f64; 3]; 3]) -> [&[f64; 3]; 3] {
-            [&a[0], &a[1], &a[2]]
-        }
         assert!(triangles_intersect(r(&t), r(&crossing)));
         assert!(!triangles_intersect(r(&t), r(&above)));
         // coplanar triangles: apart, and overlapping
@@ -149,5 +192,64 @@ mod tests {
         // an edge through a vertex counts (touching)
         let through_vertex = [[0.0, 0.0, -1.0], [0.0, 0.0, 1.0], [-1.0, -1.0, 0.0]];
         assert!(triangles_intersect(r(&t), r(&through_vertex)));
+    }
+
+    fn r(a: &[[f64; 3]; 3]) -> [&[f64; 3]; 3] {
+        [&a[0], &a[1], &a[2]]
+    }
+
+    /// Counted by the conservative test, not as crossing.
+    fn touches(a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]) {
+        assert!(triangles_intersect(r(a), r(b)), "{a:?} {b:?} meet");
+        assert!(triangles_intersect(r(b), r(a)), "{b:?} {a:?} meet");
+        assert!(!triangles_cross(r(a), r(b)), "{a:?} {b:?} do not cross");
+        assert!(!triangles_cross(r(b), r(a)), "{b:?} {a:?} do not cross");
+    }
+
+    const T: [[f64; 3]; 3] = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+
+    #[test]
+    fn crossing_triangles_cross() {
+        // an edge of the second through the first's interior
+        let crossing = [[0.2, 0.2, -1.0], [0.2, 0.2, 1.0], [0.3, 0.5, 1.0]];
+        assert!(triangles_cross(r(&T), r(&crossing)) && triangles_cross(r(&crossing), r(&T)));
+        // interlocked like two chain links: each has an edge through the other
+        let link = [[0.3, 0.3, -0.5], [0.3, 0.3, 0.5], [0.3, -1.0, 0.0]];
+        assert!(triangles_intersect(r(&T), r(&link)) && triangles_cross(r(&T), r(&link)));
+        // a tilted triangle through the middle, slightly off anything exact
+        let tilted = [[-0.5, 0.31, -0.2], [1.5, 0.27, 0.3], [0.4, 0.33, 1.0]];
+        assert!(triangles_intersect(r(&T), r(&tilted)) && triangles_cross(r(&T), r(&tilted)));
+    }
+
+    #[test]
+    fn touching_triangles_do_not_cross() {
+        // a vertex exactly on the other's face
+        touches(&T, &[[0.2, 0.2, 0.0], [0.2, 0.2, 1.0], [0.3, 0.5, 1.0]]);
+        // a vertex on a vertex
+        touches(&T, &[[0.0, 0.0, 0.0], [-1.0, 0.0, 1.0], [0.0, -1.0, 1.0]]);
+        // a vertex on an edge
+        touches(&T, &[[0.5, 0.0, 0.0], [0.5, -1.0, 1.0], [0.7, -1.0, -1.0]]);
+        // a shared edge, folded
+        touches(&T, &[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.7]]);
+        // an edge lying on the other's face
+        touches(&T, &[[0.1, 0.1, 0.0], [0.4, 0.2, 0.0], [0.3, 0.3, 0.8]]);
+        // coplanar and overlapping (faces resting on each other)
+        touches(&T, &[[0.2, 0.2, 0.0], [2.0, 0.0, 0.0], [1.0, 1.0, 0.0]]);
+        // coplanar and identical
+        touches(&T, &T);
+        // coplanar at a large offset from the origin, as a box's top face resting under another's bottom
+        let far = |t: &[[f64; 3]; 3]| t.map(|v| [v[0] + 3.7, v[1] - 1.3, v[2] + 0.5]);
+        touches(&far(&T), &far(&[[0.3, -0.2, 0.0], [0.9, 0.6, 0.0], [-0.1, 0.4, 0.0]]));
+    }
+
+    #[test]
+    fn separated_triangles_neither_meet_nor_cross() {
+        for u in [
+            [[0.2, 0.2, 1e-9], [0.2, 0.2, 1.0], [0.3, 0.5, 1.0]],
+            [[1.001, 0.0, 0.0], [2.0, 0.0, 0.0], [1.001, 1.0, 0.0]],
+            [[0.6, 0.6, -1.0], [0.6, 0.6, 1.0], [2.0, 2.0, 0.0]],
+        ] {
+            assert!(!triangles_intersect(r(&T), r(&u)) && !triangles_cross(r(&T), r(&u)), "{u:?}");
+        }
     }
 }

@@ -77,8 +77,12 @@ pub struct StepStats {
     /// (any method): the world's check, within its reach (collision/surface_check.rs).
     pub min_distance: Option<f64>,
     /// `abd` with `check_intersections`, or any method with `[world] check_intersections`: intersecting
-    /// triangle pairs of different bodies after the step.
+    /// triangle pairs of different bodies after the step, counted conservatively: pairs that touch (within
+    /// rounding) and pairs that properly cross.
     pub intersections: Option<usize>,
+    /// Filled with `intersections`: the triangle pairs of those that properly cross (an edge of one strictly
+    /// through the other's interior, collision/tri_tri.rs); the other `intersections - crossings` touch.
+    pub crossings: Option<usize>,
     /// Wall time per stage, seconds, in the order of [`Method::stage_names`] (the slot of a stage is its
     /// [`stages::Stage::index`]; methods fill it through a [`stages::StageTimer`]).
     pub stage_seconds: [f64; MAX_STAGES],

@@ -532,7 +532,8 @@ impl Abd {
         st.islands = self.groups.len();
         st.resolutions = self.contacts.len();
         if self.params.check_intersections {
-            st.intersections = Some(check::intersections(&self.surfaces, &self.x));
+            let (meeting, crossing) = check::contacts(&self.surfaces, &self.x);
+            (st.intersections, st.crossings) = (Some(meeting), Some(crossing));
         }
         if !model.joints.is_empty() {
             st.joints = self.joints.readings(model, &self.q, he);

@@ -105,7 +105,7 @@ pub(super) fn touching(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     Ok(vec![row(
         "blocks4 (touching at the start): accepted, separation noted, first step moves < d̂ + h·v, 0.25 s",
         "1 note, 0 intersections",
-        format!("{} note(s), first-step move {:.3} mm, {inter} intersecting", notes.len(), moved * 1e3),
+        format!("{} note(s), first-step move {:.3} mm, {inter} touching or crossing", notes.len(), moved * 1e3),
         "exact",
         !note.is_empty() && inter == 0 && moved < dhat + 9.81 * w.model.dt * w.model.dt,
     )])

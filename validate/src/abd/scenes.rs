@@ -32,7 +32,7 @@ pub(super) fn plate(method: &Overrides) -> anyhow::Result<Vec<Row>> {
     Ok(vec![row(
         "box at 100 m/s on a 1 cm plate, 20 steps: not tunnelled, no intersection",
         "centre above the plate, d > 0, 0",
-        format!("lowest centre z {zmin:.6} m, min d {dmin:.2e} m, {inter} intersecting"),
+        format!("lowest centre z {zmin:.6} m, min d {dmin:.2e} m, {inter} touching or crossing"),
         "exact",
         zmin > 0.05 && dmin > 0.0 && inter == 0,
     )])
@@ -128,7 +128,7 @@ pub(super) fn scenes(method: &Overrides) -> anyhow::Result<Vec<Row>> {
         rows.push(row(
             &format!("{name}: {steps} steps, every step checked"),
             "0 intersections, d > 0",
-            format!("{inter} intersecting, min d {:.2e} m, {:.1} Newton it/step", dmin, iters as f64 / steps as f64),
+            format!("{inter} touching or crossing, min d {:.2e} m, {:.1} Newton it/step", dmin, iters as f64 / steps as f64),
             "exact",
             inter == 0 && dmin > 0.0,
         ));
