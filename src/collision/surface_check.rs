@@ -7,7 +7,8 @@
 //!
 //! Body pairs with no dynamic or kinematic body are left out (they would be reported every step). The smallest
 //! distance is searched within `REACH`·l, l the diagonal of the moving bodies' initial bounding box (ten times
-//! `abd`'s default d̂); `None` when no pair is that close, 0 when triangles intersect.
+//! `abd`'s default d̂); `None` when no pair is that close, 0 when triangles intersect. A crossing counts when it
+//! reaches deeper than `DEPTH`·l (`tri_tri::crossing_depth`): a cube that sinks 75 nm into another touches it.
 
 use super::culling::{self, Group, Pair};
 use super::distance::{classify, PairShape};
@@ -19,6 +20,9 @@ use crate::state::State;
 
 /// The reach of the smallest-distance search, as a fraction of l.
 pub const REACH: f64 = 0.01;
+
+/// How deep triangles must reach through each other to count as crossing, as a fraction of l.
+pub const DEPTH: f64 = 1e-6;
 
 /// The cached surfaces and buffers of the check.
 #[derive(Debug, Clone)]
@@ -93,7 +97,7 @@ impl SurfaceCheck {
     pub fn run(&mut self, state: &State) -> CheckResult {
         self.positions(state);
         let moving = &self.moving;
-        let (intersections, crossings) = contacts_among(&self.surfaces, &self.x, |a, b| moving[a] || moving[b]);
+        let (intersections, crossings) = contacts_among(&self.surfaces, &self.x, |a, b| moving[a] || moving[b], self.reach / REACH * DEPTH);
         culling::candidates(&self.surfaces, &self.x, None, &self.moving, self.reach, &mut self.pairs, &mut self.groups);
         let mut dmin = f64::INFINITY;
         for p in &self.pairs {
@@ -139,6 +143,23 @@ mod tests {
         assert!(st.intersections.unwrap() > 0, "the faces touch: {st:?}");
         assert_eq!(st.crossings, Some(0), "{st:?}");
         assert_eq!(st.min_distance, Some(0.0));
+    }
+
+    /// A box sunk by 1e-7 of the scene's size touches; sunk by 1e-3 it crosses.
+    #[test]
+    fn a_crossing_counts_when_deeper_than_the_checks_depth() {
+        for (sink, crossing) in [(1e-7, false), (1e-3, true)] {
+            let text = format!(
+                "format = 1\n[world]\nmethod = \"lcp\"\ncheck_intersections = true\ngravity = [0.0, 0.0, 0.0]\n\
+[solver.lcp]\ncorrection = false\n[[body]]\nname = \"ground\"\nkind = \"static\"\nshape = {{ type = \"box\", size = [2.0, 2.0, 1.0] }}\n\
+position = [0.0, 0.0, -0.5]\n[[body]]\nname = \"a\"\nshape = {{ type = \"box\", size = [1.0, 1.0, 1.0] }}\nposition = [0.1, 0.05, {}]\n\
+rotation_deg = [0.0, 0.0, 10.0]\n",
+                0.5 - sink
+            );
+            let st = world(&text).step().unwrap();
+            assert!(st.intersections.unwrap() > 0, "{sink}: {st:?}");
+            assert_eq!(st.crossings.unwrap() > 0, crossing, "{sink}: {st:?}");
+        }
     }
 
     #[test]

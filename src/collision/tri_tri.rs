@@ -142,25 +142,49 @@ pub fn intersections_among(s: &Surfaces, x: &[[f64; 3]], keep: impl Fn(usize, us
         .count()
 }
 
+/// How deep two crossing triangles reach through each other: for each, the smaller of its vertices' largest
+/// distances on either side of the other's plane (the tip that pokes through); the smaller of the two. A cube's
+/// corner 75 nm into a floor: 75 nm, however large the faces.
+pub fn crossing_depth(t: [&[f64; 3]; 3], u: [&[f64; 3]; 3]) -> f64 {
+    fn tip(t: [&[f64; 3]; 3], u: [&[f64; 3]; 3]) -> f64 {
+        let e1: [f64; 3] = std::array::from_fn(|r| u[1][r] - u[0][r]);
+        let e2: [f64; 3] = std::array::from_fn(|r| u[2][r] - u[0][r]);
+        let n = [e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]];
+        let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+        if len == 0.0 {
+            return 0.0;
+        }
+        let (mut above, mut below) = (0.0f64, 0.0f64);
+        for v in t {
+            let d = (0..3).map(|r| (v[r] - u[0][r]) * n[r]).sum::<f64>() / len;
+            above = above.max(d);
+            below = below.max(-d);
+        }
+        above.min(below)
+    }
+    tip(t, u).min(tip(u, t))
+}
+
 /// Triangle pairs of different bodies at positions `x`, over the body pairs (a, b), a < b, for which
-/// `keep(a, b)` holds: (touching or crossing, as [`intersections_among`] counts them; properly crossing, by
-/// [`triangles_cross`], which is only run on the pairs of the first count). The difference touches.
-pub fn contacts_among(s: &Surfaces, x: &[[f64; 3]], keep: impl Fn(usize, usize) -> bool) -> (usize, usize) {
+/// `keep(a, b)` holds: (touching or crossing, as [`intersections_among`] counts them; crossing, by
+/// [`triangles_cross`] and deeper than `depth` by [`crossing_depth`], tested only on the pairs of the first
+/// count). The difference touches.
+pub fn contacts_among(s: &Surfaces, x: &[[f64; 3]], keep: impl Fn(usize, usize) -> bool, depth: f64) -> (usize, usize) {
     let p = |t: [u32; 3]| [&x[t[0] as usize], &x[t[1] as usize], &x[t[2] as usize]];
     let (mut meeting, mut crossing) = (0, 0);
     for (a, b) in super::culling::triangle_pairs_among(s, x, keep) {
         let (ta, tb) = (p(s.triangles[a as usize]), p(s.triangles[b as usize]));
         if triangles_intersect(ta, tb) {
             meeting += 1;
-            crossing += usize::from(triangles_cross(ta, tb));
+            crossing += usize::from(triangles_cross(ta, tb) && crossing_depth(ta, tb) > depth);
         }
     }
     (meeting, crossing)
 }
 
-/// [`contacts_among`] over all body pairs.
+/// [`contacts_among`] over all body pairs, every proper crossing counted (depth 0).
 pub fn contacts(s: &Surfaces, x: &[[f64; 3]]) -> (usize, usize) {
-    contacts_among(s, x, |_, _| true)
+    contacts_among(s, x, |_, _| true, 0.0)
 }
 
 /// The first pair of bodies (in the culling's order) with two triangles that intersect, among the body pairs
@@ -219,6 +243,17 @@ mod tests {
         // a tilted triangle through the middle, slightly off anything exact
         let tilted = [[-0.5, 0.31, -0.2], [1.5, 0.27, 0.3], [0.4, 0.33, 1.0]];
         assert!(triangles_intersect(r(&T), r(&tilted)) && triangles_cross(r(&T), r(&tilted)));
+    }
+
+    #[test]
+    fn crossing_depth_is_the_tip_that_pokes_through() {
+        // a long triangle whose tip reaches 1e-7 below the first's plane: that tip, not its metre above
+        let tip = [[0.2, 0.2, -1e-7], [0.25, 0.2, 1.0], [0.2, 0.25, 1.0]];
+        assert!(triangles_cross(r(&T), r(&tip)));
+        assert!((crossing_depth(r(&T), r(&tip)) - 1e-7).abs() < 1e-12, "{}", crossing_depth(r(&T), r(&tip)));
+        assert!((crossing_depth(r(&tip), r(&T)) - 1e-7).abs() < 1e-12);
+        let deep = [[0.2, 0.2, -0.3], [0.25, 0.2, 1.0], [0.2, 0.25, 1.0]];
+        assert!(crossing_depth(r(&T), r(&deep)) > 0.1, "{}", crossing_depth(r(&T), r(&deep)));
     }
 
     #[test]
