@@ -1,12 +1,10 @@
 //! What reading one MJCF file shares: the context (`Ctx`: compiler settings, default classes, assets, materials,
 //! exclusions), elements with their default class applied (`El`), and the `<default>` classes themselves.
 
-use crate::math::Vec3;
 use crate::model::Material;
 use crate::scene::xml::{list, Notes, Src};
 use roxmltree::Node;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 /// Attributes of each element kind in one default class, inherited already.
 pub(super) type Class = BTreeMap<String, BTreeMap<String, String>>;
@@ -23,8 +21,11 @@ pub(super) struct Ctx<'a> {
     /// `compiler inertiafromgeom`: "auto" (geoms unless `<inertial>`), "true" (always geoms), "false".
     pub inertia_from_geom: String,
     pub classes: BTreeMap<String, Class>,
-    /// Mesh assets: name → (file, scale).
-    pub meshes: BTreeMap<String, (PathBuf, Vec3)>,
+    /// `compiler fitaabb`: a primitive geom fitted to a mesh takes the mesh's bounding box, not its equivalent
+    /// inertia box.
+    pub fit_aabb: bool,
+    /// Mesh assets by name.
+    pub meshes: BTreeMap<String, super::fit::MeshAsset>,
     /// Height field assets without elevation data (flat): name → MuJoCo's size (x and y half-extents, the
     /// elevation's scale, the base's depth).
     pub hfields: BTreeMap<String, [f64; 4]>,

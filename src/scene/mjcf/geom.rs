@@ -2,7 +2,7 @@
 
 use super::context::{Ctx, El};
 use crate::geometry::mass::{self, UnitMass};
-use crate::geometry::{mesh, ShapeDesc};
+use crate::geometry::ShapeDesc;
 use crate::math::{Mat3, Pose, Quat, Vec3};
 use crate::model::Material;
 use crate::scene::robot::{check_inertia, Inertial};
@@ -108,6 +108,7 @@ pub(super) fn geom(cx: &mut Ctx, n: Node, class: &str, in_world: bool) -> Result
         "xyaxes",
         "zaxis",
         "mesh",
+        "fitscale",
         "hfield",
         "rgba",
         "density",
@@ -119,14 +120,29 @@ pub(super) fn geom(cx: &mut Ctx, n: Node, class: &str, in_world: bool) -> Result
     let noted = ["material", "group", "condim", "margin", "gap", "solref", "solimp", "solmix", "priority", "user"];
     el.check(cx, &used, &noted)?;
     let ty = el.get("type").unwrap_or("sphere").to_string();
-    let size = el.nums(cx, "size")?.unwrap_or_default();
+    let mut size = el.nums(cx, "size")?.unwrap_or_default();
+    // a primitive with `mesh`: fitted to the mesh (its size, and its frame moved to the mesh's)
+    let fitted = match el.get("mesh").filter(|_| ty != "mesh") {
+        None => None,
+        Some(name) => {
+            if el.get("fromto").is_some() {
+                return Err(cx.src.at(n, format!("`fromto` cannot be used on a geom fitted to mesh `{name}`")));
+            }
+            let scale = el.num(cx, "fitscale")?.unwrap_or(1.0);
+            Some(super::fit::fit(cx, n, &ty, name, scale)?)
+        }
+    };
+    let mut pose = Pose::from_parts(Vec3::from_array(el.fixed::<3>(cx, "pos")?.unwrap_or([0.0; 3])), orientation(cx, &el)?);
+    if let Some(f) = fitted {
+        size = f.size;
+        pose *= f.pose;
+    }
     let need = |k: usize| -> Result<(), String> {
         if size.len() < k || size[..k].iter().any(|&x| x <= 0.0) {
             return Err(cx.src.at(n, format!("a `{ty}` geom needs {k} positive `size` number(s), got {}", crate::math::show_list(&size))));
         }
         Ok(())
     };
-    let mut pose = Pose::from_parts(Vec3::from_array(el.fixed::<3>(cx, "pos")?.unwrap_or([0.0; 3])), orientation(cx, &el)?);
     let mut half = None;
     if let Some([ax, ay, az, bx, by, bz]) = el.fixed::<6>(cx, "fromto")? {
         if !matches!(ty.as_str(), "capsule" | "cylinder") {
@@ -166,8 +182,10 @@ pub(super) fn geom(cx: &mut Ctx, n: Node, class: &str, in_world: bool) -> Result
         }
         "mesh" => {
             let name = el.get("mesh").ok_or_else(|| cx.src.at(n, "a mesh geom needs `mesh`"))?;
-            let (path, scale) = cx.meshes.get(name).cloned().ok_or_else(|| cx.src.at(n, format!("unknown mesh asset `{name}`")))?;
-            let m = mesh::load(&path).map_err(|e| cx.src.at(n, e.0))?.scaled(scale);
+            let (m, asset) = super::fit::mesh_data(cx, n, name)?;
+            if asset.inertia_set {
+                cx.notes.add("mesh asset `inertia`: a mesh geom's mass is its closed mesh's (or its convex hull's when open); the attribute is used by primitives fitted to the mesh");
+            }
             let own = mass::mesh(&m.vertices, &m.triangles);
             let unit = if m.check_closed().is_ok() && own.volume > 0.0 {
                 own

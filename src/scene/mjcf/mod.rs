@@ -1,9 +1,10 @@
 //! MJCF (MuJoCo's XML) models, the subset robot models use, into the kinematic tree of robot.rs.
 //!
-//! Supported: `<compiler>` (angle, eulerseq, meshdir, autolimits, inertiafromgeom), `<option>` (timestep,
-//! gravity), `<default>` classes (nested, with `class` and `childclass`), `<asset><mesh>` (STL or OBJ), the
-//! `<worldbody>` tree of `<body>` with `<inertial>`, `<geom>` (plane, box, sphere, capsule, cylinder, ellipsoid as a
-//! tessellated convex hull, mesh as its convex hull, as MuJoCo collides meshes; `fromto`; pos, quat, euler,
+//! Supported: `<compiler>` (angle, eulerseq, meshdir, autolimits, inertiafromgeom, fitaabb), `<option>` (timestep,
+//! gravity), `<default>` classes (nested, with `class` and `childclass`), `<asset><mesh>` (STL or OBJ; scale, refpos,
+//! refquat, inertia), the `<worldbody>` tree of `<body>` with `<inertial>`, `<geom>` (plane, box, sphere, capsule,
+//! cylinder, ellipsoid as a tessellated convex hull, mesh as its convex hull, as MuJoCo collides meshes; a primitive
+//! with `mesh` fitted to it, fit.rs; `fromto`; pos, quat, euler,
 //! axisangle, xyaxes, zaxis), one `<joint>` per body (hinge, slide, ball, free, `<freejoint>`) with range,
 //! damping, stiffness/springref, ref, armature and frictionloss, `<site>`, `<actuator>` (motor, position, velocity,
 //! intvelocity, damper, general; on joints, fixed tendons and sites; actuator.rs), `<sensor>` (sensor.rs), fixed
@@ -16,6 +17,7 @@ mod actuator;
 mod body;
 mod context;
 mod equality;
+mod fit;
 mod frame;
 mod geom;
 mod include;
@@ -50,6 +52,7 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
         eulerseq: [(0, true), (1, true), (2, true)],
         autolimits: true,
         inertia_from_geom: "auto".into(),
+        fit_aabb: false,
         classes: BTreeMap::new(),
         meshes: BTreeMap::new(),
         hfields: BTreeMap::new(),
@@ -135,7 +138,7 @@ fn compiler(cx: &mut Ctx, kids: &[Node], dir: &Path) -> Result<(PathBuf, Option<
     let mut meshdir = dir.to_path_buf();
     let mut total_mass = None;
     for k in kids.iter().filter(|k| k.has_tag_name("compiler")) {
-        let used = ["angle", "eulerseq", "meshdir", "assetdir", "autolimits", "inertiafromgeom", "coordinate", "settotalmass"];
+        let used = ["angle", "eulerseq", "meshdir", "assetdir", "autolimits", "inertiafromgeom", "coordinate", "settotalmass", "fitaabb"];
         src.attrs(
             *k,
             &used,
@@ -161,6 +164,11 @@ fn compiler(cx: &mut Ctx, kids: &[Node], dir: &Path) -> Result<(PathBuf, Option<
             meshdir = dir.join(d);
         }
         cx.autolimits = k.attribute("autolimits") != Some("false");
+        match k.attribute("fitaabb") {
+            None => {}
+            Some(b @ ("true" | "false")) => cx.fit_aabb = b == "true",
+            Some(b) => return Err(src.at(*k, format!("`fitaabb` must be `true` or `false`, got `{b}`"))),
+        }
         if let Some(m) = src.num(*k, "settotalmass")? {
             total_mass = (m > 0.0).then_some(m);
         }
@@ -248,7 +256,7 @@ fn height_field(cx: &mut Ctx, m: Node) -> Result<(), String> {
     Ok(())
 }
 
-/// The `<asset>` elements' meshes (name → file under `meshdir`, scale) into `cx.meshes`.
+/// The `<asset>` elements' meshes (name → file under `meshdir`, scale, refpos, refquat, inertia) into `cx.meshes`.
 fn mesh_assets(cx: &mut Ctx, kids: &[Node], meshdir: &Path) -> Result<(), String> {
     let src = cx.src;
     for k in kids.iter().filter(|k| k.has_tag_name("asset")) {
@@ -258,14 +266,27 @@ fn mesh_assets(cx: &mut Ctx, kids: &[Node], meshdir: &Path) -> Result<(), String
                 continue;
             }
             let el = cx.el(m, "main")?;
-            el.check(cx, &["name", "file", "scale"], &["refpos", "refquat", "smoothnormal", "maxhullvert", "inertia"])?;
+            el.check(cx, &["name", "file", "scale", "refpos", "refquat", "inertia"], &["smoothnormal", "maxhullvert"])?;
             let f = el.get("file").ok_or_else(|| src.at(m, "a mesh asset needs `file` (inline vertices are not supported)"))?;
             let name = el
                 .get("name")
                 .map(str::to_string)
                 .unwrap_or_else(|| Path::new(f).file_stem().and_then(|s| s.to_str()).unwrap_or(f).to_string());
             let scale = Vec3::from_array(el.fixed::<3>(cx, "scale")?.unwrap_or([1.0; 3]));
-            cx.meshes.insert(name, (meshdir.join(f), scale));
+            let refpos = Vec3::from_array(el.fixed::<3>(cx, "refpos")?.unwrap_or([0.0; 3]));
+            let [w, x, y, z] = el.fixed::<4>(cx, "refquat")?.unwrap_or([1.0, 0.0, 0.0, 0.0]);
+            let refquat = crate::math::Quat::from_xyzw(x, y, z, w);
+            if refquat.length() < 1e-12 {
+                return Err(src.at(m, "`refquat` is zero"));
+            }
+            let refquat = refquat.normalize();
+            let inertia = match el.get("inertia") {
+                None => fit::MeshInertia::Legacy,
+                Some(i) => fit::MeshInertia::parse(i)
+                    .ok_or_else(|| src.at(m, format!("`inertia` must be `legacy`, `exact`, `convex` or `shell`, got `{i}`")))?,
+            };
+            let asset = fit::MeshAsset { file: meshdir.join(f), scale, refpos, refquat, inertia, inertia_set: el.get("inertia").is_some() };
+            cx.meshes.insert(name, asset);
         }
     }
     Ok(())
