@@ -62,6 +62,8 @@ pub struct Row {
     /// Largest displacement of a dynamic body from its start, m (`max_drift`: the same value, its older name).
     pub max_displacement: f64,
     pub max_drift: f64,
+    /// The largest displacement less any fall along gravity (`cairn run`'s drift), m.
+    pub max_drift_beyond_fall: f64,
     /// (kinetic + potential) at the end minus at the start, J.
     pub energy_change: f64,
     /// Largest count of intersecting triangle pairs (touching or crossing) after any step (`None` without the
@@ -92,6 +94,7 @@ impl Row {
             max_penetration: f64::NAN,
             max_displacement: f64::NAN,
             max_drift: f64::NAN,
+            max_drift_beyond_fall: f64::NAN,
             energy_change: f64::NAN,
             intersections: None,
             touching: None,
@@ -269,6 +272,7 @@ fn run_one(req: &Request, method: MethodKey, duration: f64, bodies: &[usize]) ->
                 max_penetration: report.tracker.max_penetration,
                 max_displacement: report.tracker.max_drift(&world.model),
                 max_drift: report.tracker.max_drift(&world.model),
+                max_drift_beyond_fall: report.tracker.max_drift_beyond_fall(&world.model),
                 energy_change: energy(&world) - e0,
                 intersections,
                 touching,

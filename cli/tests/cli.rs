@@ -128,6 +128,7 @@ fn compare_writes_json_html_and_a_run_folder_per_method() {
                     "max_penetration",
                     "max_displacement",
                     "max_drift",
+                    "max_drift_beyond_fall",
                     "energy_change",
                     "intersections",
                     "touching",

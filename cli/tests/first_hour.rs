@@ -225,7 +225,7 @@ fn errors_blame_the_flag_and_scene_names_resolve() {
     }
 }
 
-/// Item 5: a robot's notes are one line per kind (joints of one kind of note named together, every ignored
+/// Item 5: a robot's notes are one line per kind (links of one kind of note named together, every ignored
 /// element on one line), each naming the file once; `--all-notes` prints every one.
 #[test]
 fn robot_notes_are_one_line_per_kind() {
@@ -236,10 +236,10 @@ fn robot_notes_are_one_line_per_kind() {
     };
     let (short, all) = (notes(&[]), notes(&["--all-notes"]));
     assert!(short.len() < all.len(), "{short:#?}");
-    let armature: Vec<&String> = short.iter().filter(|l| l.contains("armature")).collect();
-    assert_eq!(armature.len(), 1, "{short:#?}");
-    assert!(armature[0].contains("joint `fl_hip`, `fr_hip` and 2 more: armature"), "{}", armature[0]);
-    assert_eq!(all.iter().filter(|l| l.contains("armature")).count(), 4, "{all:#?}");
+    let friction: Vec<&String> = short.iter().filter(|l| l.contains("different friction")).collect();
+    assert_eq!(friction.len(), 1, "{short:#?}");
+    assert!(friction[0].contains("link `fl`, `fr` and 2 more has geoms of different friction"), "{}", friction[0]);
+    assert_eq!(all.iter().filter(|l| l.contains("different friction")).count(), 4, "{all:#?}");
     assert!(short.last().unwrap().ends_with("(every note in full: --all-notes)"), "{short:#?}");
     assert!(short.iter().chain(&all).all(|l| l.matches("quadruped.xml:").count() == 1), "{short:#?}");
 }

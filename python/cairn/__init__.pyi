@@ -105,8 +105,8 @@ class World:
     @property
     def last_stats(self) -> Dict[str, Any]:
         """contacts, islands, max_penetration, iterations, residual, normal_impulse, friction_impulse,
-        unresolved, resolutions, resolution_seconds, stage_seconds, total_seconds, proxies, intersections,
-        min_distance; empty before the first step."""
+        unresolved, resolutions, resolution_seconds, sleeping, stage_seconds, total_seconds, proxies,
+        intersections, crossings, min_distance; empty before the first step."""
     def __len__(self) -> int: ...
     def body_index(self, name: str) -> int: ...
     def poses(self) -> npt.NDArray[np.float64]:

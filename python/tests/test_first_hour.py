@@ -152,7 +152,7 @@ def test_robot_notes_are_one_warning_per_kind():
         w = cairn.World(robot)
     messages = [str(c.message) for c in caught]
     assert len(messages) < len(w.notes), messages
-    armature = [m for m in messages if "armature" in m]
-    assert len(armature) == 1 and "joint `fl_hip`, `fr_hip` and 2 more: armature" in armature[0], messages
-    assert sum("armature" in n for n in w.notes) == 4
+    friction = [m for m in messages if "different friction" in m]
+    assert len(friction) == 1 and "link `fl`, `fr` and 2 more has geoms" in friction[0], messages
+    assert sum("different friction" in n for n in w.notes) == 4
     assert all(m.count("quadruped.xml:") == 1 for m in messages), messages

@@ -205,6 +205,6 @@ def test_a_scn_scene_warns_about_what_cairn_cannot_use():
 def test_run_with_the_intersection_check_reports_it(tmp_path):
     cairn.run("stack10", duration=0.05, out=tmp_path, check_intersections=True)
     header = (tmp_path / "metrics.csv").read_text().splitlines()[0]
-    assert header.endswith(",intersections,min_distance")
+    assert header.endswith(",intersections,min_distance,crossings")
     with pytest.raises(cairn.SceneError, match="frame_every must be at least 1"):
         cairn.run("stack10", duration=0.05, out=tmp_path, frame_every=0)
