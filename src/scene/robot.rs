@@ -101,6 +101,8 @@ pub struct Robot {
     pub notes: Vec<String>,
     /// Link pairs that never collide beyond parent and child (MJCF `<contact><exclude>`).
     pub exclusions: Vec<(usize, usize)>,
+    /// Link pairs that collide whatever the bitmasks, exclusions and parent filter say (MJCF `<contact><pair>`).
+    pub pairs: Vec<(usize, usize)>,
     /// Each collision geom's link and its MJCF contype and conaffinity bitmasks (empty: every pair collides).
     pub masks: Vec<(usize, u32, u32)>,
     /// PyBullet's reading of links without mass (URDF): a root link without mass is static, a moving one gets a
@@ -370,6 +372,12 @@ pub fn place(robot: &Robot, file: &str, p: &Placement, base_bodies: usize, base_
         if let Some(sd) = j.springdamper {
             out.springdampers.push((bases.joints + out.joints.len() - 1, sd, j.damping));
         }
+    }
+    // explicit contact pairs collide whatever the bitmasks, <exclude> and the parent filter say
+    for &(a, b) in &robot.pairs {
+        let (a, b) = (body_of[a], body_of[b]);
+        let pair = ((base_bodies + a.min(b)) as u32, (base_bodies + a.max(b)) as u32);
+        out.exclusions.retain(|&e| e != pair);
     }
     // the joints that close loops, after the tree's (so that the tree's keep their numbers)
     for l in &robot.loops {

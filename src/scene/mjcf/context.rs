@@ -34,6 +34,10 @@ pub(super) struct Ctx<'a> {
     pub exclusions: Vec<(usize, usize)>,
     /// Each collision geom's link and its contype and conaffinity bitmasks.
     pub masks: Vec<(usize, u32, u32)>,
+    /// The geoms named by a `<contact><pair>`: collision geometry even with contype = conaffinity = 0.
+    pub pair_geoms: std::collections::BTreeSet<String>,
+    /// Link pairs that collide whatever bitmasks, exclusions and the parent filter say (`<contact><pair>`).
+    pub pairs: Vec<(usize, usize)>,
     /// The bodies' `<site>`s, in file order.
     pub sites: Vec<crate::scene::robot::RobotSite>,
     /// Each named geom's link and pose in the link's frame (a frame sensor's `objtype="geom"`).

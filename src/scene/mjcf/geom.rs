@@ -251,7 +251,8 @@ pub(super) fn geom(cx: &mut Ctx, n: Node, class: &str, in_world: bool) -> Result
         }
     };
     let (contype, conaffinity) = (mask("contype")?, mask("conaffinity")?);
-    let visual = contype == 0 && conaffinity == 0;
+    // a geom of an explicit contact pair collides (with its pair) whatever its bitmasks
+    let visual = contype == 0 && conaffinity == 0 && !n.attribute("name").is_some_and(|g| cx.pair_geoms.contains(g));
     let mu = el.nums(cx, "friction")?.and_then(|v| v.first().copied()).unwrap_or(1.0);
     if mu < 0.0 {
         return Err(cx.src.at(n, format!("friction must be >= 0, got {mu}")));

@@ -59,6 +59,8 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
         materials: Vec::new(),
         exclusions: Vec::new(),
         masks: Vec::new(),
+        pair_geoms: Default::default(),
+        pairs: Vec::new(),
         sites: Vec::new(),
         geom_frames: BTreeMap::new(),
     };
@@ -78,6 +80,12 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
         defaults(&mut cx, *k, None)?;
     }
     mesh_assets(&mut cx, &kids, &meshdir)?;
+    // the geoms of explicit contact pairs collide even where their bitmasks say they collide with nothing
+    for k in kids.iter().filter(|k| k.has_tag_name("contact")) {
+        for e in k.children().filter(|e| e.has_tag_name("pair")) {
+            cx.pair_geoms.extend(["geom1", "geom2"].iter().filter_map(|g| e.attribute(*g)).map(String::from));
+        }
+    }
     let (mut links, joint_link, body_link) = worldbody(&mut cx, &kids)?;
     if links.is_empty() {
         return Err(format!("{file}: the model has no body and no world geometry"));
@@ -123,6 +131,7 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
     robot.links = links;
     robot.materials = cx.materials;
     robot.exclusions = cx.exclusions;
+    robot.pairs = std::mem::take(&mut cx.pairs);
     robot.masks = std::mem::take(&mut cx.masks);
     if crate::scene::robot::mask_pairs(&robot.masks, |l| l).values().any(|&(some, not_all)| some && not_all) {
         cx.notes.add("geom contype/conaffinity: where some geoms of two bodies collide and others do not, cairn collides the whole pair (it filters contacts by body pair)");
@@ -347,11 +356,27 @@ fn worldbody(cx: &mut Ctx, kids: &[Node]) -> Result<(Vec<Link>, BTreeMap<String,
     Ok((links, joint_link, body_link))
 }
 
-/// The `<contact>` elements' `<exclude>` pairs into `cx.exclusions`.
+/// The `<contact>` elements: `<exclude>` pairs into `cx.exclusions`, `<pair>`s (explicit pairs, which collide
+/// whatever the bitmasks, exclusions and the parent filter say) into `cx.pairs`.
 fn contact_exclusions(cx: &mut Ctx, kids: &[Node], body_link: &BTreeMap<String, usize>) -> Result<(), String> {
     let src = cx.src;
     for k in kids.iter().filter(|k| k.has_tag_name("contact")) {
-        for e in src.children(*k, &["exclude"], &[], &mut cx.notes)? {
+        for e in src.children(*k, &["exclude", "pair"], &[], &mut cx.notes)? {
+            if e.has_tag_name("pair") {
+                // what MuJoCo sets per pair: cairn's contact laws take the bodies' materials instead
+                let per_pair = ["condim", "friction", "solref", "solreffriction", "solimp", "margin", "gap"];
+                src.attrs(e, &["geom1", "geom2", "name", "class"], &per_pair, &mut cx.notes)?;
+                let find = |key: &str| -> Result<usize, String> {
+                    let n = src.required(e, key)?;
+                    cx.geom_frames.get(n).map(|g| g.0).ok_or_else(|| src.at(e, format!("`{key}`: unknown geom `{n}`")))
+                };
+                let (a, b) = (find("geom1")?, find("geom2")?);
+                if a == b {
+                    return Err(src.at(e, "a contact pair's two geoms are on one body: a body does not collide with itself"));
+                }
+                cx.pairs.push((a, b));
+                continue;
+            }
             src.attrs(e, &["body1", "body2", "name"], &[], &mut cx.notes)?;
             let find = |key: &str| -> Result<usize, String> {
                 let n = src.required(e, key)?;
