@@ -37,6 +37,8 @@ pub(super) struct JointWork {
     /// motor's target (motors).
     q0: Vec<f64>,
     rate0: Vec<f64>,
+    /// Per joint: the actuators' generalised force its rotor row carries (`Method::carries_joint_force`).
+    tau: Vec<f64>,
     targets: Vec<Option<MotorTarget>>,
     /// Per joint: accumulated limit impulses (lower, upper) of pre-stabilisation and of post-stabilisation.
     limit: Vec<[f64; 2]>,
@@ -76,6 +78,8 @@ impl JointWork {
             self.q0.push(row.map_or(0.0, |r| r.c));
             self.rate0.push(row.map_or(0.0, |r| r.rate([v1, v2], [w1, w2])));
         }
+        self.tau.clear();
+        self.tau.extend((0..n).map(|k| state.joint_forces.get(k).copied().unwrap_or(0.0)));
         self.targets.clone_from(&state.motor_targets);
         if self.targets.len() != n {
             self.targets = initial_targets(model);
@@ -214,8 +218,8 @@ impl Impulse {
             let Some(sides) = self.scoped_sides(k, j, &scope) else { continue };
             let bodies = (j.body1, j.body2);
             let pose = |me: &Self| JointPose::at(model, j, me.predicted(model, j.body1), j.body2.map(|b| me.predicted(model, b)));
-            // the motor and the rotor inertia: one soft row of their implicit impulse (the motor's PD law, and a
-            // damper of armature/h towards the rate at the step's start)
+            // the motor and the rotor inertia: one soft row of their implicit impulse (the motor's PD law, a damper
+            // of armature/h towards the rate at the step's start, and the actuators' force τ the row carries)
             let motor = j.motor.as_ref().zip(self.joints.targets.get(k).copied().flatten());
             let rotor = j.rotor_inertia() / h;
             if scope.motors && (motor.is_some() || rotor > 0.0) {
@@ -233,7 +237,7 @@ impl Impulse {
                 let p = pose(self);
                 if let (true, Some(row)) = (g > 0.0, p.coordinate_row(j.kind)) {
                     let gamma = 1.0 / (h * g);
-                    let b = (stiffness * e + damping * rate + rotor * self.joints.rate0[k]) / g;
+                    let b = (stiffness * e + damping * rate + rotor * self.joints.rate0[k] + self.joints.tau[k]) / g;
                     let rate = row.rate(self.side_v(bodies), self.side_w(bodies));
                     let acc = self.joints.motor[k];
                     let mut total = acc + (b - rate - gamma * acc) / (coupling(&row, &row, &sides) + gamma);

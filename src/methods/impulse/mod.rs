@@ -340,6 +340,12 @@ impl Method for Impulse {
         "impulse"
     }
 
+    /// A joint with a rotor inertia has its soft coordinate row: its actuators' forces go there, so that a light
+    /// link is not kicked by hτ/I in the velocity update for the row to take back.
+    fn carries_joint_force(&self, joint: &crate::model::Joint) -> bool {
+        joint.rotor_inertia() > 0.0 && matches!(joint.kind, crate::model::JointType::Hinge | crate::model::JointType::Prismatic)
+    }
+
     fn stage_names(&self) -> &'static [&'static str] {
         ImpulseStage::NAMES
     }
