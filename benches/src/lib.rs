@@ -240,7 +240,7 @@ mod tests {
         assert!(ee.projected().is_some_and(|e| e > 0.0));
         assert!(pt.exact().is_some_and(|e| e > 0.0) && ee.exact().is_some_and(|e| e > 0.0));
         let mut sys = grid_system(4);
-        let p = sys.solve().expect("SPD");
+        let p = sys.solve(false).expect("SPD");
         assert!(p.iter().any(|v| v.abs() > 1e-3));
         let (h, tested) = ShellInField::default().run();
         assert!(!h.is_empty() && tested > h.len(), "{} hits of {tested}", h.len());

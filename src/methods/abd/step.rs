@@ -343,12 +343,12 @@ impl Abd {
             }
             // (either way `self.x` now holds the positions at q, and the system the gradient there)
             let unbalanced = self.residual_move();
-            let mut p_dyn = t.time(AbdStage::Solve, || self.system.solve());
+            let mut p_dyn = t.time(AbdStage::Solve, || self.system.solve(!exact));
             if p_dyn.is_err() && exact {
                 exact = false;
                 self.projected_steps += 1;
                 t.time(AbdStage::Assembly, || self.assemble(&q, qtilde, he, false));
-                p_dyn = t.time(AbdStage::Solve, || self.system.solve());
+                p_dyn = t.time(AbdStage::Solve, || self.system.solve(true));
             }
             let p_dyn = p_dyn.map_err(|message| SimError::Solver { step: state.step, stage: "solve", message })?;
             let dir = t.time(AbdStage::Culling, || self.cull_along(&q, &p_dyn));

@@ -29,6 +29,8 @@ pub struct System {
     symbolic: Option<SymbolicCholesky<usize>>,
     /// Symbolic factorisations computed (for the statistics).
     pub symbolic_count: usize,
+    /// Solves that needed the diagonal raised to factor (for the statistics).
+    pub shifted_solves: usize,
 }
 
 impl System {
@@ -171,8 +173,9 @@ impl System {
         }
     }
 
-    /// Solves H p = −g. An error says why the factorisation failed.
-    pub fn solve(&mut self) -> Result<Vec<f64>, String> {
+    /// Solves H p = −g; `shift`: a matrix that fails to factor is retried with its diagonal raised (for a
+    /// projected, PSD-by-construction system). An error says why the factorisation failed.
+    pub fn solve(&mut self, shift: bool) -> Result<Vec<f64>, String> {
         self.build_csc();
         let n = 12 * self.diag.len();
         let sym = SymbolicSparseColMatRef::new_checked(n, n, &self.col_ptr, None, &self.row_idx);
@@ -196,9 +199,25 @@ impl System {
         let symbolic = self.symbolic.as_ref().expect("set above");
         let mut l = vec![0.0; symbolic.len_val()];
         let mut mem = MemBuffer::new(symbolic.factorize_numeric_llt_scratch::<f64>(Par::Seq, Default::default()));
-        let a = SparseColMatRef::new(sym, &self.values);
-        let llt = symbolic
-            .factorize_numeric_llt(
+        let mut x: Vec<f64> = self.grad.iter().map(|g| -g).collect();
+        let mut mem2 = MemBuffer::new(symbolic.solve_in_place_scratch::<f64>(1, Par::Seq));
+        // A matrix that is positive definite on paper (PSD blocks plus the mass) can fail the factorisation in
+        // rounding when stiff terms dwarf a light body's mass; each diagonal entry is then raised by a growing
+        // fraction of itself (Levenberg–Marquardt's scaling), which still gives a descent direction.
+        let mut shifted = std::borrow::Cow::Borrowed(&self.values[..]);
+        let mut last = None;
+        let shifts: &[f64] = if shift { &[0.0, 1e-10, 1e-8, 1e-6, 1e-4] } else { &[0.0] };
+        for (attempt, &eps) in shifts.iter().enumerate() {
+            if eps > 0.0 {
+                let v = shifted.to_mut();
+                v.copy_from_slice(&self.values);
+                for c in 0..n {
+                    let d = self.col_ptr[c + 1] - 1;
+                    v[d] += eps * self.values[d].abs();
+                }
+            }
+            let a = SparseColMatRef::new(sym, &shifted);
+            match symbolic.factorize_numeric_llt(
                 &mut l,
                 a,
                 Side::Upper,
@@ -206,12 +225,22 @@ impl System {
                 Par::Seq,
                 MemStack::new(&mut mem),
                 Default::default(),
-            )
-            .map_err(|e| format!("the Newton matrix is not positive definite ({e:?})"))?;
-        let mut x: Vec<f64> = self.grad.iter().map(|g| -g).collect();
-        let mut mem2 = MemBuffer::new(symbolic.solve_in_place_scratch::<f64>(1, Par::Seq));
-        llt.solve_in_place_with_conj(Conj::No, MatMut::from_column_major_slice_mut(&mut x, n, 1), Par::Seq, MemStack::new(&mut mem2));
-        Ok(x)
+            ) {
+                Ok(llt) => {
+                    llt.solve_in_place_with_conj(
+                        Conj::No,
+                        MatMut::from_column_major_slice_mut(&mut x, n, 1),
+                        Par::Seq,
+                        MemStack::new(&mut mem2),
+                    );
+                    self.shifted_solves += usize::from(attempt > 0);
+                    return Ok(x);
+                }
+                Err(e) => last = Some(e),
+            }
+        }
+        let raised = if shift { ", even with its diagonal raised by 1e-4 of itself" } else { "" };
+        Err(format!("the Newton matrix is not positive definite{raised} ({last:?})"))
     }
 }
 
@@ -249,7 +278,7 @@ mod tests {
         for (k, g) in s.grad.iter_mut().enumerate() {
             *g = (k as f64).sin();
         }
-        let x = s.solve().unwrap();
+        let x = s.solve(false).unwrap();
         // residual H x + g
         let h = |r: usize, c: usize| -> f64 {
             let (bi, bj) = (r / 12, c / 12);
@@ -296,7 +325,7 @@ mod pattern_tests {
             for (k, g) in s.grad.iter_mut().enumerate() {
                 *g = (0.3 * k as f64).cos();
             }
-            let x = s.solve().unwrap();
+            let x = s.solve(false).unwrap();
             // residual against the blocks added
             for r in 0..12 * n {
                 let (bi, ri) = (r / 12, r % 12);
@@ -327,5 +356,29 @@ mod pattern_tests {
         assert_eq!(s.symbolic_count, 3);
         run(&mut s, &[(0, 3)]);
         assert_eq!(s.pattern, vec![(0, 3)], "a union over 5/4 of the current blocks is dropped");
+    }
+
+    /// A matrix positive definite on paper that fails the factorisation in rounding (a stiff coupling of 1e16
+    /// beside a curvature of 1e-2 it swallows) is refused unshifted and solved with its diagonal raised, giving a
+    /// descent direction.
+    #[test]
+    fn a_matrix_definite_only_on_paper_is_solved_with_a_raised_diagonal() {
+        let mut s = System::default();
+        s.clear(1);
+        let mut d = [[0.0; 12]; 12];
+        for (k, row) in d.iter_mut().enumerate() {
+            row[k] = 1.0;
+        }
+        let a = 1e16;
+        (d[0][0], d[0][1], d[1][0], d[1][1]) = (a, a, a, a + 1e-2);
+        s.add_block(0, 0, &d);
+        for (k, g) in s.grad.iter_mut().enumerate() {
+            *g = 1.0 + k as f64;
+        }
+        assert!(s.solve(false).unwrap_err().contains("not positive definite"));
+        let x = s.solve(true).unwrap();
+        assert!(x.iter().all(|v| v.is_finite()));
+        assert!(s.grad.iter().zip(&x).map(|(g, p)| g * p).sum::<f64>() < 0.0, "a descent direction");
+        assert_eq!(s.shifted_solves, 1);
     }
 }
