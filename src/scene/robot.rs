@@ -27,6 +27,17 @@ pub struct Inertial {
     pub inertia: Mat3,
 }
 
+/// What an MJCF file's `<option><flag>` disables (all false: everything on).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Flags {
+    /// `contact` (or `constraint`): none of the file's bodies collide with each other.
+    pub no_contacts: bool,
+    /// `limit` (or `constraint`): the joints' ranges are not enforced.
+    pub no_limits: bool,
+    /// `equality` (or `constraint`): the `<equality>` constraints are left out.
+    pub no_equalities: bool,
+}
+
 /// A joint to the parent link (or the world), in the robot's frame at the zero configuration.
 #[derive(Debug, Clone)]
 pub struct RobotJoint {
@@ -103,6 +114,8 @@ pub struct Robot {
     pub exclusions: Vec<(usize, usize)>,
     /// Link pairs that collide whatever the bitmasks, exclusions and parent filter say (MJCF `<contact><pair>`).
     pub pairs: Vec<(usize, usize)>,
+    /// What the file's `<option><flag>` disables.
+    pub flags: Flags,
     /// Each collision geom's link and its MJCF contype and conaffinity bitmasks (empty: every pair collides).
     pub masks: Vec<(usize, u32, u32)>,
     /// PyBullet's reading of links without mass (URDF): a root link without mass is static, a moving one gets a
@@ -373,8 +386,17 @@ pub fn place(robot: &Robot, file: &str, p: &Placement, base_bodies: usize, base_
             out.springdampers.push((bases.joints + out.joints.len() - 1, sd, j.damping));
         }
     }
+    // `<flag contact="disable">`: none of the file's bodies collide with each other
+    if robot.flags.no_contacts {
+        let n = body_of.iter().copied().max().map_or(0, |m| m + 1);
+        for a in 0..n {
+            for b in a + 1..n {
+                out.exclusions.push(((base_bodies + a) as u32, (base_bodies + b) as u32));
+            }
+        }
+    }
     // explicit contact pairs collide whatever the bitmasks, <exclude> and the parent filter say
-    for &(a, b) in &robot.pairs {
+    for &(a, b) in robot.pairs.iter().filter(|_| !robot.flags.no_contacts) {
         let (a, b) = (body_of[a], body_of[b]);
         let pair = ((base_bodies + a.min(b)) as u32, (base_bodies + a.max(b)) as u32);
         out.exclusions.retain(|&e| e != pair);

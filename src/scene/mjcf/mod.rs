@@ -116,7 +116,7 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
     for k in kids.iter().filter(|k| k.has_tag_name("sensor")) {
         sensor::sensors(&mut cx, *k, &mut names, &body_link, &links, &mut robot.sensors)?;
     }
-    for k in kids.iter().filter(|k| k.has_tag_name("equality")) {
+    for k in kids.iter().filter(|k| k.has_tag_name("equality") && !robot.flags.no_equalities) {
         equality::equalities(&mut cx, *k, &links, &body_link, &names.joints, &names.tendons, &mut robot.loops, &mut robot.couplings)?;
     }
     robot.sites = std::mem::take(&mut cx.sites);
@@ -127,6 +127,13 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
     tree_order(&names, &parents).map_err(|e| format!("{file}: {e}"))?;
     if let Some(total) = total_mass {
         set_total_mass(&mut links, total);
+    }
+    if robot.flags.no_limits {
+        for l in &mut links {
+            if let super::robot::Attach::Joint(j) = &mut l.attach {
+                j.limits = None;
+            }
+        }
     }
     robot.links = links;
     robot.materials = cx.materials;
@@ -215,11 +222,24 @@ fn options(cx: &mut Ctx, kids: &[Node], robot: &mut Robot) -> Result<(), String>
             ],
             &mut cx.notes,
         )?;
-        // `<flag gravity="disable">` turns gravity off (dm_control's fish floats); the other flags are noted
+        // `<flag>`: gravity (dm_control's fish floats), contact, limit, equality and constraint (all three) can be
+        // disabled; the other flags are noted
         let mut no_gravity = false;
         for f in src.children(*k, &["flag"], &[], &mut cx.notes)? {
-            no_gravity |= f.attribute("gravity") == Some("disable");
-            let others: Vec<&str> = f.attributes().map(|a| a.name()).filter(|&n| n != "gravity").collect();
+            let off = |key: &str| -> Result<bool, String> {
+                match f.attribute(key) {
+                    None | Some("enable") => Ok(false),
+                    Some("disable") => Ok(true),
+                    Some(v) => Err(src.at(f, format!("`{key}` must be `enable` or `disable`, got `{v}`"))),
+                }
+            };
+            no_gravity |= off("gravity")?;
+            let constraint = off("constraint")?;
+            robot.flags.no_contacts |= constraint || off("contact")?;
+            robot.flags.no_limits |= constraint || off("limit")?;
+            robot.flags.no_equalities |= constraint || off("equality")?;
+            const USED: [&str; 5] = ["gravity", "constraint", "contact", "limit", "equality"];
+            let others: Vec<&str> = f.attributes().map(|a| a.name()).filter(|n| !USED.contains(n)).collect();
             if !others.is_empty() {
                 cx.notes.add(format!("ignored (cairn cannot use it): <flag> {}", others.join(", ")));
             }
