@@ -51,10 +51,10 @@ fn a_medium_is_checked() {
 
 #[test]
 fn a_disabled_gravity_flag_turns_gravity_off() {
-    let xml = XML.replace("wind=\"0.3 0 0\"/>", "wind=\"0 0 0\"><flag gravity=\"disable\" contact=\"enable\"/></option>");
+    let xml = XML.replace("wind=\"0.3 0 0\"/>", "wind=\"0 0 0\"><flag gravity=\"disable\" energy=\"enable\"/></option>");
     let mut w = common::mjcf_world("nogravity", &xml, MethodKey::Lcp).unwrap();
     assert_eq!(w.model.gravity, Vec3::ZERO);
-    assert!(w.notes().iter().any(|n| n.contains("<flag> contact")), "{:?}", w.notes());
+    assert!(w.notes().iter().any(|n| n.contains("<flag> energy")), "{:?}", w.notes());
     let x0 = w.state.bodies[0].x;
     for _ in 0..100 {
         w.step().unwrap();
