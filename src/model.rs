@@ -145,6 +145,9 @@ pub struct Joint {
     /// Whether `armature` is also in the child's `Body::inertia` (about the axis; a hinge whose parent cannot
     /// move), for a method with the row to take back out.
     pub armature_folded: bool,
+    /// Damping on a ball joint's relative rotation (MJCF `damping` on a ball joint), N·m·s/rad: a torque
+    /// −d(ω₂ − ω₁), linearly implicit (dynamics/ball_damping.rs). Hinges and sliders take theirs in `motor`.
+    pub ball_damping: f64,
     /// The robot file's joint name (with the robot's prefix); empty for a scene's `[[joint]]` (see
     /// `Model::joint_name`).
     pub name: String,

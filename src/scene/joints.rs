@@ -170,6 +170,7 @@ pub(super) fn joints(list: Vec<JointT>, bodies: &[Body], names: &BTreeMap<String
             offset: 0.0,
             armature: 0.0,
             armature_folded: false,
+            ball_damping: 0.0,
             name: j.name.unwrap_or_default(),
         });
     }

@@ -65,6 +65,7 @@ pub(super) fn loop_joint(
         offset: 0.0,
         armature: 0.0,
         armature_folded: false,
+        ball_damping: 0.0,
         name: format!("{}{}", p.prefix, l.name),
     });
     Ok(())
@@ -113,7 +114,9 @@ pub(super) fn joint_of(
             j.name, j.friction
         ));
     }
-    let motor = match (&j.motor, j.damping) {
+    // a ball joint's damping acts on its relative rotation (`Joint::ball_damping`), not through a motor
+    let damping = if j.kind == JointType::Ball { 0.0 } else { j.damping };
+    let motor = match (&j.motor, damping) {
         (Some(m), d) => Some(Motor { damping: m.damping + d, ..m.clone() }),
         (None, d) if d > 0.0 => Some(Motor { target: 0.0, stiffness: 0.0, damping: d, max_force: None, path: Vec::new() }),
         (None, _) => None,
@@ -142,6 +145,7 @@ pub(super) fn joint_of(
         offset: j.offset,
         armature,
         armature_folded,
+        ball_damping: if j.kind == JointType::Ball { j.damping } else { 0.0 },
         name: format!("{}{}", p.prefix, j.name),
     });
     Ok(())

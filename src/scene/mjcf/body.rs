@@ -256,8 +256,8 @@ fn joint(cx: &mut Ctx, n: Node, class: &str, frame: Pose) -> Result<Attach, Stri
         let target = if kind == JointType::Hinge { cx.angle(springref) } else { springref };
         crate::model::Motor { target, stiffness, damping: 0.0, max_force: None, path: Vec::new() }
     });
-    if kind == JointType::Ball && (damping > 0.0 || stiffness > 0.0 || springdamper.is_some()) {
-        return Err(cx.src.at(n, "damping or stiffness on a ball joint is not supported (cairn's motors act on one coordinate)"));
+    if kind == JointType::Ball && (stiffness > 0.0 || springdamper.is_some()) {
+        return Err(cx.src.at(n, "stiffness on a ball joint is not supported (cairn's springs act on one coordinate; damping is)"));
     }
     let name = el.get("name").map(str::to_string).unwrap_or_else(|| format!("joint@line{}", cx.src.line(n)));
     Ok(Attach::Joint(RobotJoint {
