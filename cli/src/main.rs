@@ -308,7 +308,7 @@ fn real_main() -> Result<()> {
             let options = cairn::run::RunOptions { steps: None, out, frame_every, metrics_every, contacts, cancel: None };
             cmd_run(&scene, &load, options, RunShown { view, default_out, all_notes }, ctrl.as_deref())
         }
-        Command::View { dirs, out, open } => cmd_view(&dirs, out.as_deref(), open),
+        Command::View { dirs, out, open } => view::cmd_view(&dirs, out.as_deref(), open),
         Command::Export { dir, gltf } => cmd_export(&dir, &gltf),
         Command::Validate { method, only, sets, plots, wide } => {
             validate_table::cmd_validate(method_key(&method)?, &only, &sets.parse()?, &plots, wide)
@@ -376,25 +376,14 @@ fn cmd_run(
         if view {
             let page = crate::view::write_view(std::slice::from_ref(dir), None)?;
             println!("view: {}", page.display());
-            println!("{} {}", open_command(), page.display());
+            println!("{} {}", view::open_command(), page.display());
         } else {
-            println!("{} {}", open_command(), plots.display());
+            println!("{} {}", view::open_command(), plots.display());
         }
     } else {
         println!("wrote nothing (--no-out; without it the run goes to runs/SCENE-METHOD with a page to open)");
     }
     Ok(())
-}
-
-/// The system's command that opens a file in its application (a page in the browser).
-fn open_command() -> &'static str {
-    if cfg!(target_os = "macos") {
-        "open"
-    } else if cfg!(windows) {
-        "start"
-    } else {
-        "xdg-open"
-    }
 }
 
 /// A note for each `--set solver.M.KEY=…` whose method M is a method other than `method`, the one that runs
@@ -407,38 +396,6 @@ fn warn_other_solvers(sets: &[(String, String)], method: MethodKey) {
                 eprintln!("note: --set {key} applies to {m}, but the run uses {method}");
             }
         }
-    }
-}
-
-fn cmd_view(dirs: &[PathBuf], out: Option<&Path>, open: bool) -> Result<()> {
-    let t0 = std::time::Instant::now();
-    let path = crate::view::write_view(dirs, out)?;
-    let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-    println!("wrote {} ({:.1} MB in {:.2} s)", path.display(), size as f64 / 1e6, t0.elapsed().as_secs_f64());
-    if open {
-        open_in_browser(&path);
-    }
-    Ok(())
-}
-
-/// Opens `page` with the system's opener; where there is none (a server without a desktop), says how to look
-/// at it instead. The page is written either way, so this never fails the command.
-fn open_in_browser(page: &Path) {
-    let mut c = if cfg!(windows) {
-        let mut c = std::process::Command::new("cmd");
-        c.args(["/C", "start", ""]);
-        c
-    } else {
-        std::process::Command::new(open_command())
-    };
-    match c.arg(page).stdin(std::process::Stdio::null()).status() {
-        Ok(s) if s.success() => println!("opened {} with {}", page.display(), open_command()),
-        Ok(s) => eprintln!("note: `{} {}` exited with {s}; open the page in a browser yourself", open_command(), page.display()),
-        Err(e) => eprintln!(
-            "note: cannot run `{}` ({e}): no desktop opener here; open {} in a browser yourself (or copy it to a machine with one)",
-            open_command(),
-            page.display()
-        ),
     }
 }
 

@@ -285,3 +285,47 @@ mod tests {
         std::fs::remove_dir_all(&dir).ok();
     }
 }
+
+/// The system's command that opens a file in its application (a page in the browser).
+pub fn open_command() -> &'static str {
+    if cfg!(target_os = "macos") {
+        "open"
+    } else if cfg!(windows) {
+        "start"
+    } else {
+        "xdg-open"
+    }
+}
+
+/// `cairn view`: writes the page and, with `--open`, opens it.
+pub fn cmd_view(dirs: &[PathBuf], out: Option<&Path>, open: bool) -> Result<()> {
+    let t0 = std::time::Instant::now();
+    let path = write_view(dirs, out)?;
+    let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    println!("wrote {} ({:.1} MB in {:.2} s)", path.display(), size as f64 / 1e6, t0.elapsed().as_secs_f64());
+    if open {
+        open_in_browser(&path);
+    }
+    Ok(())
+}
+
+/// Opens `page` with the system's opener; where there is none (a server without a desktop), says how to look
+/// at it instead. The page is written either way, so this never fails the command.
+fn open_in_browser(page: &Path) {
+    let mut c = if cfg!(windows) {
+        let mut c = std::process::Command::new("cmd");
+        c.args(["/C", "start", ""]);
+        c
+    } else {
+        std::process::Command::new(open_command())
+    };
+    match c.arg(page).stdin(std::process::Stdio::null()).status() {
+        Ok(s) if s.success() => println!("opened {} with {}", page.display(), open_command()),
+        Ok(s) => eprintln!("note: `{} {}` exited with {s}; open the page in a browser yourself", open_command(), page.display()),
+        Err(e) => eprintln!(
+            "note: cannot run `{}` ({e}): no desktop opener here; open {} in a browser yourself (or copy it to a machine with one)",
+            open_command(),
+            page.display()
+        ),
+    }
+}
