@@ -47,7 +47,6 @@ const HEAVY: &[(MethodKey, &str, f64, u64)] = &[
     (MethodKey::VolumetricPenalty, "silo", 6.4, 32),
     (MethodKey::VolumetricPenalty, "wrecking_ball_full", 5.6, 16),
     (MethodKey::ImplicitPenalty, "bowls512", 16.5, 64),
-    (MethodKey::ImplicitPenalty, "chain100", 19.3, 4),
     (MethodKey::ImplicitPenalty, "hexbolt", 6.3, 2),
     (MethodKey::ImplicitPenalty, "house_of_cards", 10.7, 2),
     (MethodKey::ImplicitPenalty, "pyramid20", 10.7, 4),

@@ -1,5 +1,6 @@
-//! Stage 5 of the `implicit-penalty` step and what it reports: each island's system solved, through the joint
-//! rows' Schur complement where the island has joints (joints.rs); the joints' and proxies' readings.
+//! Stage 5 of the `implicit-penalty` step and what it reports: each island's system solved, with its joint
+//! rows where it has joints (one saddle-point system, saddle.rs, or their Schur complement, joints.rs); the
+//! joints' and proxies' readings.
 
 use super::{Assembled, ImplicitPenalty, Island};
 use crate::dynamics::integrate::{external_wrench, integrate_pose};
@@ -8,7 +9,7 @@ use crate::error::SimError;
 use crate::math::Vec3;
 use crate::method::{JointReading, StepStats};
 use crate::methods::implicit::drives::{self, Drive};
-use crate::methods::implicit::joints::{solve_constrained, IslandJoints};
+use crate::methods::implicit::joints::{solve_constrained, IslandJoints, RowEval, RowJacobian};
 use crate::methods::implicit::step::Kin;
 use crate::model::{BodyKind, Model};
 use crate::state::{BodyState, State};
@@ -24,6 +25,51 @@ fn predicted(model: &Model, state: &State, kins: &[Option<Kin>], h: f64) -> Vec<
         }
     }
     out
+}
+
+/// rad: the Newton corrections of the joint rows may turn a body this far from the rows' linear solution.
+const MAX_TURN: f64 = 0.5;
+
+/// The island's joint rows at the poses its bodies reach with ΔS = x (the other bodies at their predicted poses).
+struct Trial<'a> {
+    model: &'a Model,
+    state: &'a State,
+    asm: &'a Assembled,
+    isl: &'a Island,
+    rows: &'a IslandJoints,
+    trial: &'a mut Vec<BodyState>,
+    h: f64,
+}
+
+impl Trial<'_> {
+    fn advance(&mut self, x: &[f64]) {
+        for (s, &i) in self.isl.bodies.iter().enumerate() {
+            let k = self.asm.kins[i].as_ref().expect("dynamic");
+            let mut b = self.state.bodies[i];
+            k.advance(&mut b, Vec3::from_slice(&x[6 * s..]), Vec3::from_slice(&x[6 * s + 3..]), self.h, &self.model.bodies[i].inv_inertia);
+            self.trial[i] = b;
+        }
+    }
+}
+
+impl RowEval for Trial<'_> {
+    fn values(&mut self, x: &[f64]) -> Vec<f64> {
+        self.advance(x);
+        self.rows.values(self.model, self.trial)
+    }
+
+    fn jacobians(&mut self, x: &[f64]) -> Option<Vec<Vec<RowJacobian>>> {
+        self.advance(x);
+        let asm = self.asm;
+        let slot = |b: usize| asm.kins[b].as_ref().map(|k| (asm.slot[b], k));
+        Some(self.rows.jacobians_at(self.model, self.trial, slot, x, self.h))
+    }
+
+    fn largest_turn(&self, dx: &[f64]) -> f64 {
+        let turn =
+            |(s, &i): (usize, &usize)| (self.asm.kins[i].as_ref().expect("dynamic").inv_iw * Vec3::from_slice(&dx[6 * s + 3..])).length();
+        self.h * self.isl.bodies.iter().enumerate().map(turn).fold(0.0, f64::max)
+    }
 }
 
 impl ImplicitPenalty {
@@ -51,17 +97,11 @@ impl ImplicitPenalty {
             }
             let slot = |b: usize| asm.kins[b].as_ref().map(|k| (asm.slot[b], k));
             let rows = IslandJoints::build(model, isl.joints.clone(), &state.bodies, &trial, slot, alpha, h);
-            let values = |x: &[f64]| {
-                for (s, &i) in isl.bodies.iter().enumerate() {
-                    let k = asm.kins[i].as_ref().expect("dynamic");
-                    let mut b = state.bodies[i];
-                    k.advance(&mut b, Vec3::from_slice(&x[6 * s..]), Vec3::from_slice(&x[6 * s + 3..]), h, &model.bodies[i].inv_inertia);
-                    trial[i] = b;
-                }
-                rows.values(model, &trial)
-            };
-            let c = solve_constrained(&mut self.solver, &isl.sys, &rows, h, values).map_err(|m| err(isl, m))?;
-            self.joint_residual = self.joint_residual.max(c.residual);
+            let eval = Trial { model, state, asm, isl, rows: &rows, trial: &mut trial, h };
+            let c = solve_constrained(&mut self.solver, &isl.sys, &rows, h, eval).map_err(|m| err(isl, m))?;
+            // a solve that turned a body by more than MAX_TURN off the rows' linear solution found another branch
+            let residual = if c.turn > MAX_TURN { f64::INFINITY } else { c.residual };
+            self.joint_residual = self.joint_residual.max(residual);
             self.joint_rank = c.rank;
             solutions.push(c.x);
             lambdas.push((rows, c.lambda));

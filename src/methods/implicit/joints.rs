@@ -16,9 +16,9 @@ pub const SVD_CUTOFF: f64 = 1e-10;
 /// The Newton iterations stop when every active row is within this of its target (m, or rad for angular rows).
 pub const ROW_TOLERANCE: f64 = 1e-13;
 /// At most this many Newton corrections of λ per active set.
-const NEWTON: usize = 20;
+pub(super) const NEWTON: usize = 20;
 /// At most this many active sets of the limits per step.
-const ACTIVE_SETS: usize = 8;
+pub(super) const ACTIVE_SETS: usize = 8;
 
 /// The rows of `j` at side poses (centre of mass, orientation): its bilateral rows, then for a joint with limits
 /// the lower row `q − lo` and the upper row `hi − q`.
@@ -64,8 +64,32 @@ pub struct IslandRow {
     pub force: Row,
     /// The end-of-step value asked for (a limit: the lower bound of C').
     pub target: f64,
-    /// Per dynamic side: (slot, side 0 or 1, ∂C'/∂ΔP, ∂C'/∂ΔL).
-    pub pos: Vec<(usize, usize, Vec3, Vec3)>,
+    /// Per dynamic side: (slot, side 0 or 1, ∂C'/∂ΔP, ∂C'/∂ΔL), at ΔS = 0.
+    pub pos: Vec<RowJacobian>,
+}
+
+/// One dynamic side of a row's ∂C'/∂ΔS: (slot, side 0 or 1, ∂C'/∂ΔP, ∂C'/∂ΔL).
+pub type RowJacobian = (usize, usize, Vec3, Vec3);
+
+/// The rows' values at the end of the step as a function of the island's unknowns ΔS, for the solve.
+pub trait RowEval {
+    /// Every row's C at the poses reached with ΔS = `x`.
+    fn values(&mut self, x: &[f64]) -> Vec<f64>;
+    /// Every row's ∂C'/∂ΔS at ΔS = `x`; `None` where only the rows' Jacobians at ΔS = 0 are known.
+    fn jacobians(&mut self, _x: &[f64]) -> Option<Vec<Vec<RowJacobian>>> {
+        None
+    }
+    /// The largest angle, rad, by which a change `dx` of ΔS turns a body's end-of-step orientation (0 where
+    /// unknown).
+    fn largest_turn(&self, _dx: &[f64]) -> f64 {
+        0.0
+    }
+}
+
+impl<F: FnMut(&[f64]) -> Vec<f64>> RowEval for F {
+    fn values(&mut self, x: &[f64]) -> Vec<f64> {
+        self(x)
+    }
 }
 
 /// The island's joints: which rows, and how to evaluate them at the end of the step.
@@ -80,8 +104,14 @@ pub struct IslandJoints {
 /// exactly: 4 Q(q')ᵀ (I − q'q'ᵀ)/|q + Δq₀| (I − γh∂q̇/∂q)⁻¹ h Q(q) I_w⁻¹. (h V I_w⁻¹ of step.rs is the same
 /// map about the start orientation; they differ by the step's rotation, O(h|ω|).)
 pub fn end_rotation_map(kin: &Kin, h: f64) -> Mat3 {
+    end_rotation_map_at(kin, h, Vec3::ZERO)
+}
+
+/// [`end_rotation_map`] at ΔL = `dl`, about the orientation the step reaches there (ω + I_w⁻¹ΔL in Δq).
+pub fn end_rotation_map_at(kin: &Kin, h: f64, dl: Vec3) -> Mat3 {
     let q0 = [kin.q.w, kin.q.x, kin.q.y, kin.q.z];
-    let rhs: [f64; 4] = std::array::from_fn(|r| h * (0..3).map(|k| kin.qm[r][k] * kin.w[k]).sum::<f64>());
+    let u = kin.w + kin.inv_iw * dl;
+    let rhs: [f64; 4] = std::array::from_fn(|r| h * (0..3).map(|k| kin.qm[r][k] * u[k]).sum::<f64>());
     let raw: [f64; 4] = std::array::from_fn(|r| q0[r] + (0..4).map(|k| kin.minv[r][k] * rhs[k]).sum::<f64>());
     let n = raw.iter().map(|v| v * v).sum::<f64>().sqrt();
     let qp: [f64; 4] = std::array::from_fn(|r| raw[r] / n);
@@ -150,6 +180,36 @@ impl IslandJoints {
             }
         }
         IslandJoints { joints, rows }
+    }
+
+    /// Every row's ∂C'/∂ΔS (the `pos` entries) at ΔS = `x`, where the bodies reach `poses` (all bodies): the
+    /// rows' Jacobians there and the rotation map at x's ΔL, for Newton corrections that follow large rotations.
+    pub fn jacobians_at<'k>(
+        &self,
+        model: &Model,
+        poses: &[BodyState],
+        slot: impl Fn(usize) -> Option<(usize, &'k Kin)>,
+        x: &[f64],
+        h: f64,
+    ) -> Vec<Vec<RowJacobian>> {
+        let mut out = Vec::with_capacity(self.rows.len());
+        let mut current: Option<(usize, Vec<Row>)> = None;
+        for r in &self.rows {
+            let j = &model.joints[r.joint];
+            if current.as_ref().map(|c| c.0) != Some(r.joint) {
+                current = Some((r.joint, joint_rows(model, j, pose(&poses[j.body1]), j.body2.map(|b| pose(&poses[b])))));
+            }
+            let r1 = &current.as_ref().expect("set above").1[r.index];
+            let mut pos = Vec::with_capacity(2);
+            for (side, body) in [Some(j.body1), j.body2].into_iter().enumerate() {
+                if let Some((s, kin)) = body.and_then(&slot) {
+                    let map = end_rotation_map_at(kin, h, Vec3::from_slice(&x[6 * s + 3..]));
+                    pos.push((s, side, r1.lin[side] * (h / kin.m), map.transpose() * r1.ang[side]));
+                }
+            }
+            out.push(pos);
+        }
+        out
     }
 
     /// Every row's C at the poses `poses` (all bodies), in row order.
@@ -244,6 +304,9 @@ pub struct Constrained {
     /// Rank of the last S kept by the pseudo-inverse, and the largest |C' − target| of the active rows.
     pub rank: usize,
     pub residual: f64,
+    /// The largest angle by which the Newton corrections turned a body away from the rows' linear solution (a
+    /// large one is a solve that converged to another branch, a body turned by whole revolutions).
+    pub turn: f64,
 }
 
 /// Solves the island's saddle-point system [G, −hWᵀ; J, 0] through the Schur complement: G ΔS = h Z + h Wᵀλ with
@@ -254,7 +317,24 @@ pub fn solve_constrained(
     sys: &IslandSystem,
     rows: &IslandJoints,
     h: f64,
-    mut values: impl FnMut(&[f64]) -> Vec<f64>,
+    mut eval: impl RowEval,
+) -> Result<Constrained, String> {
+    if super::saddle::rows_are_independent(rows, sys.n) {
+        if let Ok(c) = super::saddle::solve(solver, sys, rows, h, &mut eval) {
+            return Ok(c);
+        }
+    }
+    solve_schur(solver, sys, rows, h, eval)
+}
+
+/// [`solve_constrained`] through the Schur complement S = J G⁻¹ W and its pseudo-inverse (any rows, redundant
+/// ones and loops included).
+pub fn solve_schur(
+    solver: &mut Solver,
+    sys: &IslandSystem,
+    rows: &IslandJoints,
+    h: f64,
+    mut eval: impl RowEval,
 ) -> Result<Constrained, String> {
     let rows = &rows.rows;
     let m = rows.len();
@@ -269,7 +349,7 @@ pub fn solve_constrained(
     let tol = ROW_TOLERANCE;
     let mut active: Vec<bool> = rows.iter().zip(&lin0).map(|(r, &c)| !r.limit || c < r.target).collect();
     let mut lambda = vec![0.0; m];
-    let (mut x, mut rank, mut residual) = (x0.clone(), 0, 0.0);
+    let (mut x, mut rank, mut residual, mut turn) = (x0.clone(), 0, 0.0, 0.0f64);
     for _ in 0..ACTIVE_SETS {
         let idx: Vec<usize> = (0..m).filter(|&i| active[i]).collect();
         let sub: Vec<Vec<f64>> = idx.iter().map(|&i| idx.iter().map(|&j| s[i][j]).collect()).collect();
@@ -278,6 +358,7 @@ pub fn solve_constrained(
         lambda.iter_mut().for_each(|l| *l = 0.0);
         let rhs: Vec<f64> = idx.iter().map(|&i| rows[i].target - lin0[i]).collect();
         let mut ls = pinv.apply(&rhs);
+        let mut first = None;
         let mut c;
         let mut it = 0;
         loop {
@@ -285,7 +366,8 @@ pub fn solve_constrained(
             for (&i, &l) in idx.iter().zip(&ls) {
                 x.iter_mut().zip(&f[i]).for_each(|(xv, fv)| *xv += l * fv);
             }
-            c = values(&x);
+            c = eval.values(&x);
+            first.get_or_insert_with(|| x.clone());
             let e: Vec<f64> = idx.iter().map(|&i| c[i] - rows[i].target).collect();
             residual = e.iter().fold(0.0f64, |a, v| a.max(v.abs()));
             if residual <= tol || it == NEWTON {
@@ -295,30 +377,45 @@ pub fn solve_constrained(
             ls.iter_mut().zip(&d).for_each(|(l, dv)| *l -= dv);
             it += 1;
         }
+        if let Some(first) = first {
+            let dx: Vec<f64> = x.iter().zip(&first).map(|(a, b)| a - b).collect();
+            turn = turn.max(eval.largest_turn(&dx));
+        }
         for (&i, &l) in idx.iter().zip(&ls) {
             lambda[i] = l;
         }
-        let mut changed = false;
-        for i in 0..m {
-            if !rows[i].limit {
-                continue;
-            }
-            if active[i] && lambda[i] < 0.0 {
-                active[i] = false;
-                changed = true;
-            } else if !active[i] && c[i] < rows[i].target - tol {
-                active[i] = true;
-                changed = true;
-            }
-        }
-        if !changed {
+        if !update_active(rows, &mut active, &lambda, &c) {
             break;
         }
     }
+    finished(x, lambda, rank, residual, turn)
+}
+
+/// The next active set of the limit rows: an active limit whose multiplier pulls leaves, an inactive one that the
+/// step crosses enters. True when the set changed.
+pub(super) fn update_active(rows: &[IslandRow], active: &mut [bool], lambda: &[f64], c: &[f64]) -> bool {
+    let mut changed = false;
+    for (i, r) in rows.iter().enumerate() {
+        if !r.limit {
+            continue;
+        }
+        if active[i] && lambda[i] < 0.0 {
+            active[i] = false;
+            changed = true;
+        } else if !active[i] && c[i] < r.target - ROW_TOLERANCE {
+            active[i] = true;
+            changed = true;
+        }
+    }
+    changed
+}
+
+/// The solve's result, refused when a value is not finite.
+pub(super) fn finished(x: Vec<f64>, lambda: Vec<f64>, rank: usize, residual: f64, turn: f64) -> Result<Constrained, String> {
     if x.iter().chain(&lambda).any(|v| !v.is_finite()) {
         return Err("the joint rows' multipliers are not finite".into());
     }
-    Ok(Constrained { x, lambda, rank, residual })
+    Ok(Constrained { x, lambda, rank, residual, turn })
 }
 
 #[cfg(test)]

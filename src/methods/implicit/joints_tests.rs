@@ -3,36 +3,68 @@ use crate::math::rng::Rng;
 use crate::methods::implicit::system::IslandSystem;
 use crate::world::World;
 
+/// Two boxes on a hinge with limits, both moving (velocities from `seed`, angular ones scaled by `spin`), step
+/// h = 0.01: the world, each body's kinematics and the poses `Kin::advance` reaches with ΔS = x.
+struct TwoBodies {
+    w: World,
+    kins: Vec<Kin>,
+    h: f64,
+}
+
+impl TwoBodies {
+    fn new(seed: u64, spin: f64) -> (TwoBodies, Rng) {
+        let text = "format = 1\n[world]\nmethod = \"implicit-penalty\"\ndt = 0.01\n\
+[[body]]\nname = \"a\"\nshape = { type = \"box\", size = [0.4, 0.2, 0.1] }\nposition = [0.0, 0.0, 1.0]\n\
+[[body]]\nname = \"b\"\nshape = { type = \"box\", size = [0.3, 0.1, 0.2] }\nposition = [0.5, 0.1, 1.0]\n\
+[[joint]]\ntype = \"hinge\"\nbody1 = \"a\"\nbody2 = \"b\"\nanchor = [0.25, 0.05, 1.0]\naxis = [0.3, 1.0, 0.2]\nlimits = [-1.0, 1.0]\n";
+        let mut w = World::from_scene_text(text, "rows").unwrap();
+        let mut rng = Rng::new(seed);
+        for s in w.state.bodies.iter_mut() {
+            s.v = Vec3::new(rng.symmetric(), rng.symmetric(), rng.symmetric());
+            s.w = Vec3::new(rng.symmetric(), rng.symmetric(), rng.symmetric()) * spin;
+        }
+        let (m, h) = (&w.model, 0.01);
+        let kins: Vec<Kin> = (0..2)
+            .map(|i| Kin::new(m.bodies[i].mass, &m.bodies[i].inertia, &m.bodies[i].inv_inertia, &w.state.bodies[i], h).unwrap())
+            .collect();
+        (TwoBodies { w, kins, h }, rng)
+    }
+
+    fn advance(&self, x: &[f64]) -> Vec<BodyState> {
+        (0..2)
+            .map(|i| {
+                let mut b = self.w.state.bodies[i];
+                let inv = &self.w.model.bodies[i].inv_inertia;
+                self.kins[i].advance(&mut b, Vec3::from_slice(&x[6 * i..]), Vec3::from_slice(&x[6 * i + 3..]), self.h, inv);
+                b
+            })
+            .collect()
+    }
+
+    fn rows(&self) -> IslandJoints {
+        let h = self.h;
+        IslandJoints::build(
+            &self.w.model,
+            vec![0],
+            &self.w.state.bodies,
+            &self.advance(&[0.0; 12]),
+            |b| Some((b, &self.kins[b])),
+            100.0 / h,
+            h,
+        )
+    }
+}
+
 /// ∂C'/∂ΔS of every row (the `pos` blocks: how (ΔP, ΔL) move the end-of-step rows through step.rs's pose update)
 /// against central differences of the rows at the poses `Kin::advance` reaches, for a hinge with limits between two
 /// moving bodies.
 #[test]
 fn row_jacobians_in_the_unknowns_match_finite_differences() {
-    let text = "format = 1\n[world]\nmethod = \"implicit-penalty\"\ndt = 0.01\n\
-[[body]]\nname = \"a\"\nshape = { type = \"box\", size = [0.4, 0.2, 0.1] }\nposition = [0.0, 0.0, 1.0]\n\
-[[body]]\nname = \"b\"\nshape = { type = \"box\", size = [0.3, 0.1, 0.2] }\nposition = [0.5, 0.1, 1.0]\n\
-[[joint]]\ntype = \"hinge\"\nbody1 = \"a\"\nbody2 = \"b\"\nanchor = [0.25, 0.05, 1.0]\naxis = [0.3, 1.0, 0.2]\nlimits = [-1.0, 1.0]\n";
-    let mut w = World::from_scene_text(text, "rows").unwrap();
-    let mut rng = Rng::new(11);
-    for s in w.state.bodies.iter_mut() {
-        s.v = Vec3::new(rng.symmetric(), rng.symmetric(), rng.symmetric());
-        s.w = Vec3::new(rng.symmetric(), rng.symmetric(), rng.symmetric()) * 3.0;
-    }
-    let (m, h) = (&w.model, 0.01);
-    let kins: Vec<Kin> = (0..2)
-        .map(|i| Kin::new(m.bodies[i].mass, &m.bodies[i].inertia, &m.bodies[i].inv_inertia, &w.state.bodies[i], h).unwrap())
-        .collect();
-    let advance = |x: &[f64]| -> Vec<BodyState> {
-        (0..2)
-            .map(|i| {
-                let mut b = w.state.bodies[i];
-                kins[i].advance(&mut b, Vec3::from_slice(&x[6 * i..]), Vec3::from_slice(&x[6 * i + 3..]), h, &m.bodies[i].inv_inertia);
-                b
-            })
-            .collect()
-    };
+    let (t, _) = TwoBodies::new(11, 3.0);
+    let m = &t.w.model;
+    let advance = |x: &[f64]| t.advance(x);
     let predicted = advance(&[0.0; 12]);
-    let rows = IslandJoints::build(m, vec![0], &w.state.bodies, &predicted, |b| Some((b, &kins[b])), 100.0 / h, h);
+    let rows = t.rows();
     assert_eq!(rows.rows.len(), 7);
     let c0 = rows.values(m, &predicted);
     for (r, c) in rows.rows.iter().zip(&c0) {
@@ -153,4 +185,80 @@ fn islands_with_joints_solved_apart_equal_one_global_solve() {
         assert!(vals[..n - 2].iter().all(|v| v.abs() < 1e-9), "bilateral rows at 0: {vals:?}");
     }
     assert!(a.rank < ja.rows.len() && b.rank < jb.rows.len(), "the duplicate rows are dropped");
+}
+
+/// A random island of `n` bodies in a chain hung from the world: joint k between body k − 1 (the world for k = 0)
+/// and body k, `per` rows each, the last joint's last row a limit that the free step violates; linear rows.
+fn chain_island(n: usize, per: usize, rng: &mut Rng) -> (IslandSystem, IslandJoints) {
+    let (s, _) = island(n, 1, rng);
+    let v3 = |rng: &mut Rng| Vec3::new(rng.symmetric(), rng.symmetric(), rng.symmetric());
+    let mut out = IslandJoints::default();
+    for k in 0..n {
+        for index in 0..per {
+            let row = Row { c: 0.01 * rng.symmetric(), lin: [v3(rng), v3(rng)], ang: [v3(rng), v3(rng)] };
+            let mut pos = vec![(k, 1, v3(rng), v3(rng))];
+            if k > 0 {
+                pos.insert(0, (k - 1, 0, v3(rng), v3(rng)));
+            }
+            let limit = k == n - 1 && index == per - 1;
+            let target = if limit { 10.0 } else { 0.0 };
+            out.rows.push(IslandRow { joint: k, index, limit, row, force: row, target, pos });
+        }
+    }
+    (s, out)
+}
+
+/// A chain's rows are independent and go to the saddle-point solve, a ring's are not; on a chain both solves give
+/// the same ΔS and multipliers (1e-9) and meet every row, the violated limit included.
+#[test]
+fn a_chain_solved_as_one_saddle_point_system_equals_the_schur_path() {
+    let mut rng = Rng::new(5);
+    let (s, j) = chain_island(6, 5, &mut rng);
+    let (ring_s, ring) = island(3, 4, &mut rng);
+    assert!(super::super::saddle::rows_are_independent(&j, s.n));
+    assert!(!super::super::saddle::rows_are_independent(&ring, ring_s.n));
+    let h = 0.01;
+    let linear = |j: &IslandJoints| {
+        let rows = j.rows.clone();
+        move |x: &[f64]| rows.iter().map(|r| r.row.c + row_dot(r, x)).collect::<Vec<f64>>()
+    };
+    let mut solver = Solver::default();
+    let saddle = super::super::saddle::solve(&mut solver, &s, &j, h, &mut linear(&j)).unwrap();
+    let schur = solve_schur(&mut solver, &s, &j, h, linear(&j)).unwrap();
+    for (p, q) in saddle.x.iter().zip(&schur.x).chain(saddle.lambda.iter().zip(&schur.lambda)) {
+        assert!((p - q).abs() < 1e-9 * (1.0 + q.abs()), "{p} vs {q}");
+    }
+    let vals = linear(&j)(&saddle.x);
+    let n = j.rows.len();
+    assert!(saddle.lambda[n - 1] > 0.0 && (vals[n - 1] - 10.0).abs() < 1e-9, "the limit is active: {}", vals[n - 1]);
+    assert!(vals[..n - 1].iter().all(|v| v.abs() < 1e-9), "bilateral rows at 0: {vals:?}");
+    assert_eq!(saddle.rank, n);
+}
+
+/// The rows' Jacobians at a ΔS away from zero (`jacobians_at`, what the Newton corrections relinearise with)
+/// against central differences of the rows at the poses `Kin::advance` reaches around that ΔS.
+#[test]
+fn row_jacobians_away_from_zero_match_finite_differences() {
+    let (t, mut rng) = TwoBodies::new(13, 20.0);
+    let (m, h) = (&t.w.model, t.h);
+    let advance = |x: &[f64]| t.advance(x);
+    let rows = t.rows();
+    // a ΔS that turns each body by about a radian more than the free step
+    let x0: Vec<f64> = (0..12).map(|_| 3.0 * rng.symmetric()).collect();
+    let jac = rows.jacobians_at(m, &advance(&x0), |b| Some((b, &t.kins[b])), &x0, h);
+    let e = 1e-5;
+    for k in 0..12 {
+        let mut x = x0.clone();
+        x[k] += e;
+        let p = rows.values(m, &advance(&x));
+        x[k] -= 2.0 * e;
+        let n = rows.values(m, &advance(&x));
+        let mut unit = vec![0.0; 12];
+        unit[k] = 1.0;
+        for (i, pos) in jac.iter().enumerate() {
+            let fd = (p[i] - n[i]) / (2.0 * e);
+            let an = super::super::saddle::row_dot(pos, &unit);
+            assert!((fd - an).abs() < 1e-6 * (1e-2 + an.abs()), "row {i} unknown {k}: fd {fd} vs {an}");
+        }
+    }
 }

@@ -485,16 +485,42 @@ impl Method for ImplicitPenalty {
         let t0 = state.time;
         let mut total = StepStats::default();
         let mut r = Ok(());
-        // each substep's contact points (n > 1), for their averages
+        // each substep's contact points and share of the step (n > 1 or split), for their averages
         let mut substeps = Vec::new();
-        for k in 0..n {
-            state.time = t0 + k as f64 * self.h;
-            match self.stages(model, state, self.h) {
+        // substeps to take, last first: (length, halvings)
+        let mut todo: Vec<(f64, u32)> = vec![(self.h, 0); n as usize];
+        let mut t = t0;
+        while let Some((h, depth)) = todo.pop() {
+            state.time = t;
+            // a substep whose joint rows do not converge is taken again as two halves
+            let split = !model.joints.is_empty() && depth < MAX_SPLITS;
+            let saved = split.then(|| (state.bodies.clone(), self.anchors.clone()));
+            match self.stages(model, state, h) {
+                Ok(_) if split && self.joint_residual > SPLIT_RESIDUAL => {
+                    let (bodies, anchors) = saved.expect("saved when split");
+                    state.bodies = bodies;
+                    self.anchors = anchors;
+                    todo.extend([(0.5 * h, depth + 1); 2]);
+                }
+                Ok(_) if self.joint_residual == f64::INFINITY => {
+                    r = Err(SimError::Solver {
+                        step: state.step,
+                        stage: "solve",
+                        message: format!(
+                            "the joint rows' Newton solve turned a body by whole revolutions even at substeps of {h:e} s \
+                             (dt/{}); set a smaller world.dt",
+                            (dt / h).round()
+                        ),
+                    });
+                    break;
+                }
                 Ok(mut s) => {
-                    if n > 1 {
-                        substeps.push((std::mem::take(&mut self.point_keys), std::mem::take(&mut s.contact_points)));
+                    let w = h / dt;
+                    if n > 1 || depth > 0 || !substeps.is_empty() || !todo.is_empty() {
+                        substeps.push((std::mem::take(&mut self.point_keys), std::mem::take(&mut s.contact_points), w));
                     }
-                    merge_substep(&mut total, s, 1.0 / n as f64)
+                    merge_substep(&mut total, s, w);
+                    t += h;
                 }
                 Err(e) => {
                     r = Err(e);
@@ -502,8 +528,8 @@ impl Method for ImplicitPenalty {
                 }
             }
         }
-        if n > 1 && r.is_ok() {
-            total.contact_points = average_substeps(substeps, n);
+        if r.is_ok() && !substeps.is_empty() {
+            total.contact_points = average_substeps(substeps);
         }
         state.time = t0;
         state.carry.put(std::mem::take(&mut self.anchors));
@@ -514,6 +540,12 @@ impl Method for ImplicitPenalty {
         true
     }
 }
+
+/// Halvings at most of a substep whose joint rows do not converge.
+const MAX_SPLITS: u32 = 6;
+/// A substep is split when a joint row ends farther than this from its target (m, or rad), its Newton
+/// corrections having diverged (a step that turns a body too far for the rows' linearisation).
+const SPLIT_RESIDUAL: f64 = 1e-6;
 
 /// Folds one substep's statistics into the scene step's: largest counts and depth, summed impulses, stage times
 /// and points tested, and the joints' and proxies' readings averaged over the step (each substep's with weight `w`).

@@ -132,3 +132,28 @@ position = [-1.35, 0.0, 0.25]\nvelocity = [1.0, 0.0, 0.0]\n";
         assert!(state.bodies[1].v.x > 0.5, "pushed: {:?}", state.bodies[1].v);
     }
 }
+
+mod whip_tests {
+    use crate::model::MethodKey;
+    use crate::world::World;
+
+    /// chain100, a whip of 100 hinged links released horizontal: its tip links turn faster than the joint rows'
+    /// linearisation at the free step follows (the Newton corrections diverged, or converged to a link turned by
+    /// whole revolutions, and the whip blew up to 1e62 J at 0.98 s). It runs its 2 s, and with only gravity doing
+    /// work its energy never rises by more than 0.5% of the start's (measured 0.16%: substeps split where needed).
+    #[test]
+    fn the_whip_runs_its_two_seconds_without_gaining_energy() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/chain100.toml");
+        let model = crate::scene::load_with(&path, &crate::scene::LoadOptions::method(MethodKey::ImplicitPenalty)).unwrap();
+        let mut w = World::new(model).unwrap();
+        let energy = |w: &World| w.state.kinetic_energy(&w.model) + w.state.potential_energy(&w.model);
+        let e0 = energy(&w);
+        let mut highest = e0;
+        for _ in 0..400 {
+            w.step().unwrap();
+            highest = highest.max(energy(&w));
+        }
+        assert!((w.state.time - 2.0).abs() < 1e-9);
+        assert!(highest - e0 < 0.005 * e0, "energy rose from {e0} J to {highest} J");
+    }
+}

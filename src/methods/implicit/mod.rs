@@ -14,6 +14,7 @@ pub mod friction;
 pub mod gradients;
 pub mod joints;
 mod method;
+pub mod saddle;
 pub mod step;
 mod substeps;
 pub mod system;

@@ -20,12 +20,18 @@ fn in_order((keys, points): (Vec<Key>, Vec<ContactPoint>)) -> (Vec<Key>, Vec<Con
     both.into_iter().unzip()
 }
 
-/// The last substep's contact points with each one's force averaged over the step's `n` substeps (`subs`: each
-/// one's anchor keys and points; zero in those without it). A point that left before the last substep adds its
-/// share to the nearest last point of its body pair, so that each pair's total stays whole, or stays a point of
-/// its own where its pair has none left.
-pub(super) fn average_substeps(subs: Vec<(Vec<Key>, Vec<ContactPoint>)>, n: u32) -> Vec<ContactPoint> {
-    let mut subs: Vec<_> = subs.into_iter().map(in_order).collect();
+/// The last substep's contact points with each one's force averaged over the step's substeps (`subs`: each
+/// one's anchor keys and points, and its share of the step, h_k/dt; zero force in those without it). A point that
+/// left before the last substep adds its share to the nearest last point of its body pair, so that each pair's
+/// total stays whole, or stays a point of its own where its pair has none left.
+pub(super) fn average_substeps(subs: Vec<(Vec<Key>, Vec<ContactPoint>, f64)>) -> Vec<ContactPoint> {
+    let mut subs: Vec<_> = subs
+        .into_iter()
+        .map(|(k, mut p, w)| {
+            p.iter_mut().for_each(|c| c.force *= w);
+            in_order((k, p))
+        })
+        .collect();
     let (keys, mut points) = subs.pop().expect("a substep");
     let mut gone = Vec::new();
     for (ks, ps) in subs {
@@ -42,14 +48,11 @@ pub(super) fn average_substeps(subs: Vec<(Vec<Key>, Vec<ContactPoint>)>, n: u32)
             }
         }
     }
-    for c in points.iter_mut() {
-        c.force /= n as f64;
-    }
     // the points of a body pair are contiguous (point_order)
     let pair = |c: &ContactPoint| (c.bodies[0].min(c.bodies[1]), c.bodies[0].max(c.bodies[1]));
     let last = points.len();
     for g in gone {
-        let f = g.force / n as f64;
+        let f = g.force;
         let lo = points[..last].partition_point(|c| pair(c) < pair(&g));
         let hi = lo + points[lo..last].partition_point(|c| pair(c) == pair(&g));
         let dist = |i: &usize| (points[*i].point - g.point).length();

@@ -94,6 +94,9 @@ pub struct Solver {
     /// Symbolic LU by block pattern, kept while a pattern recurs from one step to the next.
     kept: BTreeMap<Vec<(u32, u32)>, SymbolicLu<usize>>,
     used: BTreeMap<Vec<(u32, u32)>, SymbolicLu<usize>>,
+    /// The same for the joint rows' saddle-point systems (saddle.rs), by their pattern key.
+    saddle_kept: BTreeMap<Vec<u32>, SymbolicLu<usize>>,
+    saddle_used: BTreeMap<Vec<u32>, SymbolicLu<usize>>,
     /// Symbolic analyses computed (statistics).
     pub symbolic_count: usize,
 }
@@ -102,6 +105,21 @@ impl Solver {
     /// Call once per step before the islands' solves: patterns not seen in the previous step are dropped.
     pub fn begin_step(&mut self) {
         self.kept = std::mem::take(&mut self.used);
+        self.saddle_kept = std::mem::take(&mut self.saddle_used);
+    }
+
+    /// A kept symbolic analysis of a saddle-point pattern, if one is kept (counted in `symbolic_count` if not).
+    pub fn take_saddle(&mut self, key: &[u32]) -> Option<SymbolicLu<usize>> {
+        let s = self.saddle_kept.remove(key).or_else(|| self.saddle_used.remove(key));
+        if s.is_none() {
+            self.symbolic_count += 1;
+        }
+        s
+    }
+
+    /// Keeps a saddle-point pattern's symbolic analysis for the next step.
+    pub fn keep_saddle(&mut self, key: Vec<u32>, symbolic: SymbolicLu<usize>) {
+        self.saddle_used.insert(key, symbolic);
     }
 
     /// Solves one island's system; the error says why it failed.
