@@ -160,12 +160,11 @@ fn islands_with_joints_solved_apart_equal_one_global_solve() {
     let a = solve_constrained(&mut solver, &sa, &ja, h, linear(&ja)).unwrap();
     let b = solve_constrained(&mut solver, &sb, &jb, h, linear(&jb)).unwrap();
     let mut g = IslandSystem::identity(5);
-    g.blocks.clear();
-    for (&(i, j), blk) in &sa.blocks {
-        g.blocks.insert((i, j), *blk);
+    for ((i, j), blk) in sa.blocks() {
+        *g.block(i as usize, j as usize) = *blk;
     }
-    for (&(i, j), blk) in &sb.blocks {
-        g.blocks.insert((i + 2, j + 2), *blk);
+    for ((i, j), blk) in sb.blocks() {
+        *g.block(i as usize + 2, j as usize + 2) = *blk;
     }
     g.rhs = sa.rhs.iter().chain(&sb.rhs).copied().collect();
     let mut jg = ja.clone();

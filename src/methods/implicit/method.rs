@@ -282,15 +282,21 @@ impl ImplicitPenalty {
         let n = model.bodies.len();
         // a sleeping body is fixed for the step: in no island, integrated by none
         let dynamic: Vec<bool> = (0..n).map(|i| crate::dynamics::sleep::awake(model, state, i)).collect();
-        let mut kins = vec![None; n];
-        for i in (0..n).filter(|&i| dynamic[i]) {
-            let b = &model.bodies[i];
-            let k = Kin::new(b.mass, &b.inertia, &b.inv_inertia, &state.bodies[i], h).ok_or_else(|| SimError::Solver {
+        // each body's kinematics in parallel (collected in order)
+        use rayon::prelude::*;
+        let kins: Vec<Option<Kin>> = (0..n)
+            .into_par_iter()
+            .map(|i| {
+                let b = &model.bodies[i];
+                dynamic[i].then(|| Kin::new(b.mass, &b.inertia, &b.inv_inertia, &state.bodies[i], h)).flatten()
+            })
+            .collect();
+        if let Some(i) = (0..n).find(|&i| dynamic[i] && kins[i].is_none()) {
+            return Err(SimError::Solver {
                 step: state.step,
                 stage: "assembly",
-                message: format!("body `{}`: singular quaternion update", b.name),
-            })?;
-            kins[i] = Some(k);
+                message: format!("body `{}`: singular quaternion update", model.bodies[i].name),
+            });
         }
         let fixed: Vec<bool> = dynamic.iter().map(|d| !d).collect();
         let mut edges: Vec<(usize, usize)> = pairs.iter().map(|p| (p.a, p.b)).collect();

@@ -80,7 +80,7 @@ fn kkt(sys: &IslandSystem, rows: &[IslandRow], pos: &[Vec<RowJacobian>], idx: &[
     let n6 = 6 * sys.n;
     let dim = n6 + idx.len();
     let mut blocks: Vec<Vec<(u32, &Block6)>> = vec![Vec::new(); sys.n];
-    for (&(i, j), b) in &sys.blocks {
+    for ((i, j), b) in sys.blocks() {
         blocks[j as usize].push((i, b));
     }
     // J's entries by body slot: (active row a, ∂C'/∂ΔS of the slot's six unknowns)
@@ -91,7 +91,7 @@ fn kkt(sys: &IslandSystem, rows: &[IslandRow], pos: &[Vec<RowJacobian>], idx: &[
         }
     }
     let mut key: Vec<u32> = Vec::new();
-    for (&(i, j), _) in &sys.blocks {
+    for ((i, j), _) in sys.blocks() {
         key.extend([i, j]);
     }
     key.push(u32::MAX);

@@ -13,44 +13,62 @@ use std::collections::BTreeMap;
 /// A 6×6 block, row-major.
 pub type Block6 = [[f64; 6]; 6];
 
-/// The system of one island: blocks by (row body, column body) in island indices, and the right-hand side.
+/// The system of one island: blocks by (row body, column body) in island indices, and the right-hand side. The
+/// diagonal blocks are always present and kept apart, so that a lone body's island allocates no map.
 #[derive(Debug, Clone, Default)]
 pub struct IslandSystem {
     pub n: usize,
-    /// Every block present, the diagonal ones included; sorted by (row, column).
-    pub blocks: BTreeMap<(u32, u32), Block6>,
+    /// The diagonal blocks, by body.
+    diag: Vec<Block6>,
+    /// The off-diagonal blocks present: their (row, column) → index into `off`.
+    off_index: BTreeMap<(u32, u32), u32>,
+    off: Vec<Block6>,
     pub rhs: Vec<f64>,
 }
 
 impl IslandSystem {
     /// An identity system of `n` bodies with a zero right-hand side.
     pub fn identity(n: usize) -> Self {
-        let mut blocks = BTreeMap::new();
-        for i in 0..n as u32 {
-            let mut b = [[0.0; 6]; 6];
-            for (k, row) in b.iter_mut().enumerate() {
-                row[k] = 1.0;
-            }
-            blocks.insert((i, i), b);
+        let mut b = [[0.0; 6]; 6];
+        for (k, row) in b.iter_mut().enumerate() {
+            row[k] = 1.0;
         }
-        IslandSystem { n, blocks, rhs: vec![0.0; 6 * n] }
+        IslandSystem { n, diag: vec![b; n], off_index: BTreeMap::new(), off: Vec::new(), rhs: vec![0.0; 6 * n] }
     }
 
     /// The block (i, j), created as zeros.
     pub fn block(&mut self, i: usize, j: usize) -> &mut Block6 {
-        self.blocks.entry((i as u32, j as u32)).or_insert([[0.0; 6]; 6])
+        if i == j {
+            return &mut self.diag[i];
+        }
+        let next = self.off.len() as u32;
+        let k = *self.off_index.entry((i as u32, j as u32)).or_insert(next);
+        if k == next {
+            self.off.push([[0.0; 6]; 6]);
+        }
+        &mut self.off[k as usize]
+    }
+
+    /// Every block present, the diagonal ones included, sorted by (row, column).
+    pub fn blocks(&self) -> impl Iterator<Item = ((u32, u32), &Block6)> + '_ {
+        (0..self.n as u32).flat_map(move |i| {
+            let off = &self.off;
+            let below = self.off_index.range((i, 0)..(i, i)).map(move |(&key, &k)| (key, &off[k as usize]));
+            let above = self.off_index.range((i, i + 1)..=(i, u32::MAX)).map(move |(&key, &k)| (key, &off[k as usize]));
+            below.chain(std::iter::once(((i, i), &self.diag[i as usize]))).chain(above)
+        })
     }
 
     /// The block pattern (what the symbolic analysis depends on).
     pub fn pattern(&self) -> Vec<(u32, u32)> {
-        self.blocks.keys().copied().collect()
+        self.blocks().map(|(key, _)| key).collect()
     }
 
     /// The matrix as a dense row-major 6n×6n array (tests and the global comparison).
     pub fn dense(&self) -> Vec<Vec<f64>> {
         let m = 6 * self.n;
         let mut a = vec![vec![0.0; m]; m];
-        for (&(i, j), b) in &self.blocks {
+        for ((i, j), b) in self.blocks() {
             for r in 0..6 {
                 for c in 0..6 {
                     a[6 * i as usize + r][6 * j as usize + c] = b[r][c];
@@ -59,6 +77,62 @@ impl IslandSystem {
         }
         a
     }
+}
+
+/// Islands of at most this many bodies are solved dense (LU with partial pivoting on a flat array): cheaper
+/// there than the sparse LU's analysis and workspaces.
+const DENSE_BODIES: usize = 4;
+
+/// Solves the island's system by dense LU with partial pivoting against each column of `cols`; `None` when it is
+/// singular.
+fn dense_solve_many(sys: &IslandSystem, cols: &[Vec<f64>]) -> Option<Vec<Vec<f64>>> {
+    let m = 6 * sys.n;
+    let mut a = vec![0.0; m * m];
+    for ((i, j), b) in sys.blocks() {
+        for (r, row) in b.iter().enumerate() {
+            let at = (6 * i as usize + r) * m + 6 * j as usize;
+            a[at..at + 6].copy_from_slice(row);
+        }
+    }
+    let mut perm: Vec<usize> = (0..m).collect();
+    for k in 0..m {
+        let p = (k..m).max_by(|&i, &j| a[i * m + k].abs().total_cmp(&a[j * m + k].abs()))?;
+        if a[p * m + k] == 0.0 || !a[p * m + k].is_finite() {
+            return None;
+        }
+        if p != k {
+            for c in 0..m {
+                a.swap(k * m + c, p * m + c);
+            }
+            perm.swap(k, p);
+        }
+        let pivot = a[k * m + k];
+        for i in k + 1..m {
+            let f = a[i * m + k] / pivot;
+            a[i * m + k] = f;
+            if f != 0.0 {
+                for c in k + 1..m {
+                    a[i * m + c] -= f * a[k * m + c];
+                }
+            }
+        }
+    }
+    Some(
+        cols.iter()
+            .map(|col| {
+                let mut b: Vec<f64> = perm.iter().map(|&p| col[p]).collect();
+                for i in 0..m {
+                    let s: f64 = (0..i).map(|c| a[i * m + c] * b[c]).sum();
+                    b[i] -= s;
+                }
+                for i in (0..m).rev() {
+                    let s: f64 = (i + 1..m).map(|c| a[i * m + c] * b[c]).sum();
+                    b[i] = (b[i] - s) / a[i * m + i];
+                }
+                b
+            })
+            .collect(),
+    )
 }
 
 /// Solves a dense square system by LU with partial pivoting; `None` when it is singular.
@@ -131,16 +205,17 @@ impl Solver {
     /// Solves the island's matrix against several right-hand sides with one factorisation (the joint rows'
     /// Schur complement needs G⁻¹ of each row's wrench); `cols` are 6n long each.
     pub fn solve_many(&mut self, sys: &IslandSystem, cols: &[Vec<f64>]) -> Result<Vec<Vec<f64>>, String> {
-        if sys.n == 1 {
-            return cols
-                .iter()
-                .map(|b| dense_solve(sys.dense(), b.clone()).ok_or_else(|| "singular 6×6 body system".to_string()))
-                .collect();
+        if sys.n <= DENSE_BODIES {
+            let x = dense_solve_many(sys, cols).ok_or_else(|| format!("singular {0}×{0} island system", 6 * sys.n))?;
+            if x.iter().flatten().any(|v| !v.is_finite()) {
+                return Err("the island's system is singular".into());
+            }
+            return Ok(x);
         }
         let m = 6 * sys.n;
         // column-major layout: block column j holds the blocks (i, j) in increasing i
         let mut blocks: Vec<Vec<(u32, &Block6)>> = vec![Vec::new(); sys.n];
-        for (&(i, j), b) in &sys.blocks {
+        for ((i, j), b) in sys.blocks() {
             blocks[j as usize].push((i, b));
         }
         let mut col_ptr = Vec::with_capacity(m + 1);
@@ -223,7 +298,8 @@ mod tests {
     #[test]
     fn sparse_lu_solves_an_unsymmetric_island_and_reuses_its_analysis() {
         let mut solver = Solver::default();
-        let s = random_system(4, &[(0, 1), (1, 2), (2, 3), (0, 3)], 7);
+        // more bodies than DENSE_BODIES: the sparse path
+        let s = random_system(6, &[(0, 1), (1, 2), (2, 3), (0, 3), (3, 4), (4, 5)], 7);
         solver.begin_step();
         let x = solver.solve(&s).unwrap();
         assert!(residual(&s, &x) < 1e-12, "{}", residual(&s, &x));
@@ -231,13 +307,24 @@ mod tests {
         assert!(x.iter().zip(&dense).all(|(a, b)| (a - b).abs() < 1e-12));
         // same pattern next step: no new analysis; a new pattern: one more
         solver.begin_step();
-        let s2 = random_system(4, &[(0, 1), (1, 2), (2, 3), (0, 3)], 8);
+        let s2 = random_system(6, &[(0, 1), (1, 2), (2, 3), (0, 3), (3, 4), (4, 5)], 8);
         let x2 = solver.solve(&s2).unwrap();
         assert!(residual(&s2, &x2) < 1e-12);
         assert_eq!(solver.symbolic_count, 1);
         solver.begin_step();
-        solver.solve(&random_system(4, &[(0, 1), (1, 2)], 9)).unwrap();
+        solver.solve(&random_system(6, &[(0, 1), (1, 2), (4, 5)], 9)).unwrap();
         assert_eq!(solver.symbolic_count, 2);
+    }
+
+    #[test]
+    fn small_islands_solved_dense_equal_the_sparse_lu() {
+        for n in 2..=DENSE_BODIES {
+            let s = random_system(n, &[(0, 1), (1, n - 1)], 40 + n as u64);
+            let x = Solver::default().solve(&s).unwrap();
+            assert!(residual(&s, &x) < 1e-12, "{}", residual(&s, &x));
+            let reference = dense_solve(s.dense(), s.rhs.clone()).unwrap();
+            assert!(x.iter().zip(&reference).all(|(a, b)| (a - b).abs() < 1e-12));
+        }
     }
 
     #[test]
