@@ -16,6 +16,14 @@ use crate::methods::implicit::{FrictionMode, Integrator};
 use crate::model::{BodyKind, Model};
 use crate::state::State;
 
+/// One pair's friction for the step's sums: its anchors, its explicit wrenches (body, force, torque about the
+/// centre of mass) and the magnitude of its friction forces.
+struct PairFriction {
+    anchors: Vec<(friction::Key, friction::Anchor)>,
+    wrenches: Vec<(usize, Vec3, Vec3)>,
+    total: f64,
+}
+
 /// The relative change of a sliding patch's normal force beyond which friction is taken anew.
 pub const CHANGE: f64 = 0.1;
 
@@ -23,60 +31,73 @@ impl ImplicitPenalty {
     /// Stage 3: anchor friction; per body the explicit friction wrench (force, torque about the centre of mass).
     /// With implicit friction the springs of sticking points go into their pair's Jacobian instead.
     pub(super) fn friction(&mut self, model: &Model, state: &State, pairs: &mut [PairContact]) -> (Vec<(Vec3, Vec3)>, f64) {
+        use rayon::prelude::*;
         let implicit = self.params.friction == FrictionMode::Implicit && self.params.integrator == Integrator::Implicit;
+        let this = &*self;
+        // per pair in parallel: its anchors, its explicit wrenches (body, force, torque) and its friction total;
+        // folded in pair order below, so the sums do not depend on the thread count
+        let per_pair: Vec<PairFriction> = pairs.par_iter_mut().map(|p| this.pair_friction(model, state, p, implicit)).collect();
         let mut wrench = vec![(Vec3::ZERO, Vec3::ZERO); model.bodies.len()];
         let mut next = Vec::new();
         let mut total = 0.0;
-        for p in pairs.iter_mut() {
-            p.grips = Default::default();
-            let mut springs = [Jacobian::default(), Jacobian::default()];
-            for (role, hits) in p.hits.iter().enumerate() {
-                let (fb, pb) = if role == 0 { (p.a, p.b) } else { (p.b, p.a) };
-                let field = Self::placement(model, state, fb);
-                let (sf, sp) = (state.bodies[fb], state.bodies[pb]);
-                let vel = [sf.v, sf.w, sp.v, sp.w];
-                let inputs: Vec<friction::PointIn> = hits
-                    .iter()
-                    .zip(&p.loads[role])
-                    .map(|(h, &fn_)| {
-                        let key = (fb as u32, pb as u32, h.point);
-                        let old = self.anchors.binary_search_by_key(&key, |e| e.0).ok().map(|i| self.anchors[i].1);
-                        friction::PointIn { hit: h, fn_, vel_b_rel: -relative_velocity(&h.c, &vel), old }
-                    })
-                    .collect();
-                for (h, (f, anchor)) in hits.iter().zip(friction::patch_friction(&inputs, &field, &p.friction)) {
-                    next.push(((fb as u32, pb as u32, h.point), anchor));
-                    if implicit && !anchor.sliding {
-                        let alpha = field.origin + field.q * anchor.at - field.com;
-                        add_anchor_spring(&h.c, alpha, p.friction.kt, &mut springs[role]);
-                        p.grips[role].push(Grip::Spring(alpha));
-                        total += f.length();
-                        continue;
-                    }
-                    // kinetic friction as a slip damper at μ_k f_n against the slip at the start (see
-                    // add_kinetic_friction); explicit where the point does not slip (dragged from its anchor)
-                    let slip = -relative_velocity(&h.c, &vel);
-                    let slip = (slip - h.c.n * h.c.n.dot(slip)).length();
-                    if implicit && slip > SLIP_FLOOR && f.length() > 0.0 {
-                        add_kinetic_friction(&h.c, f.length(), &vel, &mut springs[role]);
-                        p.grips[role].push(Grip::Slip(f.length()));
-                        total += f.length();
-                        continue;
-                    }
-                    p.grips[role].push(Grip::Force(f));
-                    wrench[pb].0 += f;
-                    wrench[pb].1 += h.c.b.cross(f);
-                    wrench[fb].0 -= f;
-                    wrench[fb].1 -= h.c.a.cross(f);
-                    total += f.length();
-                }
+        for pf in per_pair {
+            next.extend(pf.anchors);
+            for (b, f, t) in pf.wrenches {
+                wrench[b].0 += f;
+                wrench[b].1 += t;
             }
-            p.grip_jac = springs;
+            total += pf.total;
         }
         next.sort_by_key(|e| e.0);
         // taken up by the step once its friction is final (`stages`)
         self.next_anchors = next;
         (wrench, total)
+    }
+
+    /// One pair's friction (both roles): its grips and springs set on the pair, the rest returned.
+    fn pair_friction(&self, model: &Model, state: &State, p: &mut PairContact, implicit: bool) -> PairFriction {
+        let mut out = PairFriction { anchors: Vec::new(), wrenches: Vec::new(), total: 0.0 };
+        p.grips = Default::default();
+        let mut springs = [Jacobian::default(), Jacobian::default()];
+        for (role, hits) in p.hits.iter().enumerate() {
+            let (fb, pb) = if role == 0 { (p.a, p.b) } else { (p.b, p.a) };
+            let field = Self::placement(model, state, fb);
+            let (sf, sp) = (state.bodies[fb], state.bodies[pb]);
+            let vel = [sf.v, sf.w, sp.v, sp.w];
+            let inputs: Vec<friction::PointIn> = hits
+                .iter()
+                .zip(&p.loads[role])
+                .map(|(h, &fn_)| {
+                    let key = (fb as u32, pb as u32, h.point);
+                    let old = self.anchors.binary_search_by_key(&key, |e| e.0).ok().map(|i| self.anchors[i].1);
+                    friction::PointIn { hit: h, fn_, vel_b_rel: -relative_velocity(&h.c, &vel), old }
+                })
+                .collect();
+            for (h, (f, anchor)) in hits.iter().zip(friction::patch_friction(&inputs, &field, &p.friction)) {
+                out.anchors.push(((fb as u32, pb as u32, h.point), anchor));
+                out.total += f.length();
+                if implicit && !anchor.sliding {
+                    let alpha = field.origin + field.q * anchor.at - field.com;
+                    add_anchor_spring(&h.c, alpha, p.friction.kt, &mut springs[role]);
+                    p.grips[role].push(Grip::Spring(alpha));
+                    continue;
+                }
+                // kinetic friction as a slip damper at μ_k f_n against the slip at the start (see
+                // add_kinetic_friction); explicit where the point does not slip (dragged from its anchor)
+                let slip = -relative_velocity(&h.c, &vel);
+                let slip = (slip - h.c.n * h.c.n.dot(slip)).length();
+                if implicit && slip > SLIP_FLOOR && f.length() > 0.0 {
+                    add_kinetic_friction(&h.c, f.length(), &vel, &mut springs[role]);
+                    p.grips[role].push(Grip::Slip(f.length()));
+                    continue;
+                }
+                p.grips[role].push(Grip::Force(f));
+                out.wrenches.push((pb, f, h.c.b.cross(f)));
+                out.wrenches.push((fb, -f, -h.c.a.cross(f)));
+            }
+        }
+        p.grip_jac = springs;
+        out
     }
 
     /// Each body's change over the step as the step's linearised system takes it (zero for the symplectic
