@@ -65,6 +65,7 @@ const HEAVY: &[(MethodKey, &str, f64, u64)] = &[
     (MethodKey::Abd, "excavator", 15.0, 64),
     (MethodKey::Abd, "hexbolt", 185.0, 4),
     (MethodKey::Abd, "house_of_cards", f64::INFINITY, 4),
+    (MethodKey::Abd, "octopus", 3.2, 64),
     (MethodKey::Abd, "pyramid20", 11.3, 4),
     (MethodKey::Abd, "silo", f64::INFINITY, 8),
     (MethodKey::Abd, "stack30", 2.3, 64),
