@@ -500,12 +500,12 @@ impl Method for ImplicitPenalty {
             state.time = t;
             // a substep whose joint rows do not converge is taken again as two halves
             let split = !model.joints.is_empty() && depth < MAX_SPLITS;
-            let saved = split.then(|| (state.bodies.clone(), self.anchors.clone()));
+            let saved = split.then(|| state.bodies.clone());
             match self.stages(model, state, h) {
                 Ok(_) if split && self.joint_residual > SPLIT_RESIDUAL => {
-                    let (bodies, anchors) = saved.expect("saved when split");
-                    state.bodies = bodies;
-                    self.anchors = anchors;
+                    state.bodies = saved.expect("saved when split");
+                    // the substep swapped its new anchors in: the old ones are back in `next_anchors`
+                    std::mem::swap(&mut self.anchors, &mut self.next_anchors);
                     todo.extend([(0.5 * h, depth + 1); 2]);
                 }
                 Ok(_) if self.joint_residual == f64::INFINITY => {
