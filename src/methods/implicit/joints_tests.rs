@@ -261,3 +261,31 @@ fn row_jacobians_away_from_zero_match_finite_differences() {
         }
     }
 }
+
+/// One joint to the world whose last row is the negative of the one before it (a hinge's two axis rows when its
+/// bodies' axes turn perpendicular): the rows form a forest but are dependent, so the saddle-point system is
+/// singular (faer's LU would meet a zero pivot); the solve falls back to the pseudo-inverse, drops the row and
+/// meets the others.
+#[test]
+fn dependent_rows_of_one_joint_go_to_the_pseudo_inverse() {
+    let mut rng = Rng::new(3);
+    let (s, _) = chain_island(1, 1, &mut rng);
+    let v3 = |rng: &mut Rng| Vec3::new(rng.symmetric(), rng.symmetric(), rng.symmetric());
+    let mut j = IslandJoints::default();
+    for index in 0..5 {
+        let mut row = Row { c: 0.01 * rng.symmetric(), lin: [v3(&mut rng), v3(&mut rng)], ang: [v3(&mut rng), v3(&mut rng)] };
+        let mut pos = vec![(0usize, 1usize, v3(&mut rng), v3(&mut rng))];
+        if index == 4 {
+            let prev = &j.rows[3];
+            row = Row { c: -prev.row.c, lin: [-prev.force.lin[0], -prev.force.lin[1]], ang: [-prev.force.ang[0], -prev.force.ang[1]] };
+            pos = vec![(0, 1, -prev.pos[0].2, -prev.pos[0].3)];
+        }
+        j.rows.push(IslandRow { joint: 0, index, limit: false, row, force: row, target: 0.0, pos });
+    }
+    assert!(super::super::saddle::rows_are_independent(&j, s.n), "a forest");
+    let rows = j.rows.clone();
+    let linear = move |x: &[f64]| rows.iter().map(|r| r.row.c + row_dot(r, x)).collect::<Vec<f64>>();
+    let c = solve_constrained(&mut Solver::default(), &s, &j, 0.01, linear.clone()).unwrap();
+    assert_eq!(c.rank, 4, "the dependent row is dropped");
+    assert!(linear(&c.x).iter().all(|v| v.abs() < 1e-9), "every row met: {:?}", linear(&c.x));
+}

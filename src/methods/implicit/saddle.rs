@@ -168,6 +168,11 @@ pub fn solve(
             if !k.regular_looking(n6) {
                 return Err("a joint row or its wrench is zero or not finite".into());
             }
+            // a joint whose own rows (or wrenches) are nearly dependent makes the system singular: the
+            // pseudo-inverse drops such rows
+            if !each_joint_independent(rows, &pos, &idx) {
+                return Err("a joint's rows are nearly dependent".into());
+            }
             let sym = SymbolicSparseColMatRef::new_checked(k.dim, k.dim, &k.col_ptr, None, &k.row_idx);
             let sy = match symbolic.take().or_else(|| solver.take_saddle(&k.key)) {
                 Some(s) => s,
@@ -176,14 +181,20 @@ pub fn solve(
             let mut mem = MemBuffer::new(sy.factorize_numeric_lu_scratch::<f64>(Par::Seq, Default::default()));
             let mut mem2 = MemBuffer::new(sy.solve_in_place_scratch::<f64>(1, Par::Seq));
             let relinearise = {
-                let lu = sy
-                    .factorize_numeric_lu(
-                        &mut numeric,
+                // the last guard against faer's panic on an exactly zero pivot: the pseudo-inverse takes over
+                let (sy_ref, numeric_ref, mem_ref) = (&sy, &mut numeric, &mut mem);
+                let factored = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+                    let (numeric_ref, mem_ref) = (numeric_ref, mem_ref);
+                    sy_ref.factorize_numeric_lu(
+                        numeric_ref,
                         SparseColMatRef::new(sym, &k.values),
                         Par::Seq,
-                        MemStack::new(&mut mem),
+                        MemStack::new(mem_ref),
                         Default::default(),
                     )
+                }));
+                let lu = factored
+                    .map_err(|_| "sparse LU of the joint rows met a zero pivot".to_string())?
                     .map_err(|e| format!("sparse LU of the joint rows failed: {e:?}"))?;
                 let mut solve = |z: &mut [f64]| {
                     lu.solve_in_place_with_conj(
@@ -251,6 +262,61 @@ pub fn solve(
         }
     }
     finished(x, lambda, rank, residual, turn)
+}
+
+/// Whether every joint's active rows are independent, both as ∂C'/∂ΔS (`pos`) and as wrenches (`force`): each
+/// joint's Gram matrix of its unit rows (up to 12 entries: the two sides' six) has a Cholesky pivot above 1e-10.
+/// In a forest this makes the whole saddle-point system regular.
+fn each_joint_independent(rows: &[IslandRow], pos: &[Vec<RowJacobian>], idx: &[usize]) -> bool {
+    let as_jacobian = |i: usize| -> [f64; 12] {
+        let mut v = [0.0; 12];
+        for &(_, side, p, l) in &pos[i] {
+            v[6 * side..6 * side + 6].copy_from_slice(&[p.x, p.y, p.z, l.x, l.y, l.z]);
+        }
+        v
+    };
+    let as_wrench = |i: usize| -> [f64; 12] {
+        let mut v = [0.0; 12];
+        for &(_, side, _, _) in &pos[i] {
+            let (lin, ang) = (rows[i].force.lin[side], rows[i].force.ang[side]);
+            v[6 * side..6 * side + 6].copy_from_slice(&[lin.x, lin.y, lin.z, ang.x, ang.y, ang.z]);
+        }
+        v
+    };
+    let independent = |vs: Vec<[f64; 12]>| -> bool {
+        let unit: Vec<[f64; 12]> = vs
+            .iter()
+            .map(|v| {
+                let n = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+                v.map(|x| x / n)
+            })
+            .collect();
+        let m = unit.len();
+        let mut g: Vec<Vec<f64>> = (0..m).map(|a| (0..m).map(|b| (0..12).map(|c| unit[a][c] * unit[b][c]).sum()).collect()).collect();
+        // Cholesky in place
+        for k in 0..m {
+            let d = g[k][k] - (0..k).map(|c| g[k][c] * g[k][c]).sum::<f64>();
+            if !(d > 1e-10) {
+                return false;
+            }
+            g[k][k] = d.sqrt();
+            for r in k + 1..m {
+                g[r][k] = (g[r][k] - (0..k).map(|c| g[r][c] * g[k][c]).sum::<f64>()) / g[k][k];
+            }
+        }
+        true
+    };
+    let mut start = 0;
+    while start < idx.len() {
+        let joint = rows[idx[start]].joint;
+        let end = start + idx[start..].iter().take_while(|&&i| rows[i].joint == joint).count();
+        let group = &idx[start..end];
+        if !independent(group.iter().map(|&i| as_jacobian(i)).collect()) || !independent(group.iter().map(|&i| as_wrench(i)).collect()) {
+            return false;
+        }
+        start = end;
+    }
+    true
 }
 
 /// ∂C'/∂ΔS · x for one row's Jacobian entries.
