@@ -502,7 +502,12 @@ impl Method for ImplicitPenalty {
             let split = !model.joints.is_empty() && depth < MAX_SPLITS;
             let saved = split.then(|| state.bodies.clone());
             match self.stages(model, state, h) {
-                Ok(_) if split && self.joint_residual > SPLIT_RESIDUAL => {
+                Ok(s) if split && self.joint_residual > SPLIT_RESIDUAL => {
+                    // the work of the attempt counts in the step's stage times and points tested
+                    total.points_tested += s.points_tested;
+                    for (t, v) in total.stage_seconds.iter_mut().zip(s.stage_seconds) {
+                        *t += v;
+                    }
                     state.bodies = saved.expect("saved when split");
                     // the substep swapped its new anchors in: the old ones are back in `next_anchors`
                     std::mem::swap(&mut self.anchors, &mut self.next_anchors);
