@@ -493,16 +493,21 @@ impl Method for ImplicitPenalty {
         let mut r = Ok(());
         // each substep's contact points and share of the step (n > 1 or split), for their averages
         let mut substeps = Vec::new();
-        // substeps to take, last first: (length, halvings)
-        let mut todo: Vec<(f64, u32)> = vec![(self.h, 0); n as usize];
+        // substeps to take, last first: (length, halvings, the row error of the substep it halves)
+        let mut todo: Vec<(f64, u32, f64)> = vec![(self.h, 0, f64::INFINITY); n as usize];
         let mut t = t0;
-        while let Some((h, depth)) = todo.pop() {
+        while let Some((h, depth, parent)) = todo.pop() {
             state.time = t;
-            // a substep whose joint rows do not converge is taken again as two halves
+            // a substep whose joint rows do not converge is taken again as two halves, while halving helps (rows
+            // that cannot all be met, a loop that lets no solution, keep their error at any step: no split then)
             let split = !model.joints.is_empty() && depth < MAX_SPLITS;
             let saved = split.then(|| state.bodies.clone());
             match self.stages(model, state, h) {
-                Ok(s) if split && self.joint_residual > SPLIT_RESIDUAL => {
+                Ok(s)
+                    if split
+                        && self.joint_residual > SPLIT_RESIDUAL
+                        && (self.joint_residual == f64::INFINITY || self.joint_residual < 0.5 * parent) =>
+                {
                     // the work of the attempt counts in the step's stage times and points tested
                     total.points_tested += s.points_tested;
                     for (t, v) in total.stage_seconds.iter_mut().zip(s.stage_seconds) {
@@ -511,7 +516,7 @@ impl Method for ImplicitPenalty {
                     state.bodies = saved.expect("saved when split");
                     // the substep swapped its new anchors in: the old ones are back in `next_anchors`
                     std::mem::swap(&mut self.anchors, &mut self.next_anchors);
-                    todo.extend([(0.5 * h, depth + 1); 2]);
+                    todo.extend([(0.5 * h, depth + 1, self.joint_residual); 2]);
                 }
                 Ok(_) if self.joint_residual == f64::INFINITY => {
                     r = Err(SimError::Solver {
