@@ -6,7 +6,7 @@ use super::field::ShellRef;
 use super::friction::{self, Anchor, Key};
 use super::gradients::{applied_anchor_force, applied_force, applied_kinetic_force, Gains, Jacobian};
 use super::step::{add_pair, add_wrench, finish_rhs, Kin, Side};
-use super::substeps::average_substeps;
+use super::substeps::{average_substeps, count_attempt, merge_substep, MAX_SPLITS, SPLIT_RESIDUAL};
 use super::system::{IslandSystem, Solver};
 use super::{FrictionMode, ImplicitParams, Integrator};
 use crate::collision::broad::BroadPhase;
@@ -508,11 +508,7 @@ impl Method for ImplicitPenalty {
                         && self.joint_residual > SPLIT_RESIDUAL
                         && (self.joint_residual == f64::INFINITY || self.joint_residual < 0.5 * parent) =>
                 {
-                    // the work of the attempt counts in the step's stage times and points tested
-                    total.points_tested += s.points_tested;
-                    for (t, v) in total.stage_seconds.iter_mut().zip(s.stage_seconds) {
-                        *t += v;
-                    }
+                    count_attempt(&mut total, &s);
                     state.bodies = saved.expect("saved when split");
                     // the substep swapped its new anchors in: the old ones are back in `next_anchors`
                     std::mem::swap(&mut self.anchors, &mut self.next_anchors);
@@ -554,46 +550,6 @@ impl Method for ImplicitPenalty {
 
     fn sleeps(&self) -> bool {
         true
-    }
-}
-
-/// Halvings at most of a substep whose joint rows do not converge.
-const MAX_SPLITS: u32 = 6;
-/// A substep is split when a joint row ends farther than this from its target (m, or rad), its Newton
-/// corrections having diverged (a step that turns a body too far for the rows' linearisation).
-const SPLIT_RESIDUAL: f64 = 1e-6;
-
-/// Folds one substep's statistics into the scene step's: largest counts and depth, summed impulses, stage times
-/// and points tested, and the joints' and proxies' readings averaged over the step (each substep's with weight `w`).
-fn merge_substep(total: &mut StepStats, s: StepStats, w: f64) {
-    total.joints.resize(s.joints.len(), Default::default());
-    for (t, r) in total.joints.iter_mut().zip(&s.joints) {
-        t.force += r.force * w;
-        t.torque += r.torque * w;
-    }
-    total.proxies.resize(s.proxies.len(), Default::default());
-    for (t, r) in total.proxies.iter_mut().zip(&s.proxies) {
-        for (a, b) in [
-            (&mut t.contact_force, &r.contact_force),
-            (&mut t.contact_torque, &r.contact_torque),
-            (&mut t.coupling_force, &r.coupling_force),
-            (&mut t.coupling_torque, &r.coupling_torque),
-        ] {
-            for (x, y) in a.iter_mut().zip(b) {
-                *x += y * w;
-            }
-        }
-    }
-    total.contacts = total.contacts.max(s.contacts);
-    total.contact_points = s.contact_points;
-    total.islands = total.islands.max(s.islands);
-    total.max_penetration = total.max_penetration.max(s.max_penetration);
-    total.normal_impulse += s.normal_impulse;
-    total.friction_impulse += s.friction_impulse;
-    total.iterations += s.iterations;
-    total.points_tested += s.points_tested;
-    for (t, v) in total.stage_seconds.iter_mut().zip(s.stage_seconds) {
-        *t += v;
     }
 }
 

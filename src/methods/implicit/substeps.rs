@@ -1,8 +1,8 @@
-//! The contact points a step of several substeps reports: the last substep's, each with its force averaged over
-//! the step.
+//! What a step of several substeps reports: the last substep's contact points, each with its force averaged over
+//! the step, and the substeps' statistics folded together; and when a substep is split.
 
 use super::friction::Key;
-use crate::method::ContactPoint;
+use crate::method::{ContactPoint, StepStats};
 
 /// The order of a substep's contact points: by body pair, then field body, then shell point (the candidate pairs
 /// come sorted, each pair's two roles in turn, each role's hits in shell order).
@@ -65,4 +65,49 @@ pub(super) fn average_substeps(subs: Vec<(Vec<Key>, Vec<ContactPoint>, f64)>) ->
         }
     }
     points
+}
+
+/// Halvings at most of a substep whose joint rows do not converge.
+pub(super) const MAX_SPLITS: u32 = 6;
+/// A substep is split when a joint row ends farther than this from its target (m, or rad), its Newton
+/// corrections having diverged (a step that turns a body too far for the rows' linearisation).
+pub(super) const SPLIT_RESIDUAL: f64 = 1e-6;
+
+/// Folds one substep's statistics into the scene step's: largest counts and depth, summed impulses, stage times
+/// and points tested, and the joints' and proxies' readings averaged over the step (each substep's with weight `w`).
+pub(super) fn merge_substep(total: &mut StepStats, s: StepStats, w: f64) {
+    total.joints.resize(s.joints.len(), Default::default());
+    for (t, r) in total.joints.iter_mut().zip(&s.joints) {
+        t.force += r.force * w;
+        t.torque += r.torque * w;
+    }
+    total.proxies.resize(s.proxies.len(), Default::default());
+    for (t, r) in total.proxies.iter_mut().zip(&s.proxies) {
+        for (a, b) in [
+            (&mut t.contact_force, &r.contact_force),
+            (&mut t.contact_torque, &r.contact_torque),
+            (&mut t.coupling_force, &r.coupling_force),
+            (&mut t.coupling_torque, &r.coupling_torque),
+        ] {
+            for (x, y) in a.iter_mut().zip(b) {
+                *x += y * w;
+            }
+        }
+    }
+    total.contacts = total.contacts.max(s.contacts);
+    total.islands = total.islands.max(s.islands);
+    total.max_penetration = total.max_penetration.max(s.max_penetration);
+    total.normal_impulse += s.normal_impulse;
+    total.friction_impulse += s.friction_impulse;
+    total.iterations += s.iterations;
+    count_attempt(total, &s);
+    total.contact_points = s.contact_points;
+}
+
+/// Adds a substep's stage times and points tested to the scene step's (a split substep's discarded attempt too).
+pub(super) fn count_attempt(total: &mut StepStats, s: &StepStats) {
+    total.points_tested += s.points_tested;
+    for (t, v) in total.stage_seconds.iter_mut().zip(&s.stage_seconds) {
+        *t += v;
+    }
 }
