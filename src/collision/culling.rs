@@ -14,6 +14,10 @@ pub struct Pair {
     pub edge_edge: bool,
     /// The edge–edge mollifier threshold ε_x = 1e-3 |e_a|²|e_b|² (rest lengths); 0 for point–triangle.
     pub eps_x: f64,
+    /// Point–triangle: the triangle's plane and flat features (`Surfaces::triangle_plane`, `triangle_flat`);
+    /// edge–edge: `u32::MAX` and 0.
+    pub plane: u32,
+    pub flat: u8,
 }
 
 /// The pairs of one body pair occupy `range` in the pair list.
@@ -164,14 +168,20 @@ fn body_pair(s: &Surfaces, vbox: &[Aabb], ibox: &Aabb, a: usize, b: usize) -> Ve
         s.body_vertices[body].clone().filter(|&v| vbox[v].overlaps(ibox)).map(|v| (v as u32, vbox[v])).collect()
     };
     let tris_in = |body: usize| prims_in(s.body_triangles[body].clone(), &s.triangles, vbox, ibox);
-    let edges_in = |body: usize| prims_in(s.body_edges[body].clone(), &s.edges, vbox, ibox);
+    // an edge between coplanar triangles is no feature: the points' pairs with those triangles cover it
+    let edges_in = |body: usize| {
+        let mut list = prims_in(s.body_edges[body].clone(), &s.edges, vbox, ibox);
+        list.retain(|&(e, _)| !s.edge_flat[e as usize]);
+        list
+    };
     let mut hits = Vec::new();
     for (p, t) in [(a, b), (b, a)] {
         hits.clear();
         sweep(&mut verts_in(p), &mut tris_in(t), &mut hits);
         for &(v, t) in &hits {
             let tri = s.triangles[t as usize];
-            out.push(Pair { verts: [v, tri[0], tri[1], tri[2]], edge_edge: false, eps_x: 0.0 });
+            let (plane, flat) = (s.triangle_plane[t as usize], s.triangle_flat[t as usize]);
+            out.push(Pair { verts: [v, tri[0], tri[1], tri[2]], edge_edge: false, eps_x: 0.0, plane, flat });
         }
     }
     hits.clear();
@@ -179,7 +189,7 @@ fn body_pair(s: &Surfaces, vbox: &[Aabb], ibox: &Aabb, a: usize, b: usize) -> Ve
     for &(ea, eb) in &hits {
         let (e0, e1) = (s.edges[ea as usize], s.edges[eb as usize]);
         let eps_x = 1e-3 * s.edge_rest2[ea as usize] * s.edge_rest2[eb as usize];
-        out.push(Pair { verts: [e0[0], e0[1], e1[0], e1[1]], edge_edge: true, eps_x });
+        out.push(Pair { verts: [e0[0], e0[1], e1[0], e1[1]], edge_edge: true, eps_x, plane: u32::MAX, flat: 0 });
     }
     out
 }

@@ -23,6 +23,12 @@ pub struct Surfaces {
     pub edge_rest2: Vec<f64>,
     pub triangles: Vec<[u32; 3]>,
     pub triangle_body: Vec<u32>,
+    /// Each triangle's plane: triangles joined by flat edges share one id (a box face's two halves).
+    pub triangle_plane: Vec<u32>,
+    /// Each triangle's flat features: bit k for its edge (t_k, t_{k+1}), bit 3 + k for its vertex t_k.
+    pub triangle_flat: Vec<u8>,
+    /// Whether an edge lies between two coplanar triangles (no feature of the shape: a face's diagonal).
+    pub edge_flat: Vec<bool>,
     /// Per body: ranges of its vertices, edges and triangles.
     pub body_vertices: Vec<std::ops::Range<usize>>,
     pub body_edges: Vec<std::ops::Range<usize>>,
@@ -101,8 +107,79 @@ impl Surfaces {
             s.body_vertices.push(v0..s.rest.len());
             s.body_edges.push(e0..s.edges.len());
             s.body_triangles.push(t0..s.triangles.len());
+            s.mark_flat(b);
         }
         s
+    }
+
+    /// Finds body `b`'s flat edges (two triangles on either side, coplanar to 1e-9 of their size), its flat
+    /// vertices (every edge at them flat) and the planes the flat edges join its triangles into.
+    fn mark_flat(&mut self, b: usize) {
+        let (vr, er, tr) = (self.body_vertices[b].clone(), self.body_edges[b].clone(), self.body_triangles[b].clone());
+        let at = |v: u32| Vec3::new(self.rest[v as usize][0], self.rest[v as usize][1], self.rest[v as usize][2]);
+        // each edge's triangles with their third vertex
+        let mut sides: Vec<Vec<(usize, u32)>> = vec![Vec::new(); er.len()];
+        for t in tr.clone() {
+            let tri = self.triangles[t];
+            for k in 0..3 {
+                let (i, j) = (tri[k].min(tri[(k + 1) % 3]), tri[k].max(tri[(k + 1) % 3]));
+                let e = self.edges[er.clone()].binary_search(&[i, j]).expect("every triangle edge is listed");
+                sides[e].push((t, tri[(k + 2) % 3]));
+            }
+        }
+        let mut plane: Vec<u32> = tr.clone().map(|t| t as u32).collect();
+        fn root(plane: &mut [u32], t0: usize, mut t: usize) -> usize {
+            while plane[t - t0] as usize != t {
+                let up = plane[plane[t - t0] as usize - t0];
+                plane[t - t0] = up;
+                t = up as usize;
+            }
+            t
+        }
+        let mut vertex_flat = vec![true; vr.len()];
+        let mut edge_flat = Vec::with_capacity(er.len());
+        for (e, side) in sides.iter().enumerate() {
+            let [i, j] = self.edges[er.start + e];
+            let flat = match side[..] {
+                [(ta, a), (tb, bv)] => {
+                    let (p, q, ra, rb) = (at(i), at(j), at(a), at(bv));
+                    let n = (q - p).cross(ra - p);
+                    let m = n.cross(q - p);
+                    let size = (q - p).length().max((ra - p).length()).max((rb - p).length());
+                    let coplanar = n.dot(rb - p).abs() <= 1e-9 * n.length() * size;
+                    if coplanar && m.dot(ra - p) * m.dot(rb - p) < 0.0 {
+                        let (ra, rb) = (root(&mut plane, tr.start, ta), root(&mut plane, tr.start, tb));
+                        plane[ra.max(rb) - tr.start] = ra.min(rb) as u32;
+                        true
+                    } else {
+                        false
+                    }
+                }
+                _ => false,
+            };
+            edge_flat.push(flat);
+            if !flat {
+                vertex_flat[i as usize - vr.start] = false;
+                vertex_flat[j as usize - vr.start] = false;
+            }
+        }
+        self.edge_flat.extend(edge_flat);
+        for t in tr.clone() {
+            let tri = self.triangles[t];
+            let mut bits = 0u8;
+            for k in 0..3 {
+                let (i, j) = (tri[k].min(tri[(k + 1) % 3]), tri[k].max(tri[(k + 1) % 3]));
+                let e = er.start + self.edges[er.clone()].binary_search(&[i, j]).expect("listed");
+                if self.edge_flat[e] {
+                    bits |= 1 << k;
+                }
+                if vertex_flat[tri[k] as usize - vr.start] {
+                    bits |= 1 << (3 + k);
+                }
+            }
+            self.triangle_flat.push(bits);
+            self.triangle_plane.push(root(&mut plane, tr.start, t) as u32);
+        }
     }
 
     /// World positions of every vertex for the bodies' coordinates `q` (12 per body).

@@ -79,7 +79,7 @@ fn method_experiments(method: MethodKey) -> Vec<&'static str> {
             let mut v = vec!["free_fall"];
             v.extend_from_slice(&abd::EXPERIMENTS);
             // the basics it meets (the others: docs/methods/abd.md and the README)
-            v.extend_from_slice(&["stopping_distance", "mass_ratio", "domino_chain"]);
+            v.extend_from_slice(&["friction_limit", "stopping_distance", "mass_ratio", "domino_chain"]);
             v
         }
         MethodKey::Lcp => {

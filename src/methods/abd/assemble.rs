@@ -5,9 +5,9 @@
 //! Point k of a stencil lies on body b_k with w_k = (x̄_k, 1), so x_k,r = Σ_j q_b[4r + j] w_k,j and
 //! ∂/∂q_b[4r + j] = Σ_k w_k,j ∂/∂x_k,r: the map Jᵀ(·)J is a 4-vector outer product (affine.rs).
 
-use super::barrier::{self, PairShape};
+use super::barrier;
+use super::counted::{counted, Term};
 use super::culling::{Group, Pair};
-use super::distance::Kind;
 use super::friction::Contact;
 use super::local::{self, PairTerms};
 use super::surface::Surfaces;
@@ -120,33 +120,15 @@ impl GroupTerms {
     }
 }
 
-/// A candidate pair's stencil, shape, case and squared distance; `None` when its primitives' boxes are D̂ or
-/// more apart (energy and assembly skip such pairs alike).
-fn classified(x: &[[f64; 3]], p: &Pair, dhat2: f64) -> Option<([[f64; 3]; 4], PairShape, Kind, f64)> {
-    let xs = stencil(x, &p.verts);
-    let shape = PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x };
-    if !barrier::may_be_within(shape, &xs, dhat2) {
-        return None;
-    }
-    let (kind, d) = barrier::classify(shape, &xs);
-    Some((xs, shape, kind, d))
-}
-
 /// Barrier energy Σ m·b(D) over the pairs (without κ) and the smallest squared distance among the pairs within
 /// D̂ (∞ when none is).
 pub fn barrier_energy(x: &[[f64; 3]], pairs: &[Pair], groups: &[Group], dhat2: f64) -> (f64, f64) {
     let per: Vec<(f64, f64)> = groups
         .par_iter()
         .map(|g| {
-            let mut e = 0.0;
-            let mut dmin = f64::INFINITY;
-            for p in &pairs[g.range.clone()] {
-                let Some((xs, shape, _, d)) = classified(x, p, dhat2) else { continue };
-                dmin = dmin.min(d);
-                if d < dhat2 {
-                    e += if d <= 0.0 { f64::INFINITY } else { barrier::energy_at(shape, &xs, d, dhat2) };
-                }
-            }
+            let mut terms = Vec::new();
+            let dmin = counted(x, &pairs[g.range.clone()], g.range.start, dhat2, &mut terms);
+            let e = terms.iter().map(|t| if t.d <= 0.0 { f64::INFINITY } else { barrier::energy_at(t.shape, &t.xs, t.d, dhat2) }).sum();
             (e, dmin)
         })
         .collect();
@@ -183,12 +165,9 @@ pub fn barrier_terms(
                 let both = settled[g.bodies[0] as usize] && settled[g.bodies[1] as usize];
                 both.then(|| prev.binary_search_by_key(&g.bodies, |p| p.bodies).ok().map(|i| &prev[i].h)).flatten()
             });
-            for p in &pairs[g.range.clone()] {
-                let Some((xs, shape, kind, d)) = classified(x, p, dhat2) else { continue };
-                t.dmin = t.dmin.min(d);
-                if d >= dhat2 {
-                    continue;
-                }
+            let mut list = Vec::new();
+            t.dmin = counted(x, &pairs[g.range.clone()], g.range.start, dhat2, &mut list);
+            for &Term { pair, xs, shape, kind, d } in &list {
                 if d <= 0.0 {
                     // touching: the energy is infinite and this point is rejected; no derivatives
                     t.energy = f64::INFINITY;
@@ -202,7 +181,7 @@ pub fn barrier_terms(
                 } else {
                     local::barrier_projected_at
                 };
-                t.scatter(s, &p.verts, &terms(shape, &xs, kind, d, dhat2), scale);
+                t.scatter(s, &pairs[pair].verts, &terms(shape, &xs, kind, d, dhat2), scale);
             }
             if let Some(h) = kept {
                 t.h = *h;

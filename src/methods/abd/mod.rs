@@ -12,6 +12,7 @@ pub mod affine;
 pub mod assemble;
 pub mod barrier;
 pub mod coords;
+pub mod counted;
 pub mod couplings;
 pub mod friction;
 pub mod joints;

@@ -22,15 +22,13 @@ impl Abd {
         let body = |v: u32| self.surfaces.vertex_body[v as usize] as usize;
         // per body pair, the contact points it reported
         let mut spans = Vec::with_capacity(self.groups.len());
+        let mut terms = Vec::new();
         for g in &self.groups {
             let first_point = st.contact_points.len();
-            for p in &self.pairs[g.range.clone()] {
-                let shape = barrier::PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x };
-                let xs = assemble::stencil(&self.x, &p.verts);
-                if !barrier::may_be_within(shape, &xs, dh2) {
-                    continue;
-                }
-                let (kind, d) = barrier::classify(shape, &xs);
+            terms.clear();
+            dmin = dmin.min(counted::counted(&self.x, &self.pairs[g.range.clone()], g.range.start, dh2, &mut terms));
+            for &counted::Term { pair, xs, shape, kind, d } in &terms {
+                let p = &self.pairs[pair];
                 if d < dh2 {
                     st.contacts += 1;
                     // the midpoint of the closest points; the normal from the second primitive to the first

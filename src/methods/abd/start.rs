@@ -84,9 +84,13 @@ impl Abd {
         let dh2 = self.dhat * self.dhat;
         // Σ_v ∂B/∂x_v over each body's vertices: the barrier's gradient in the body's translation
         let mut grad = vec![Vec3::ZERO; self.bodies.len()];
-        for p in &pairs {
-            let shape = barrier::PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x };
-            let Some(l) = local::barrier(shape, &assemble::stencil(&x, &p.verts), dh2) else { continue };
+        let mut terms = Vec::new();
+        for g in &groups {
+            counted::counted(&x, &pairs[g.range.clone()], g.range.start, dh2, &mut terms);
+        }
+        for t in &terms {
+            let p = &pairs[t.pair];
+            let Some(l) = local::barrier(t.shape, &t.xs, dh2) else { continue };
             let g = l.stencil_gradient();
             for (s, &v) in p.verts.iter().enumerate() {
                 grad[self.surfaces.vertex_body[v as usize] as usize] += Vec3::new(g[3 * s], g[3 * s + 1], g[3 * s + 2]);

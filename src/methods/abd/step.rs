@@ -175,16 +175,15 @@ impl Abd {
             culling::candidates(&self.surfaces, &self.xt, None, &self.dynamic, self.dhat, &mut self.pairs, &mut self.groups);
         }
         let dh2 = self.dhat * self.dhat;
-        for p in &self.pairs {
-            let xs = assemble::stencil(&self.xt, &p.verts);
-            let shape = barrier::PairShape { edge_edge: p.edge_edge, eps_x: p.eps_x };
-            if !barrier::may_be_within(shape, &xs, dh2) {
+        let mut terms = Vec::new();
+        for g in &self.groups {
+            counted::counted(&self.xt, &self.pairs[g.range.clone()], g.range.start, dh2, &mut terms);
+        }
+        for &counted::Term { pair, xs, shape, kind, d } in &terms {
+            if d <= 0.0 {
                 continue;
             }
-            let (kind, d) = barrier::classify(shape, &xs);
-            if d >= dh2 || d <= 0.0 {
-                continue;
-            }
+            let p = &self.pairs[pair];
             let b0 = self.surfaces.vertex_body[p.verts[0] as usize] as usize;
             let b1 = self.surfaces.vertex_body[p.verts[3] as usize] as usize;
             let (mu_k, mu_s, _) = model.pair_material(b0, b1);
