@@ -75,6 +75,12 @@ pub fn nearest_rotation(a: &Mat3) -> Quat {
     Quat::from_mat3(&r).normalize()
 }
 
+/// The rigid pose nearest to a prediction q̃: its translation and the rotation nearest to its Ã. A spinning
+/// body's Ã = (I + h[ω]×)A is stretched off every rotation; the step's solution lies near this pose instead.
+pub fn rigid_prediction(qtilde: &[f64]) -> [f64; 12] {
+    q_from_rigid(Vec3::new(qtilde[3], qtilde[7], qtilde[11]), nearest_rotation(&a_of(qtilde)))
+}
+
 /// Rigid velocities (v, ω) from q̇: v = ṗ and ω the axial vector of the skew part of Ȧ Rᵀ, with R the
 /// nearest rotation (for a rigid motion Ȧ Rᵀ = [ω]×).
 pub fn rigid_velocity(qd: &[f64], rot: Quat) -> (Vec3, Vec3) {

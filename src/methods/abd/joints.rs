@@ -91,14 +91,16 @@ pub struct Term {
 }
 
 /// What a coordinate term uses during one step: its value at q^t (an angle's unwrapping reference), the barrier
-/// stiffness, the motor's K_e, x_e and bound, and the rotor inertia (`Joint::rotor_inertia`) with the value its
-/// coordinate is predicted to reach (the coordinate's own inertia term ½·a·(x − x̃)²).
+/// stiffness, the motor's K_e, x_e and bound, the rotor inertia (`Joint::rotor_inertia`) with the value its
+/// coordinate is predicted to reach (the coordinate's own inertia term ½·a·(x − x̃)²), and the generalised force
+/// the actuators put on the coordinate (`State::joint_forces`, held over the step: the term −Q·x).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct StepData {
     pub reference: f64,
     pub kappa: f64,
     pub drive: Option<(f64, f64, Option<f64>)>,
     pub rotor: Option<(f64, f64)>,
+    pub force: f64,
 }
 
 /// The joints of a model in affine coordinates.
@@ -280,7 +282,8 @@ impl Joints {
                             state.step
                         ));
                     }
-                    s.kappa = inertia / (h * h * super::barrier::b2(0.5 * reach, *reach));
+                    let rotor = model.joints[t.joint].rotor_inertia();
+                    s.kappa = (inertia + rotor) / (h * h * super::barrier::b2(0.5 * reach, *reach));
                 }
                 if let (Some(m), Some(Some(target))) = (motor, state.motor_targets.get(t.joint)) {
                     let mut goal = target.value - offset + dt * target.rate;
@@ -299,6 +302,7 @@ impl Joints {
                     let q = predicted.get_or_insert_with(|| qhat.iter().zip(qdhat).map(|(q, v)| q + h * v).collect());
                     s.rotor = Some((a, t.f.value(q, Some(x))));
                 }
+                s.force = state.joint_forces.get(t.joint).copied().unwrap_or(0.0);
             }
             self.step.push(s);
         }
@@ -334,6 +338,9 @@ impl Joints {
                     e1 += h * h * p1;
                     e2 += h * h * p2;
                 }
+                // a generalised force held over the step: the potential −Q·x
+                e -= h * h * s.force * x;
+                e1 -= h * h * s.force;
                 if let Some((a, predicted)) = s.rotor {
                     // an inertia term, as the bodies' ½(q − q̃)ᵀM(q − q̃): not scaled by h²
                     let y = x - predicted;

@@ -2,7 +2,7 @@ use super::*;
 use crate::methods::abd::coords::tests::{affine_point, model};
 
 /// Every term's energy (penalty, limit barrier within its reach, motor on both sides of its saturation, rotor
-/// inertia) has the gradient and Hessian of its jet in the bodies' coordinates: central differences of the energy.
+/// inertia, a generalised force on the coordinate) has the gradient and Hessian of its jet in the bodies' coordinates: central differences of the energy.
 #[test]
 fn term_energies_match_finite_differences() {
     let m = model();
@@ -19,7 +19,8 @@ fn term_energies_match_finite_differences() {
             }
             let drive = Some((50.0, x - 0.3, saturated.then_some(5.0)));
             let rotor = (seed != 2).then_some((0.7, x + 0.2));
-            joints.step.push(StepData { reference: x, kappa: 1e3, drive, rotor });
+            let force = 120.0 * (seed as f64 - 2.0);
+            joints.step.push(StepData { reference: x, kappa: 1e3, drive, rotor, force });
         }
         for k in 0..joints.terms.len() {
             let t = &joints.terms[k];

@@ -488,6 +488,14 @@ impl Method for Abd {
         AbdStage::NAMES
     }
 
+    /// An actuator's force on a hinge or slider with a rotor goes on the joint's coordinate (a term −h²·Q·x of
+    /// the incremental potential, joints.rs): as body torques it entered the prediction q̃ as the linearised
+    /// turn of the bare links (a gym ant's 150 N·m on 0.03 kg legs), far off any rotation, and Newton stopped at
+    /// its iteration cap in most steps.
+    fn carries_joint_force(&self, joint: &crate::model::Joint) -> bool {
+        joint.rotor_inertia() > 0.0 && matches!(joint.kind, crate::model::JointType::Hinge | crate::model::JointType::Prismatic)
+    }
+
     /// `abd` steps its affine coordinates: a rigid pose or velocity set from outside becomes an exact rotation
     /// in them.
     fn body_moved(&self, _model: &Model, state: &mut State, i: usize) {

@@ -17,6 +17,10 @@ fn inertia_weight(kind: BodyKind) -> f64 {
     }
 }
 
+/// The turn (Frobenius norm of the change of A, about √2 times the angle) above which a body's rigid prediction
+/// starts Newton (`Abd::rotating_start`).
+const ROTATING_START_TURN: f64 = 1e-3;
+
 /// A bound on the largest vertex move of a body's coordinate change `d` (12).
 fn body_move(body: &Body, d: &[f64]) -> f64 {
     let dp = (d[3] * d[3] + d[7] * d[7] + d[11] * d[11]).sqrt();
@@ -330,6 +334,19 @@ impl Abd {
         self.lagged.clear();
         self.settled.clear();
         self.settled.resize(self.bodies.len(), false);
+        if let Some(p_dyn) = self.rotating_start(qt, qtilde) {
+            // a first move to the rigid poses nearest the prediction of the bodies that turn (see
+            // docs/methods/abd.md, "Rotating start"): one trial within the CCD bound, kept if it lowers the energy
+            let dir = t.time(AbdStage::Culling, || {
+                self.surfaces.positions(&q, &mut self.x);
+                self.cull_along(&q, &p_dyn)
+            });
+            let alpha_ccd = t.time(AbdStage::Ccd, || self.ccd_bound().min(self.joints.bound(&q, &dir)));
+            let (accepted, at, _) = self.line_search(&q, &dir, qtilde, he, alpha_ccd, None, (true, false, false, exact), &mut x, t);
+            if let Some((trial, _, e1)) = accepted {
+                (q, e_at_q, assembled) = (trial, Some(e1), at);
+            }
+        }
         for _ in 0..self.params.max_iterations {
             // Newton direction
             if !assembled {
@@ -394,6 +411,26 @@ impl Abd {
         }
         st.residual = last_move / (self.scale * h);
         Ok((q, kappa_q))
+    }
+
+    /// The move from q^t to the rigid poses nearest the prediction (`affine::rigid_prediction`) of the dynamic
+    /// bodies whose rotation it turns by more than [`ROTATING_START_TURN`] (0 for the others), per dynamic body
+    /// as the solve orders them; `None` when no body turns that much.
+    fn rotating_start(&self, qt: &[f64], qtilde: &[f64]) -> Option<Vec<f64>> {
+        let mut p = vec![0.0; 12 * self.dyn_index.iter().flatten().count()];
+        let mut any = false;
+        for (b, body) in self.bodies.iter().enumerate() {
+            let Some(d) = self.dyn_index[b].filter(|_| body.kind == BodyKind::Dynamic) else { continue };
+            let to = affine::rigid_prediction(&qtilde[12 * b..12 * b + 12]);
+            let turn = (affine::a_of(&to) - affine::a_of(&qt[12 * b..12 * b + 12])).to_cols_array().iter().map(|v| v * v).sum::<f64>();
+            if turn > ROTATING_START_TURN * ROTATING_START_TURN {
+                any = true;
+                for k in 0..12 {
+                    p[12 * d + k] = to[k] - qt[12 * b + k];
+                }
+            }
+        }
+        any.then_some(p)
     }
 
     /// The largest vertex move of M⁻¹∇E (the system's gradient, per moving body, over its weighted mass): how far
