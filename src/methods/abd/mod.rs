@@ -489,9 +489,9 @@ impl Method for Abd {
     }
 
     /// An actuator's force on a hinge or slider with a rotor goes on the joint's coordinate (a term −h²·Q·x of
-    /// the incremental potential, joints.rs): as body torques it entered the prediction q̃ as the linearised
-    /// turn of the bare links (a gym ant's 150 N·m on 0.03 kg legs), far off any rotation, and Newton stopped at
-    /// its iteration cap in most steps.
+    /// the incremental potential, joints.rs): as body torques it would enter the prediction q̃ as the linearised
+    /// turn of the bare links, far off any rotation and far from where the rotor lets them go (see
+    /// docs/methods/abd.md, "Joints").
     fn carries_joint_force(&self, joint: &crate::model::Joint) -> bool {
         joint.rotor_inertia() > 0.0 && matches!(joint.kind, crate::model::JointType::Hinge | crate::model::JointType::Prismatic)
     }

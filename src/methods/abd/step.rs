@@ -392,8 +392,8 @@ impl Abd {
                 st.iterations -= 1;
             }
             let Some((trial, dmin, e1)) = accepted else { break };
-            // a short step that leaves the energy as it was: the unbalanced force is at its rounding floor (a
-            // gym walker's step spun 97 such iterations at a move of 3e-16)
+            // a short step that leaves the energy as it was: the unbalanced force is at its rounding floor, and
+            // further iterations would repeat it until the cap
             let stalled = short && e_at_q.is_some_and(|e0| e1 >= e0);
             q = trial;
             kappa_q = self.kappa;
