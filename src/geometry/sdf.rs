@@ -7,7 +7,7 @@
 //! box ([`Sdf::bounds`]). See docs/methods/implicit-penalty.md, "Distance fields".
 
 use super::ShapeDesc;
-use crate::math::Vec3;
+use crate::math::{Mat3, Vec3};
 use parry3d_f64::query::PointQueryWithLocation;
 use parry3d_f64::shape::{TriMesh, TriMeshFlags};
 use rayon::prelude::*;
@@ -75,6 +75,22 @@ struct Grid {
     /// φ at the nodes, x fastest.
     phi: Vec<f64>,
     band: f64,
+}
+
+impl Grid {
+    /// The cell holding the point at `offset` from the grid's low corner: its lowest node and the point's
+    /// fractions across it (the last node's cell is the one below it).
+    fn cell(&self, offset: Vec3) -> ([usize; 3], [f64; 3]) {
+        let u = offset / self.h;
+        let mut c = [0usize; 3];
+        let mut f = [0.0; 3];
+        for i in 0..3 {
+            let k = (u[i].floor() as usize).min(self.n[i] - 2);
+            c[i] = k;
+            f[i] = u[i] - k as f64;
+        }
+        (c, f)
+    }
 }
 
 /// The primitives with a closed-form distance.
@@ -147,6 +163,71 @@ impl Primitive {
             }
         }
     }
+}
+
+impl Primitive {
+    /// ∇²φ where φ is smooth (zero where φ is linear: a box's inside, a cylinder's caps); on the medial axis that
+    /// of the gradient [`Primitive::eval`] chose.
+    fn hessian(&self, p: Vec3) -> Mat3 {
+        // (I − ĝĝᵀ)/l restricted to the directions not in `fixed` (a unit vector, or zero)
+        let round = |d: Vec3, fixed: Vec3| {
+            let l = d.length();
+            if l > 0.0 {
+                let g = d / l;
+                (Mat3::IDENTITY - outer(g, g) - outer(fixed, fixed)) / l
+            } else {
+                Mat3::ZERO
+            }
+        };
+        match *self {
+            Primitive::Sphere(_) => round(p, Vec3::ZERO),
+            Primitive::Box(e) => {
+                let q = p.abs() - e;
+                let out = q.max(Vec3::ZERO);
+                let lo = out.length();
+                if lo > 0.0 {
+                    // in the mirrored frame, (P − n nᵀ)/lo with P the projection on the axes outside
+                    let sign = Vec3::new(sgn(p.x), sgn(p.y), sgn(p.z));
+                    let n = out / lo * sign;
+                    let on = Vec3::new((q.x > 0.0) as u8 as f64, (q.y > 0.0) as u8 as f64, (q.z > 0.0) as u8 as f64);
+                    (Mat3::from_diagonal(on) - outer(n, n)) / lo
+                } else {
+                    Mat3::ZERO
+                }
+            }
+            Primitive::Capsule(_, half) => {
+                if p.z.abs() < half {
+                    round(Vec3::new(p.x, p.y, 0.0), Vec3::Z)
+                } else {
+                    round(p - Vec3::new(0.0, 0.0, p.z.clamp(-half, half)), Vec3::ZERO)
+                }
+            }
+            Primitive::Cylinder(r, half) => {
+                let rho = (p.x * p.x + p.y * p.y).sqrt();
+                if rho == 0.0 {
+                    return Mat3::ZERO;
+                }
+                let radial = Vec3::new(p.x / rho, p.y / rho, 0.0);
+                let axial = Vec3::new(0.0, 0.0, sgn(p.z));
+                let ring = (Mat3::IDENTITY - outer(Vec3::Z, Vec3::Z) - outer(radial, radial)) / rho;
+                let (dr, dz) = (rho - r, p.z.abs() - half);
+                if dr > 0.0 && dz > 0.0 {
+                    // φ = |(dr, dz)|: (∇dr∇drᵀ + dr∇²ρ + ∇dz∇dzᵀ − ∇φ∇φᵀ)/φ
+                    let l = (dr * dr + dz * dz).sqrt();
+                    let g = (radial * dr + axial * dz) / l;
+                    (outer(radial, radial) + ring * dr + outer(axial, axial) - outer(g, g)) / l
+                } else if dr > dz {
+                    ring
+                } else {
+                    Mat3::ZERO
+                }
+            }
+        }
+    }
+}
+
+fn outer(a: Vec3, b: Vec3) -> Mat3 {
+    Mat3::from_cols(a * b.x, a * b.y, a * b.z)
 }
 
 fn sgn(x: f64) -> f64 {
@@ -386,15 +467,7 @@ impl Sdf {
                 best
             }
             Kind::Grid(g) => {
-                let u = (*p - self.lo) / g.h;
-                let mut c = [0usize; 3];
-                let mut f = [0.0; 3];
-                for i in 0..3 {
-                    // the last node's cell is the one below it
-                    let k = (u[i].floor() as usize).min(g.n[i] - 2);
-                    c[i] = k;
-                    f[i] = u[i] - k as f64;
-                }
+                let (c, f) = g.cell(*p - self.lo);
                 let at = |dx: usize, dy: usize, dz: usize| g.phi[(c[0] + dx) + g.n[0] * ((c[1] + dy) + g.n[1] * (c[2] + dz))];
                 let (x0, y0, z0) = (1.0 - f[0], 1.0 - f[1], 1.0 - f[2]);
                 let (v000, v100, v010, v110) = (at(0, 0, 0), at(1, 0, 0), at(0, 1, 0), at(1, 1, 0));
@@ -414,6 +487,52 @@ impl Sdf {
                 let gz = s1 - s0;
                 Some((phi, Vec3::new(gx, gy, gz) / g.h))
             }
+        }
+    }
+
+    /// ∇²φ at `p` (zero outside the field's box): the primitive's where analytic, the part's of least φ
+    /// (turned into this frame) for a compound, and the trilinear interpolant's within its cell for a grid (its
+    /// diagonal is zero: φ is linear along each axis within a cell).
+    pub fn hessian(&self, p: &Vec3) -> Mat3 {
+        if !(p.cmpge(self.lo).all() && p.cmple(self.hi).all()) {
+            return Mat3::ZERO;
+        }
+        match &self.kind {
+            Kind::Analytic(prim) => prim.hessian(*p),
+            Kind::Compound(parts) => {
+                let mut best: Option<(f64, Mat3)> = None;
+                for (pose, f) in parts {
+                    let q = pose.inverse_transform_point(*p);
+                    if let Some((phi, _)) = f.eval(&q) {
+                        if best.is_none_or(|(b, _)| phi < b) {
+                            let r = Mat3::from_quat(pose.rotation);
+                            best = Some((phi, r * f.hessian(&q) * r.transpose()));
+                        }
+                    }
+                }
+                best.map_or(Mat3::ZERO, |b| b.1)
+            }
+            Kind::Grid(g) => {
+                let (c, f) = g.cell(*p - self.lo);
+                let at = |dx: usize, dy: usize, dz: usize| g.phi[(c[0] + dx) + g.n[0] * ((c[1] + dy) + g.n[1] * (c[2] + dz))];
+                // the mixed differences of the cell's corners, bilinear in the third coordinate
+                let lerp = |a: f64, b: f64, t: f64| a * (1.0 - t) + b * t;
+                let dxy = |z: usize| at(1, 1, z) - at(0, 1, z) - at(1, 0, z) + at(0, 0, z);
+                let dxz = |y: usize| at(1, y, 1) - at(0, y, 1) - at(1, y, 0) + at(0, y, 0);
+                let dyz = |x: usize| at(x, 1, 1) - at(x, 0, 1) - at(x, 1, 0) + at(x, 0, 0);
+                let (hxy, hxz, hyz) = (lerp(dxy(0), dxy(1), f[2]), lerp(dxz(0), dxz(1), f[1]), lerp(dyz(0), dyz(1), f[0]));
+                Mat3::from_cols(Vec3::new(0.0, hxy, hxz), Vec3::new(hxy, 0.0, hyz), Vec3::new(hxz, hyz, 0.0)) / (g.h * g.h)
+            }
+        }
+    }
+
+    /// Whether φ and its gradient are closed forms (a primitive, or a compound of primitives), not a grid's
+    /// interpolation.
+    pub fn is_exact(&self) -> bool {
+        match &self.kind {
+            Kind::Grid(_) => false,
+            Kind::Analytic(_) => true,
+            Kind::Compound(parts) => parts.iter().all(|(_, f)| f.is_exact()),
         }
     }
 

@@ -232,3 +232,58 @@ fn a_compound_field_is_the_least_of_its_parts_and_an_empty_one_touches_nothing()
     let empty = crate::geometry::point_shell::PointShell::build(&ShapeDesc::Compound { parts: Arc::new(vec![]) }, 0.0).unwrap();
     assert!(empty.points.is_empty());
 }
+
+/// The Hessian against central differences of the gradient, at `samples` random points of the field's box away
+/// from where the gradient is not smooth (`smooth(p)` false: cell faces of a grid, a primitive's ridges).
+fn check_hessian(sdf: &Sdf, smooth: impl Fn(Vec3) -> bool, samples: usize, seed: u64) -> usize {
+    let mut rng = Rng::new(seed);
+    let mut tested = 0;
+    for _ in 0..samples {
+        let p = random_point(&mut rng, sdf);
+        if !smooth(p) {
+            continue;
+        }
+        let h = sdf.hessian(&p);
+        let e = 1e-6;
+        for a in 0..3 {
+            let mut d = Vec3::ZERO;
+            d[a] = e;
+            let fd = (sdf.eval(&(p + d)).unwrap().1 - sdf.eval(&(p - d)).unwrap().1) / (2.0 * e);
+            let scale = h.abs().to_cols_array().iter().fold(1.0f64, |m, v| m.max(*v));
+            assert!((fd - h.col(a)).length() <= 1e-6 * scale, "column {a}: {:?} vs finite differences {fd:?} at {p:?}", h.col(a));
+        }
+        tested += 1;
+    }
+    tested
+}
+
+#[test]
+fn hessian_is_the_gradients_derivative() {
+    // a grid: within a cell (the interpolant's gradient jumps across cell faces)
+    let desc = gen(revolved::torus(1.0, 0.3, 24, 12).unwrap(), "torus");
+    let grid = Sdf::build(&desc, &SdfParams { resolution: 32, band: 0.4 }).unwrap();
+    let (h, lo) = (grid.cell_size().unwrap(), grid.bounds().0);
+    let inner = |p: Vec3| {
+        let f = ((p - lo) / h).fract();
+        f.min_element() > 1e-3 && f.max_element() < 1.0 - 1e-3
+    };
+    assert!(check_hessian(&grid, inner, 3000, 11) > 2500);
+    assert!(!grid.is_exact());
+    // the primitives: away from the ridges where the nearest feature changes (the gradient jumps there)
+    let near_ridge = |sdf: &Sdf, p: Vec3| {
+        let e = 1e-4;
+        let g = sdf.eval(&p).unwrap().1;
+        [Vec3::X, Vec3::Y, Vec3::Z].iter().any(|d| (sdf.eval(&(p + *d * e)).unwrap().1 - g).length() > 1e-2)
+    };
+    for desc in [
+        ShapeDesc::Sphere { radius: 0.5 },
+        ShapeDesc::Box { size: Vec3::new(0.8, 0.5, 0.3) },
+        ShapeDesc::Capsule { radius: 0.25, length: 0.8 },
+        ShapeDesc::Cylinder { radius: 0.3, length: 1.0 },
+    ] {
+        let sdf = Sdf::analytic(&desc, 0.3).unwrap();
+        assert!(sdf.is_exact());
+        let tested = check_hessian(&sdf, |p| !near_ridge(&sdf, p), 2000, 12);
+        assert!(tested > 1000, "{}: {tested} points tested", desc.type_name());
+    }
+}

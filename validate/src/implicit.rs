@@ -33,13 +33,14 @@ type Pair = [(Vec3, Quat, Vec3, Vec3); 2];
 
 /// One point of B (body frame `r`, normal `nb`) in A's field, spring + damper (+ an anchor spring fixed in A at
 /// `anchor` in A's frame when given), as a function of the pair's state.
-fn wrench(f: &dyn Field, r: Vec3, nb: Vec3, anchor: Option<Vec3>, s: &Pair, tangential: bool) -> Jacobian {
+fn wrench(f: &dyn Field, r: Vec3, nb: Vec3, anchor: Option<Vec3>, s: &Pair, (tangential, field_rate): (bool, bool)) -> Jacobian {
     let ((xa, qa, va, wa), (xb, qb, vb, wb)) = (s[0], s[1]);
     let b = qb * r;
     let a = xb + b - xa;
     let (d, g) = f.eval(&(qa.inverse() * a)).expect("inside the field");
-    let c = PointContact { d, g: qa * g, n: qb * nb, a, b };
-    let gains = Gains { k: 2.0e4, kd: 40.0, tangential };
+    let ra = cairn::math::Mat3::from_quat(qa);
+    let c = PointContact { d, g: qa * g, n: qb * nb, a, b, h: ra * f.hessian(&(qa.inverse() * a)) * ra.transpose() };
+    let gains = Gains { k: 2.0e4, kd: 40.0, tangential, field_rate };
     let mut j = Jacobian::default();
     add_spring(&c, gains.k, &mut j);
     add_damper(&c, &gains, &[va, wa, vb, wb], &mut j);
@@ -51,8 +52,8 @@ fn wrench(f: &dyn Field, r: Vec3, nb: Vec3, anchor: Option<Vec3>, s: &Pair, tang
 
 /// The largest relative error of all 6×6 blocks (per body pair and per position/velocity) against central
 /// differences.
-fn worst_block_error(f: &dyn Field, r: Vec3, nb: Vec3, anchor: Option<Vec3>, s: &Pair, tangential: bool) -> f64 {
-    let jac = wrench(f, r, nb, anchor, s, tangential);
+fn worst_block_error(f: &dyn Field, r: Vec3, nb: Vec3, anchor: Option<Vec3>, s: &Pair, mode: (bool, bool)) -> f64 {
+    let jac = wrench(f, r, nb, anchor, s, mode);
     let big = jac.pos.iter().chain(&jac.vel).flatten().flat_map(|m| m.to_cols_array()).fold(0.0f64, |m, v| m.max(v.abs()));
     let e = 1e-6;
     let mut worst = 0.0f64;
@@ -70,7 +71,7 @@ fn worst_block_error(f: &dyn Field, r: Vec3, nb: Vec3, anchor: Option<Vec3>, s: 
                     2 => p.2 += dv * sign,
                     _ => p.3 += dv * sign,
                 }
-                wrench(f, r, nb, anchor, &t, tangential).wrench
+                wrench(f, r, nb, anchor, &t, mode).wrench
             };
             let (wp, wm) = (shift(1.0), shift(-1.0));
             for row in 0..4 {
@@ -102,11 +103,12 @@ fn gradients() -> Vec<Row> {
         let mut worst = 0.0f64;
         for (f, p) in [(&sphere as &dyn Field, Vec3::new(0.3, 0.4, 0.5)), (&cube as &dyn Field, Vec3::new(0.2, -0.3, 0.45))] {
             let pw = xa + qa * p;
-            for tangential in [true, false] {
-                worst = worst.max(worst_block_error(f, local(pw), nb, None, st, tangential));
+            // the damper on the whole relative velocity, along N̂ and along ∇φ
+            for mode in [(true, false), (false, false), (false, true)] {
+                worst = worst.max(worst_block_error(f, local(pw), nb, None, st, mode));
             }
             let anchor = qa.inverse() * (pw + Vec3::new(0.02, -0.01, 0.015) - xa);
-            worst = worst.max(worst_block_error(f, local(pw), nb, Some(anchor), st, false));
+            worst = worst.max(worst_block_error(f, local(pw), nb, Some(anchor), st, (false, false)));
         }
         rows.push(row(
             &format!("gradients vs finite differences, {role}: every 6×6 block"),

@@ -74,7 +74,8 @@ pub fn hits(fld: &Side, pts: &Side) -> (Vec<Hit>, usize) {
                     tested += 1;
                     if d < 0.0 {
                         let p = pts.at.origin + rp * s;
-                        let c = PointContact { d, g: rf * g, n: rp * pts.shell.normals[i], a: p - fld.at.com, b: p - pts.at.com };
+                        let h = rf * fld.field.hessian(&r) * rf.transpose();
+                        let c = PointContact { d, g: rf * g, n: rp * pts.shell.normals[i], a: p - fld.at.com, b: p - pts.at.com, h };
                         out.push(Hit { point: i as u32, c });
                     }
                 }
@@ -136,7 +137,7 @@ mod tests {
         assert_eq!(h1.len(), 16); // the bottom face's lattice
         let (h2, _) = hits(&b, &g);
         assert_eq!(h2.len(), 1);
-        let gains = Gains { k: 1000.0, kd: 0.0, tangential: true };
+        let gains = Gains { k: 1000.0, kd: 0.0, tangential: true, field_rate: false };
         let j1 = role_jacobian(&h1, &gains, 1.0, &[Vec3::ZERO; 4]);
         let j2 = role_jacobian(&h2, &gains, 1.0, &[Vec3::ZERO; 4]);
         // on the box: 16 points at depth 0.01 push it up; the ground point is 0.01 inside the box's bottom face,
@@ -189,7 +190,7 @@ mod tests {
             shell: ShellRef::new(&p, &n),
             at: Placement { origin: Vec3::new(0.3, 0.2, 0.5), q, com: Vec3::new(0.3, 0.2, 0.5) },
         };
-        let gains = Gains { k: 1000.0, kd: 3.0, tangential: false };
+        let gains = Gains { k: 1000.0, kd: 3.0, tangential: false, field_rate: false };
         let vel = [Vec3::X, Vec3::Y, Vec3::Z, Vec3::ONE];
         let run = |threads: usize| {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();

@@ -6,13 +6,21 @@
 //! tests and the validation rows can also use the exact fields below (sphere, box, half-space), whose values
 //! and gradients are closed forms.
 
-use crate::math::Vec3;
+use crate::math::{Mat3, Vec3};
 
 /// A signed distance field in a body's reference frame.
 pub trait Field: Send + Sync {
     /// φ at `p` (negative inside) and ∇φ, or `None` where the field is not defined (outside its grid): a point
     /// there is not in contact.
     fn eval(&self, p: &Vec3) -> Option<(f64, Vec3)>;
+
+    /// ∇²φ at `p` (where [`Field::eval`] gives a value): how the gradient turns as the point moves, for the
+    /// gradients of a damper that measures the rate along ∇φ.
+    fn hessian(&self, p: &Vec3) -> Mat3;
+
+    /// Whether the gradient is a closed form (exact), not a grid's interpolation (smoothed over a cell where
+    /// the surface bends: at a mesh's edges and facets).
+    fn exact(&self) -> bool;
 
     /// Whether the axis-aligned box of centre `c` and half-extents `half` (this field's frame) may hold a point
     /// with φ < 0; `false` only where none can (the contact evaluation then skips the box's points).
@@ -24,6 +32,14 @@ pub trait Field: Send + Sync {
 impl Field for crate::geometry::sdf::Sdf {
     fn eval(&self, p: &Vec3) -> Option<(f64, Vec3)> {
         crate::geometry::sdf::Sdf::eval(self, p)
+    }
+
+    fn hessian(&self, p: &Vec3) -> Mat3 {
+        crate::geometry::sdf::Sdf::hessian(self, p)
+    }
+
+    fn exact(&self) -> bool {
+        self.is_exact()
     }
 
     fn may_penetrate(&self, c: Vec3, half: Vec3) -> bool {
@@ -47,6 +63,10 @@ impl<'a> ShellRef<'a> {
     }
 }
 
+fn outer(a: Vec3, b: Vec3) -> Mat3 {
+    Mat3::from_cols(a * b.x, a * b.y, a * b.z)
+}
+
 /// The exact distance to a sphere of `radius` about the origin.
 #[derive(Debug, Clone, Copy)]
 pub struct SphereField {
@@ -58,6 +78,19 @@ impl Field for SphereField {
         let l = p.length();
         let g = if l > 0.0 { *p / l } else { Vec3::Z };
         Some((l - self.radius, g))
+    }
+
+    fn hessian(&self, p: &Vec3) -> Mat3 {
+        let l = p.length();
+        if l > 0.0 {
+            (Mat3::IDENTITY - outer(*p / l, *p / l)) / l
+        } else {
+            Mat3::ZERO
+        }
+    }
+
+    fn exact(&self) -> bool {
+        true
     }
 
     fn may_penetrate(&self, c: Vec3, half: Vec3) -> bool {
@@ -88,6 +121,23 @@ impl Field for BoxField {
         Some((l, o * sign / l))
     }
 
+    fn hessian(&self, p: &Vec3) -> Mat3 {
+        let q = p.abs() - self.half;
+        if q.max_element() <= 0.0 {
+            return Mat3::ZERO;
+        }
+        // outside: (P − n nᵀ)/l, P the projection on the axes where the point is beyond the face
+        let o = q.max(Vec3::ZERO);
+        let l = o.length();
+        let n = o * Vec3::new(p.x.signum(), p.y.signum(), p.z.signum()) / l;
+        let beyond = Vec3::new((q.x > 0.0) as u8 as f64, (q.y > 0.0) as u8 as f64, (q.z > 0.0) as u8 as f64);
+        (Mat3::from_diagonal(beyond) - outer(n, n)) / l
+    }
+
+    fn exact(&self) -> bool {
+        true
+    }
+
     fn may_penetrate(&self, c: Vec3, half: Vec3) -> bool {
         ((c.abs() - half) - self.half).max_element() < 0.0
     }
@@ -103,6 +153,14 @@ pub struct HalfSpace {
 impl Field for HalfSpace {
     fn eval(&self, p: &Vec3) -> Option<(f64, Vec3)> {
         Some((self.normal.dot(*p) - self.offset, self.normal))
+    }
+
+    fn hessian(&self, _p: &Vec3) -> Mat3 {
+        Mat3::ZERO
+    }
+
+    fn exact(&self) -> bool {
+        true
     }
 
     fn may_penetrate(&self, c: Vec3, half: Vec3) -> bool {

@@ -126,7 +126,7 @@ mod tests {
     use crate::methods::implicit::gradients::PointContact;
 
     fn hit(p: Vec3) -> Hit {
-        Hit { point: 0, c: PointContact { d: -0.01, g: Vec3::Z, n: Vec3::Z, a: p, b: Vec3::ZERO } }
+        Hit { point: 0, c: PointContact { d: -0.01, g: Vec3::Z, n: Vec3::Z, a: p, b: Vec3::ZERO, h: crate::math::Mat3::ZERO } }
     }
 
     #[test]

@@ -70,15 +70,20 @@ pub struct PointContact {
     /// P − x_A and P − x_B.
     pub a: Vec3,
     pub b: Vec3,
+    /// R_A ∇²φ_A R_Aᵀ at the point: how `g` turns as the point moves through A's field.
+    pub h: Mat3,
 }
 
-/// Gains of one point: spring k (N/m), damper k_d (N·s/m), and whether the damper acts on the tangential
-/// relative velocity too.
+/// Gains of one point: spring k (N/m), damper k_d (N·s/m), whether the damper acts on the tangential
+/// relative velocity too, and otherwise along which normal it measures the rate of approach.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Gains {
     pub k: f64,
     pub kd: f64,
     pub tangential: bool,
+    /// `true`: along the field's gradient G, −k_d G Gᵀu (Gᵀu the depth's own rate of change); `false`: along the
+    /// point's normal, −k_d N̂ N̂ᵀu (the paper). Either is dissipative.
+    pub field_rate: bool,
 }
 
 /// Velocities (v_A, ω_A, v_B, ω_B), world frame.
@@ -108,6 +113,18 @@ pub fn add_damper(c: &PointContact, g: &Gains, vel: &Velocities, out: &mut Jacob
     let du_vel = [Mat3::IDENTITY, -skew(c.a), -Mat3::IDENTITY, sb];
     let (fa, dp, dv) = if g.tangential {
         (u * -g.kd, du_pos.map(|m| m * -g.kd), du_vel.map(|m| m * -g.kd))
+    } else if g.field_rate {
+        // F_A = −k_d G Gᵀu: δF_A = −k_d (G Gᵀδu + M δG) with M = (Gᵀu) I + G uᵀ and
+        // δG = −[G]×δθ_A + H(δx_B − [b]×δθ_B − δx_A + [a]×δθ_A)
+        let gg = outer(c.g, c.g);
+        let un = c.g.dot(u);
+        let mh = (Mat3::IDENTITY * un + outer(c.g, u)) * c.h;
+        let mut dp = du_pos.map(|m| gg * m * -g.kd);
+        dp[0] += mh * g.kd;
+        dp[1] += ((Mat3::IDENTITY * un + outer(c.g, u)) * skew(c.g) - mh * skew(c.a)) * g.kd;
+        dp[2] -= mh * g.kd;
+        dp[3] += mh * sb * g.kd;
+        (c.g * (-g.kd * un), dp, du_vel.map(|m| gg * m * -g.kd))
     } else {
         let nn = outer(c.n, c.n);
         let un = c.n.dot(u);
@@ -187,6 +204,9 @@ pub fn applied_force(c: &PointContact, g: &Gains, vel: &Velocities, m: &[Motion;
     let du = vel[1].cross(xb - xa) + (vel[3] - vel[1]).cross(c.b.cross(tb)) + va - c.a.cross(wa) - vb + c.b.cross(wb);
     let damper = if g.tangential {
         -(u + du) * g.kd
+    } else if g.field_rate {
+        let dg = ta.cross(c.g) + c.h * (xb - c.b.cross(tb) - xa + c.a.cross(ta));
+        -(c.g * c.g.dot(u + du) + c.g * u.dot(dg) + dg * c.g.dot(u)) * g.kd
     } else {
         let (un, nt) = (c.n.dot(u), c.n.cross(tb));
         -c.n * (g.kd * (un + c.n.dot(du))) + (nt * un + c.n * u.dot(nt)) * g.kd
@@ -253,7 +273,9 @@ mod tests {
         if d >= 0.0 {
             return None;
         }
-        let c = PointContact { d, g: s.q[0] * grad, n: s.q[1] * nb, a, b };
+        let ra = Mat3::from_quat(s.q[0]);
+        let h = ra * f.hessian(&(s.q[0].inverse() * a)) * ra.transpose();
+        let c = PointContact { d, g: s.q[0] * grad, n: s.q[1] * nb, a, b, h };
         let mut j = Jacobian::default();
         add_spring(&c, g.k, &mut j);
         add_damper(&c, g, &[s.v[0], s.w[0], s.v[1], s.w[1]], &mut j);
@@ -322,14 +344,17 @@ mod tests {
         let sphere = SphereField { radius: 0.8 };
         let p = s.x[0] + s.q[0] * Vec3::new(0.3, 0.4, 0.5);
         let (r, nb) = (point_at(&s, p), Vec3::new(0.3, -0.5, 0.8).normalize());
-        for tangential in [true, false] {
-            let g = Gains { k: 1.0e4, kd: 35.0, tangential };
+        // the damper on the whole relative velocity, along N̂, and along ∇φ (whose turn is the sphere's Hessian)
+        for (tangential, field_rate) in [(true, false), (false, false), (false, true)] {
+            let g = Gains { k: 1.0e4, kd: 35.0, tangential, field_rate };
             let worst = check(&sphere, r, nb, &s, &g);
             assert!(worst < 1e-6, "{worst}");
         }
         let bx = BoxField { half: Vec3::new(0.5, 0.4, 0.6) };
         let p = s.x[0] + s.q[0] * Vec3::new(0.2, -0.3, 0.45);
-        check(&bx, point_at(&s, p), nb, &s, &Gains { k: 2.0e3, kd: 5.0, tangential: false });
+        for field_rate in [false, true] {
+            check(&bx, point_at(&s, p), nb, &s, &Gains { k: 2.0e3, kd: 5.0, tangential: false, field_rate });
+        }
     }
 
     #[test]
@@ -344,7 +369,7 @@ mod tests {
             let b = s.q[1] * r;
             let a = s.x[1] + b - s.x[0];
             let (d, g) = sphere.eval(&(s.q[0].inverse() * a)).unwrap();
-            let c = PointContact { d, g: s.q[0] * g, n: s.q[1] * nb, a, b };
+            let c = PointContact { d, g: s.q[0] * g, n: s.q[1] * nb, a, b, h: Mat3::ZERO };
             let mut j = Jacobian::default();
             add_anchor_spring(&c, s.q[0] * alpha_body, 2.0e3, &mut j);
             j
@@ -380,7 +405,7 @@ mod tests {
             let b = s.q[1] * r;
             let a = s.x[1] + b - s.x[0];
             let (d, g) = sphere.eval(&(s.q[0].inverse() * a)).unwrap();
-            let c = PointContact { d, g: s.q[0] * g, n: s.q[1] * nb, a, b };
+            let c = PointContact { d, g: s.q[0] * g, n: s.q[1] * nb, a, b, h: Mat3::ZERO };
             let mut j = Jacobian::default();
             add_kinetic_friction(&c, 30.0, &[s.v[0], s.w[0], s.v[1], s.w[1]], &mut j);
             j
@@ -424,13 +449,15 @@ mod tests {
         let p = s.x[0] + s.q[0] * Vec3::new(0.3, 0.4, 0.5);
         let b = p - s.x[1];
         let (d, g) = sphere.eval(&(s.q[0].inverse() * (p - s.x[0]))).unwrap();
-        let c = PointContact { d, g: s.q[0] * g, n: Vec3::new(0.3, -0.5, 0.8).normalize(), a: p - s.x[0], b };
+        let ra = Mat3::from_quat(s.q[0]);
+        let h = ra * sphere.hessian(&(s.q[0].inverse() * (p - s.x[0]))) * ra.transpose();
+        let c = PointContact { d, g: s.q[0] * g, n: Vec3::new(0.3, -0.5, 0.8).normalize(), a: p - s.x[0], b, h };
         let vel = [s.v[0], s.w[0], s.v[1], s.w[1]];
         let mut rng = crate::math::rng::Rng::new(5);
         let mut v3 = || Vec3::new(rng.unit() - 0.5, rng.unit() - 0.5, rng.unit() - 0.5);
         let m = [[v3(), v3(), v3(), v3()], [v3(), v3(), v3(), v3()]];
-        for tangential in [false, true] {
-            let g = Gains { k: 1.0e4, kd: 35.0, tangential };
+        for (tangential, field_rate) in [(false, false), (true, false), (false, true)] {
+            let g = Gains { k: 1.0e4, kd: 35.0, tangential, field_rate };
             let mut j = Jacobian::default();
             add_spring(&c, g.k, &mut j);
             add_damper(&c, &g, &vel, &mut j);
@@ -453,7 +480,7 @@ mod tests {
         // B's points in A's field, and A's points in B's field, summed into the pair (A, B)
         let s = state();
         let sphere = SphereField { radius: 0.8 };
-        let g = Gains { k: 1.0e4, kd: 35.0, tangential: true };
+        let g = Gains { k: 1.0e4, kd: 35.0, tangential: true, field_rate: false };
         let p = s.x[0] + s.q[0] * Vec3::new(0.3, 0.4, 0.5);
         let (_, j1) = wrench(&sphere, point_at(&s, p), Vec3::Z, &s, &g).unwrap();
         let rev = Pose2 { x: [s.x[1], s.x[0]], q: [s.q[1], s.q[0]], v: [s.v[1], s.v[0]], w: [s.w[1], s.w[0]] };

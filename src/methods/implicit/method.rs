@@ -47,8 +47,10 @@ struct PairContact {
     hits: [Vec<Hit>; 2],
     /// The pair's wrench and gradients, rows and columns (A, B).
     jac: Jacobian,
-    /// The spring per point after the N0 clamp, and the damper.
+    /// The spring per point after the N0 clamp, and the damper (with role 0's `field_rate`).
     gains: Gains,
+    /// Per role, whether its damper measures the rate along the field's gradient (`ImplicitParams::damper_normal`).
+    field_rate: [bool; 2],
     friction: friction::Gains,
     /// Per role, each hit's friction as the step applies it (set by the friction stage).
     grips: [Vec<Grip>; 2],
@@ -152,7 +154,7 @@ impl ImplicitPenalty {
         let zeta = self.params.damping_ratio.unwrap_or_else(|| damping_ratio_for(e));
         let kd = self.params.damping.unwrap_or(2.0 * zeta * (k * m / points).sqrt());
         (
-            Gains { k, kd, tangential: self.params.tangential_damping },
+            Gains { k, kd, tangential: self.params.tangential_damping, field_rate: false },
             friction::Gains {
                 kt: self.params.friction_stiffness * k0,
                 mu_s,
@@ -216,8 +218,10 @@ impl ImplicitPenalty {
             let (g, fg) = self.gains(model, a, b, n);
             let scale = self.params.n0.map_or(1.0, |n0| if n >= n0 as f64 { n0 as f64 / n } else { 1.0 });
             let (ba, bb) = (state.bodies[a], state.bodies[b]);
-            let mut jac = contact::role_jacobian(&h0, &g, scale, &[ba.v, ba.w, bb.v, bb.w]);
-            jac.add(&contact::role_jacobian(&h1, &g, scale, &[bb.v, bb.w, ba.v, ba.w]), true);
+            let field_rate = [sa.field.exact(), sb.field.exact()].map(|e| self.params.damper_normal.along_field(e));
+            let role = |r: usize| Gains { field_rate: field_rate[r], ..g };
+            let mut jac = contact::role_jacobian(&h0, &role(0), scale, &[ba.v, ba.w, bb.v, bb.w]);
+            jac.add(&contact::role_jacobian(&h1, &role(1), scale, &[bb.v, bb.w, ba.v, ba.w]), true);
             if self.params.integrator == Integrator::SymplecticEuler {
                 // the same forces without their gradients: the system is then M ΔV = h F
                 jac = Jacobian { wrench: jac.wrench, ..Jacobian::default() };
@@ -234,6 +238,7 @@ impl ImplicitPenalty {
                     hits: [h0, h1],
                     jac,
                     gains,
+                    field_rate,
                     friction,
                     grips: Default::default(),
                     grip_jac: Default::default(),
@@ -396,7 +401,7 @@ impl ImplicitPenalty {
                     let m = [motion[fb], motion[pb]];
                     out.extend(p.hits[role].iter().zip(&p.grips[role]).map(|(hit, grip)| {
                         let c = &hit.c;
-                        let f = -applied_force(c, &p.gains, &vel, &m)
+                        let f = -applied_force(c, &Gains { field_rate: p.field_rate[role], ..p.gains }, &vel, &m)
                             + match *grip {
                                 Grip::Force(g) => g,
                                 Grip::Spring(alpha) => -applied_anchor_force(c, alpha, p.friction.kt, &m),

@@ -62,6 +62,12 @@ pub struct ImplicitParams {
     /// Whether the damper acts on the whole relative velocity (`true`, the paper's model) or on its normal part
     /// only. Default `false`: a tangential damper drags sliding bodies to a stop, overriding Coulomb friction.
     pub tangential_damping: bool,
+    /// Along which normal the (normal-only) damper acts: `field` (∇φ of the field the point is in, whose rate
+    /// is the depth's own rate of change), `point` (the point's own normal N̂, the paper) or `auto` (`field` where
+    /// the field's gradient is exact, a primitive's; `point` in a grid's field, whose gradient is smoothed over a
+    /// cell at a mesh's edges). Default `auto`: along N̂ a sliding body tilted by its friction's moment is damped
+    /// as if approaching, and a frictionless ball is dragged sideways.
+    pub damper_normal: DamperNormal,
     /// Friction anchor spring per point as a multiple of k, ≥ 0. Default 0.1, which keeps the explicit friction
     /// stable (k_t·n_ref·h²/m = 0.1).
     pub friction_stiffness: f64,
@@ -102,6 +108,7 @@ impl Default for ImplicitParams {
             damping: None,
             damping_ratio: None,
             tangential_damping: false,
+            damper_normal: DamperNormal::Auto,
             friction_stiffness: 0.1,
             friction: FrictionMode::Implicit,
             friction_iterations: 2,
@@ -178,6 +185,46 @@ impl<'de> serde::Deserialize<'de> for FrictionMode {
             MethodKey::ImplicitPenalty,
             "friction",
             &[("explicit", FrictionMode::Explicit), ("implicit", FrictionMode::Implicit)],
+        )
+    }
+}
+
+/// Along which normal the damper measures the rate of approach (`ImplicitParams::damper_normal`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DamperNormal {
+    Auto,
+    Field,
+    Point,
+}
+
+impl DamperNormal {
+    /// Whether a point in a field whose gradient is `exact` (or not) measures its rate along that gradient.
+    pub fn along_field(self, exact: bool) -> bool {
+        match self {
+            DamperNormal::Auto => exact,
+            DamperNormal::Field => true,
+            DamperNormal::Point => false,
+        }
+    }
+}
+
+impl serde::Serialize for DamperNormal {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            DamperNormal::Auto => "auto",
+            DamperNormal::Field => "field",
+            DamperNormal::Point => "point",
+        })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for DamperNormal {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        param::keyword(
+            d,
+            MethodKey::ImplicitPenalty,
+            "damper_normal",
+            &[("auto", DamperNormal::Auto), ("field", DamperNormal::Field), ("point", DamperNormal::Point)],
         )
     }
 }

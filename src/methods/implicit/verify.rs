@@ -35,7 +35,7 @@ fn pair() -> Pair {
             (Vec3::new(0.1, -0.15, -0.3), Vec3::new(-0.2, 0.1, 1.0).normalize()),
             (Vec3::new(0.05, 0.2, -0.4), Vec3::Z),
         ],
-        gains: Gains { k: 3.0e3, kd: 12.0, tangential: true },
+        gains: Gains { k: 3.0e3, kd: 12.0, tangential: true, field_rate: false },
         gravity: Vec3::new(0.0, 0.0, -9.81),
     }
 }
@@ -65,7 +65,14 @@ fn wrench(p: &Pair, s: &[BodyState; 2]) -> Jacobian {
         let a = s[1].x + b - s[0].x;
         let (d, g) = field.eval(&(qa.inverse() * a)).unwrap();
         assert!(d < 0.0, "test points must penetrate");
-        let c = PointContact { d, g: qa * g, n: qb * *n, a, b };
+        let c = PointContact {
+            d,
+            g: qa * g,
+            n: qb * *n,
+            a,
+            b,
+            h: Mat3::from_quat(qa) * field.hessian(&(qa.inverse() * a)) * Mat3::from_quat(qa).transpose(),
+        };
         add_spring(&c, p.gains.k, &mut jac);
         add_damper(&c, &p.gains, &[s[0].v, s[0].w, s[1].v, s[1].w], &mut jac);
     }
