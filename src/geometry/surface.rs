@@ -117,15 +117,19 @@ impl Surfaces {
     fn mark_flat(&mut self, b: usize) {
         let (vr, er, tr) = (self.body_vertices[b].clone(), self.body_edges[b].clone(), self.body_triangles[b].clone());
         let at = |v: u32| Vec3::new(self.rest[v as usize][0], self.rest[v as usize][1], self.rest[v as usize][2]);
-        // each edge's triangles with their third vertex
+        // each edge's triangles with their third vertex, and each triangle's edges (k: from vertex k to k + 1)
         let mut sides: Vec<Vec<(usize, u32)>> = vec![Vec::new(); er.len()];
+        let mut tri_edges: Vec<[usize; 3]> = Vec::with_capacity(tr.len());
         for t in tr.clone() {
             let tri = self.triangles[t];
+            let mut own = [0; 3];
             for k in 0..3 {
                 let (i, j) = (tri[k].min(tri[(k + 1) % 3]), tri[k].max(tri[(k + 1) % 3]));
                 let e = self.edges[er.clone()].binary_search(&[i, j]).expect("every triangle edge is listed");
                 sides[e].push((t, tri[(k + 2) % 3]));
+                own[k] = er.start + e;
             }
+            tri_edges.push(own);
         }
         let mut plane: Vec<u32> = tr.clone().map(|t| t as u32).collect();
         fn root(plane: &mut [u32], t0: usize, mut t: usize) -> usize {
@@ -168,9 +172,7 @@ impl Surfaces {
             let tri = self.triangles[t];
             let mut bits = 0u8;
             for k in 0..3 {
-                let (i, j) = (tri[k].min(tri[(k + 1) % 3]), tri[k].max(tri[(k + 1) % 3]));
-                let e = er.start + self.edges[er.clone()].binary_search(&[i, j]).expect("listed");
-                if self.edge_flat[e] {
+                if self.edge_flat[tri_edges[t - tr.start][k]] {
                     bits |= 1 << k;
                 }
                 if vertex_flat[tri[k] as usize - vr.start] {

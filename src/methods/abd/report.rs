@@ -29,33 +29,30 @@ impl Abd {
             dmin = dmin.min(counted::counted(&self.x, &self.pairs[g.range.clone()], g.range.start, dh2, &mut terms));
             for &counted::Term { pair, xs, shape, kind, d } in &terms {
                 let p = &self.pairs[pair];
-                if d < dh2 {
-                    st.contacts += 1;
-                    // the midpoint of the closest points; the normal from the second primitive to the first
-                    let c = distance::closest_weights(kind, &xs, p.edge_edge);
-                    let sum =
-                        |ks: std::ops::Range<usize>| Vec3::from_array(std::array::from_fn(|r| ks.clone().map(|k| c[k] * xs[k][r]).sum()));
-                    let (rel, first) = (sum(0..4), sum(0..if p.edge_edge { 2 } else { 1 }));
-                    let friction = match lagged.binary_search_by_key(&p.verts, |e| e.0) {
-                        Ok(k) => {
-                            let i = lagged[k].1;
-                            matched[i] = true;
-                            self.contacts[i].force(&self.x, &self.xbase, eps)
-                        }
-                        Err(_) => Vec3::ZERO,
-                    };
-                    if rel.length() > 0.0 {
-                        let n = rel.normalize();
-                        st.contact_points.push(crate::method::ContactPoint {
-                            point: first - 0.5 * rel,
-                            normal: n,
-                            bodies: [body(p.verts[0]), body(p.verts[3])],
-                            force: n * barrier::force_magnitude(shape, &xs, d, dh2, kappa_q) + friction,
-                        });
+                // every counted term is within d̂ (or touching): counted's minimum covers them all
+                st.contacts += 1;
+                // the midpoint of the closest points; the normal from the second primitive to the first
+                let c = distance::closest_weights(kind, &xs, p.edge_edge);
+                let sum = |ks: std::ops::Range<usize>| Vec3::from_array(std::array::from_fn(|r| ks.clone().map(|k| c[k] * xs[k][r]).sum()));
+                let (rel, first) = (sum(0..4), sum(0..if p.edge_edge { 2 } else { 1 }));
+                let friction = match lagged.binary_search_by_key(&p.verts, |e| e.0) {
+                    Ok(k) => {
+                        let i = lagged[k].1;
+                        matched[i] = true;
+                        self.contacts[i].force(&self.x, &self.xbase, eps)
                     }
-                    st.normal_impulse += h * barrier::force_magnitude(shape, &xs, d, dh2, self.kappa);
+                    Err(_) => Vec3::ZERO,
+                };
+                if rel.length() > 0.0 {
+                    let n = rel.normalize();
+                    st.contact_points.push(crate::method::ContactPoint {
+                        point: first - 0.5 * rel,
+                        normal: n,
+                        bodies: [body(p.verts[0]), body(p.verts[3])],
+                        force: n * barrier::force_magnitude(shape, &xs, d, dh2, kappa_q) + friction,
+                    });
                 }
-                dmin = dmin.min(d);
+                st.normal_impulse += h * barrier::force_magnitude(shape, &xs, d, dh2, self.kappa);
             }
             spans.push((g.bodies, first_point..st.contact_points.len()));
         }
