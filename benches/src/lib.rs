@@ -209,11 +209,12 @@ impl Default for ShellInField {
 }
 
 impl ShellInField {
-    /// The penetrating points and the number of points tested.
+    /// The penetrating points and the number of points tested (with the field's Hessian where the method's
+    /// default `damper_normal` takes it: an exact field).
     pub fn run(&self) -> (Vec<Hit>, usize) {
         let fld = Side { field: &self.sdf, shell: ShellRef::new(&[], &[]), at: self.field_at };
         let shell = ShellRef { points: &self.shell.points, normals: &self.shell.normals, blocks: &self.shell.blocks };
-        hits(&fld, &Side { field: &self.sdf, shell, at: self.points_at })
+        hits(&fld, &Side { field: &self.sdf, shell, at: self.points_at }, cairn::methods::implicit::field::Field::exact(&self.sdf))
     }
 }
 

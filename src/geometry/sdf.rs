@@ -7,7 +7,7 @@
 //! box ([`Sdf::bounds`]). See docs/methods/implicit-penalty.md, "Distance fields".
 
 use super::ShapeDesc;
-use crate::math::{Mat3, Vec3};
+use crate::math::{outer, Mat3, Vec3};
 use parry3d_f64::query::PointQueryWithLocation;
 use parry3d_f64::shape::{TriMesh, TriMeshFlags};
 use rayon::prelude::*;
@@ -224,10 +224,6 @@ impl Primitive {
             }
         }
     }
-}
-
-fn outer(a: Vec3, b: Vec3) -> Mat3 {
-    Mat3::from_cols(a * b.x, a * b.y, a * b.z)
 }
 
 fn sgn(x: f64) -> f64 {

@@ -8,6 +8,11 @@ pub mod rng;
 pub use parry3d_f64::glamx::{DMat3 as Mat3, DQuat as Quat, DVec3 as Vec3};
 pub use parry3d_f64::math::Pose;
 
+/// The outer product a bᵀ.
+pub fn outer(a: Vec3, b: Vec3) -> Mat3 {
+    Mat3::from_cols(a * b.x, a * b.y, a * b.z)
+}
+
 /// Rotation by the rotation vector `w` (axis times angle), exactly (Rodrigues), as a unit quaternion.
 pub fn quat_exp(w: Vec3) -> Quat {
     let angle = w.length();

@@ -37,10 +37,11 @@ pub struct Hit {
     pub c: PointContact,
 }
 
-/// The points of `pts` (with its shell) that penetrate `fld`'s field: role (field = `fld`, points = `pts`).
+/// The points of `pts` (with its shell) that penetrate `fld`'s field: role (field = `fld`, points = `pts`), with
+/// the field's Hessian at each where `hessian` (the damper along the field's gradient needs it; else zero).
 /// Returns the hits in shell order and the number of points tested (the points of blocks not culled that lie
 /// where the field may be negative, the solid's box, and were evaluated there, whatever their sign).
-pub fn hits(fld: &Side, pts: &Side) -> (Vec<Hit>, usize) {
+pub fn hits(fld: &Side, pts: &Side, hessian: bool) -> (Vec<Hit>, usize) {
     use crate::geometry::point_shell::BLOCK;
     let qf_inv = fld.at.q.inverse();
     let rel = Mat3::from_quat(qf_inv * pts.at.q);
@@ -74,7 +75,7 @@ pub fn hits(fld: &Side, pts: &Side) -> (Vec<Hit>, usize) {
                     tested += 1;
                     if d < 0.0 {
                         let p = pts.at.origin + rp * s;
-                        let h = rf * fld.field.hessian(&r) * rf.transpose();
+                        let h = if hessian { rf * fld.field.hessian(&r) * rf.transpose() } else { Mat3::ZERO };
                         let c = PointContact { d, g: rf * g, n: rp * pts.shell.normals[i], a: p - fld.at.com, b: p - pts.at.com, h };
                         out.push(Hit { point: i as u32, c });
                     }
@@ -131,11 +132,11 @@ mod tests {
         };
         let at = Placement { origin: Vec3::new(0.0, 0.0, 0.5 - depth), q: Quat::IDENTITY, com: Vec3::new(0.0, 0.0, 0.5 - depth) };
         let b = Side { field: &cube, shell: ShellRef::new(&p, &n), at };
-        let (h1, tested) = hits(&g, &b);
+        let (h1, tested) = hits(&g, &b, false);
         // tested: the points below the ground's surface, where its field may be negative
         assert_eq!(tested, p.iter().filter(|q| q.z + 0.5 - depth < 0.0).count());
         assert_eq!(h1.len(), 16); // the bottom face's lattice
-        let (h2, _) = hits(&b, &g);
+        let (h2, _) = hits(&b, &g, false);
         assert_eq!(h2.len(), 1);
         let gains = Gains { k: 1000.0, kd: 0.0, tangential: true, field_rate: false };
         let j1 = role_jacobian(&h1, &gains, 1.0, &[Vec3::ZERO; 4]);
@@ -168,7 +169,7 @@ mod tests {
                 let at = Placement { origin: o, q, com: o };
                 let with = Side { field: f, shell: ShellRef { points: &shell.points, normals: &shell.normals, blocks: &shell.blocks }, at };
                 let without = Side { shell: ShellRef::new(&shell.points, &shell.normals), ..with };
-                let ((h1, t1), (h0, t0)) = (hits(&a, &with), hits(&a, &without));
+                let ((h1, t1), (h0, t0)) = (hits(&a, &with, false), hits(&a, &without, false));
                 assert!(h1 == h0, "culling changed the hits");
                 assert_eq!(t1, t0, "a culled block held a point in the solid's box");
                 tested += t0;
@@ -195,7 +196,7 @@ mod tests {
         let run = |threads: usize| {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
             pool.install(|| {
-                let (h, _) = hits(&a, &b);
+                let (h, _) = hits(&a, &b, false);
                 assert!(h.len() > CHUNK);
                 role_jacobian(&h, &gains, 0.7, &vel)
             })

@@ -6,7 +6,7 @@
 //! tests and the validation rows can also use the exact fields below (sphere, box, half-space), whose values
 //! and gradients are closed forms.
 
-use crate::math::{Mat3, Vec3};
+use crate::math::{outer, Mat3, Vec3};
 
 /// A signed distance field in a body's reference frame.
 pub trait Field: Send + Sync {
@@ -61,10 +61,6 @@ impl<'a> ShellRef<'a> {
     pub fn new(points: &'a [Vec3], normals: &'a [Vec3]) -> Self {
         ShellRef { points, normals, blocks: &[] }
     }
-}
-
-fn outer(a: Vec3, b: Vec3) -> Mat3 {
-    Mat3::from_cols(a * b.x, a * b.y, a * b.z)
 }
 
 /// The exact distance to a sphere of `radius` about the origin.

@@ -10,10 +10,7 @@ pub fn skew(v: Vec3) -> Mat3 {
     Mat3::from_cols(Vec3::new(0.0, v.z, -v.y), Vec3::new(-v.z, 0.0, v.x), Vec3::new(v.y, -v.x, 0.0))
 }
 
-/// The outer product a bᵀ.
-pub fn outer(a: Vec3, b: Vec3) -> Mat3 {
-    Mat3::from_cols(a * b.x, a * b.y, a * b.z)
-}
+pub use crate::math::outer;
 
 /// The wrench of a pair on its two bodies and its gradients (see the module comment for the layout).
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -47,7 +47,8 @@ struct PairContact {
     hits: [Vec<Hit>; 2],
     /// The pair's wrench and gradients, rows and columns (A, B).
     jac: Jacobian,
-    /// The spring per point after the N0 clamp, and the damper (with role 0's `field_rate`).
+    /// The spring per point after the N0 clamp, and the damper (its `field_rate` unset: per role in `field_rate`,
+    /// see [`PairContact::role_gains`]).
     gains: Gains,
     /// Per role, whether its damper measures the rate along the field's gradient (`ImplicitParams::damper_normal`).
     field_rate: [bool; 2],
@@ -59,6 +60,13 @@ struct PairContact {
     /// Per role, each hit's normal force for friction: k|d| at the step's start, or at the solution when
     /// friction is lagged anew (grip.rs).
     loads: [Vec<f64>; 2],
+}
+
+impl PairContact {
+    /// The gains of role `role`'s points.
+    fn role_gains(&self, role: usize) -> Gains {
+        Gains { field_rate: self.field_rate[role], ..self.gains }
+    }
 }
 
 /// A hit's friction in the step.
@@ -209,8 +217,10 @@ impl ImplicitPenalty {
                 }
             };
             let (sa, sb) = (side(a), side(b));
-            let (h0, t0) = contact::hits(&sa, &sb);
-            let (h1, t1) = contact::hits(&sb, &sa);
+            // per role, whether its damper acts along the field's gradient (ImplicitParams::damper_normal)
+            let field_rate = [sa.field.exact(), sb.field.exact()].map(|e| self.params.damper_normal.along_field(e));
+            let (h0, t0) = contact::hits(&sa, &sb, field_rate[0]);
+            let (h1, t1) = contact::hits(&sb, &sa, field_rate[1]);
             if h0.is_empty() && h1.is_empty() {
                 return (None, t0 + t1);
             }
@@ -218,7 +228,6 @@ impl ImplicitPenalty {
             let (g, fg) = self.gains(model, a, b, n);
             let scale = self.params.n0.map_or(1.0, |n0| if n >= n0 as f64 { n0 as f64 / n } else { 1.0 });
             let (ba, bb) = (state.bodies[a], state.bodies[b]);
-            let field_rate = [sa.field.exact(), sb.field.exact()].map(|e| self.params.damper_normal.along_field(e));
             let role = |r: usize| Gains { field_rate: field_rate[r], ..g };
             let mut jac = contact::role_jacobian(&h0, &role(0), scale, &[ba.v, ba.w, bb.v, bb.w]);
             jac.add(&contact::role_jacobian(&h1, &role(1), scale, &[bb.v, bb.w, ba.v, ba.w]), true);
@@ -401,7 +410,7 @@ impl ImplicitPenalty {
                     let m = [motion[fb], motion[pb]];
                     out.extend(p.hits[role].iter().zip(&p.grips[role]).map(|(hit, grip)| {
                         let c = &hit.c;
-                        let f = -applied_force(c, &Gains { field_rate: p.field_rate[role], ..p.gains }, &vel, &m)
+                        let f = -applied_force(c, &p.role_gains(role), &vel, &m)
                             + match *grip {
                                 Grip::Force(g) => g,
                                 Grip::Spring(alpha) => -applied_anchor_force(c, alpha, p.friction.kt, &m),

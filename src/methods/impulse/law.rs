@@ -10,7 +10,7 @@
 
 pub use crate::dynamics::collision_matrix::collision_matrix;
 use crate::dynamics::collision_matrix::cross_matrix;
-use crate::math::{Mat3, Vec3};
+use crate::math::{outer, Mat3, Vec3};
 
 /// A face contact: a linear impulse j at the face centre together with a moment impulse m = P·μ about the
 /// face's locked axes (the columns of P), chosen so that the relative rotation about those axes stops. With
@@ -75,10 +75,6 @@ impl Face {
     pub fn moment(&self, j: Vec3, w_rel: Vec3) -> Vec3 {
         -(self.psp * (w_rel + self.g.transpose() * j))
     }
-}
-
-fn outer(a: Vec3, b: Vec3) -> Mat3 {
-    Mat3::from_cols(a * b.x, a * b.y, a * b.z)
 }
 
 /// Friction and restitution of one contact.
