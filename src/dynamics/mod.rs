@@ -15,4 +15,5 @@ pub mod limit_start;
 pub mod proxy;
 pub mod sensor;
 pub mod sleep;
+pub mod support;
 pub mod tree;

@@ -40,7 +40,7 @@ fn wrench(f: &dyn Field, r: Vec3, nb: Vec3, anchor: Option<Vec3>, s: &Pair, (tan
     let (d, g) = f.eval(&(qa.inverse() * a)).expect("inside the field");
     let ra = cairn::math::Mat3::from_quat(qa);
     let c = PointContact { d, g: qa * g, n: qb * nb, a, b, h: ra * f.hessian(&(qa.inverse() * a)) * ra.transpose() };
-    let gains = Gains { k: 2.0e4, kd: 40.0, tangential, field_rate };
+    let gains = Gains::linear(2.0e4, 40.0, tangential, field_rate);
     let mut j = Jacobian::default();
     add_spring(&c, gains.k, &mut j);
     add_damper(&c, &gains, &[va, wa, vb, wb], &mut j);

@@ -4,7 +4,7 @@
 //! depend on the thread count); blocks of shell points that cannot reach the solid are culled.
 
 use super::field::{Field, ShellRef};
-use super::gradients::{add_damper, add_spring, Gains, Jacobian, PointContact, Velocities};
+use super::gradients::{add_contact_spring, add_damper, Gains, Jacobian, PointContact, Velocities};
 use crate::math::{Mat3, Quat, Vec3};
 use rayon::prelude::*;
 
@@ -97,7 +97,7 @@ pub fn role_jacobian(hits: &[Hit], gains: &Gains, spring_scale: f64, vel: &Veloc
         .map(|chunk| {
             let (mut spring, mut damper) = (Jacobian::default(), Jacobian::default());
             for h in chunk {
-                add_spring(&h.c, gains.k, &mut spring);
+                add_contact_spring(&h.c, gains, 1.0, &mut spring);
                 add_damper(&h.c, gains, vel, &mut damper);
             }
             spring.scale(spring_scale);
@@ -138,7 +138,7 @@ mod tests {
         assert_eq!(h1.len(), 16); // the bottom face's lattice
         let (h2, _) = hits(&b, &g, false);
         assert_eq!(h2.len(), 1);
-        let gains = Gains { k: 1000.0, kd: 0.0, tangential: true, field_rate: false };
+        let gains = Gains::linear(1000.0, 0.0, true, false);
         let j1 = role_jacobian(&h1, &gains, 1.0, &[Vec3::ZERO; 4]);
         let j2 = role_jacobian(&h2, &gains, 1.0, &[Vec3::ZERO; 4]);
         // on the box: 16 points at depth 0.01 push it up; the ground point is 0.01 inside the box's bottom face,
@@ -191,7 +191,7 @@ mod tests {
             shell: ShellRef::new(&p, &n),
             at: Placement { origin: Vec3::new(0.3, 0.2, 0.5), q, com: Vec3::new(0.3, 0.2, 0.5) },
         };
-        let gains = Gains { k: 1000.0, kd: 3.0, tangential: false, field_rate: false };
+        let gains = Gains::linear(1000.0, 3.0, false, false);
         let vel = [Vec3::X, Vec3::Y, Vec3::Z, Vec3::ONE];
         let run = |threads: usize| {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();

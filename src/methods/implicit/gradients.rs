@@ -76,11 +76,40 @@ pub struct PointContact {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Gains {
     pub k: f64,
+    /// The penetration (m) beyond which the spring's tangent is `stiffening`·k ([`Gains::spring_at`]; the load's
+    /// stiffening, `ImplicitParams::stiffness_from_load`); `f64::INFINITY`: a linear spring.
+    pub knee: f64,
+    pub stiffening: f64,
     pub kd: f64,
     pub tangential: bool,
     /// `true`: along the field's gradient G, −k_d G Gᵀu (Gᵀu the depth's own rate of change); `false`: along the
     /// point's normal, −k_d N̂ N̂ᵀu (the paper). Either is dissipative.
     pub field_rate: bool,
+}
+
+impl Gains {
+    /// Gains of a linear spring (no knee).
+    pub fn linear(k: f64, kd: f64, tangential: bool, field_rate: bool) -> Gains {
+        Gains { k, knee: f64::INFINITY, stiffening: 1.0, kd, tangential, field_rate }
+    }
+
+    /// The linear spring that the hardening spring is at depth `d` (φ < 0): (k', d') with force k'·|d'| along
+    /// the normal and the same gradient in d. Below the knee δ it is (k, d); beyond, the force is
+    /// kδ + rk(|d| − δ) = rk·|d + δ(1 − 1/r)|, r = `stiffening`.
+    pub fn spring_at(&self, d: f64) -> (f64, f64) {
+        if -d <= self.knee {
+            (self.k, d)
+        } else {
+            let r = self.stiffening;
+            (self.k * r, d + self.knee * (1.0 - 1.0 / r))
+        }
+    }
+
+    /// The size of the spring's force at depth `d`.
+    pub fn spring_force(&self, d: f64) -> f64 {
+        let (k, d) = self.spring_at(d);
+        -k * d
+    }
 }
 
 /// Velocities (v_A, ω_A, v_B, ω_B), world frame.
@@ -98,6 +127,12 @@ pub fn add_spring(c: &PointContact, k: f64, out: &mut Jacobian) {
     // ∂F_A/∂(x_A, θ_A, x_B, θ_B); none in velocities
     let df = [-kng, kng * skew(c.a), kng, -kng * skew(c.b) - skew(fa)];
     add_forces(c, fa, &df, &[Mat3::ZERO; 4], out);
+}
+
+/// [`add_spring`] with the gains' spring law at the point's depth, its force times `scale` (the N0 clamp).
+pub fn add_contact_spring(c: &PointContact, g: &Gains, scale: f64, out: &mut Jacobian) {
+    let (k, d) = g.spring_at(c.d);
+    add_spring(&PointContact { d, ..*c }, k * scale, out);
 }
 
 /// The damper's wrench and gradients of one point, added to `out`.
@@ -194,8 +229,9 @@ pub type Motion = [Vec3; 4];
 pub fn applied_force(c: &PointContact, g: &Gains, vel: &Velocities, m: &[Motion; 2]) -> Vec3 {
     let ([xa, ta, va, wa], [xb, tb, vb, wb]) = (m[0], m[1]);
     // spring: δF = k N̂ ∇φ·(δx_B − δx_A + a × δθ_A − b × δθ_B) + δθ_B × F (N̂ turns with B)
-    let fs = c.n * (g.k * c.d);
-    let spring = fs + c.n * (g.k * c.g.dot(xb - xa + c.a.cross(ta) - c.b.cross(tb))) + tb.cross(fs);
+    let (k, d) = g.spring_at(c.d);
+    let fs = c.n * (k * d);
+    let spring = fs + c.n * (k * c.g.dot(xb - xa + c.a.cross(ta) - c.b.cross(tb))) + tb.cross(fs);
     // damper: δu from the poses (the arms and A's point move) and from the velocities
     let u = relative_velocity(c, vel);
     let du = vel[1].cross(xb - xa) + (vel[3] - vel[1]).cross(c.b.cross(tb)) + va - c.a.cross(wa) - vb + c.b.cross(wb);
@@ -274,7 +310,7 @@ mod tests {
         let h = ra * f.hessian(&(s.q[0].inverse() * a)) * ra.transpose();
         let c = PointContact { d, g: s.q[0] * grad, n: s.q[1] * nb, a, b, h };
         let mut j = Jacobian::default();
-        add_spring(&c, g.k, &mut j);
+        add_contact_spring(&c, g, 1.0, &mut j);
         add_damper(&c, g, &[s.v[0], s.w[0], s.v[1], s.w[1]], &mut j);
         Some((j.wrench, j))
     }
@@ -343,15 +379,30 @@ mod tests {
         let (r, nb) = (point_at(&s, p), Vec3::new(0.3, -0.5, 0.8).normalize());
         // the damper on the whole relative velocity, along N̂, and along ∇φ (whose turn is the sphere's Hessian)
         for (tangential, field_rate) in [(true, false), (false, false), (false, true)] {
-            let g = Gains { k: 1.0e4, kd: 35.0, tangential, field_rate };
+            let g = Gains::linear(1.0e4, 35.0, tangential, field_rate);
             let worst = check(&sphere, r, nb, &s, &g);
             assert!(worst < 1e-6, "{worst}");
         }
         let bx = BoxField { half: Vec3::new(0.5, 0.4, 0.6) };
         let p = s.x[0] + s.q[0] * Vec3::new(0.2, -0.3, 0.45);
         for field_rate in [false, true] {
-            check(&bx, point_at(&s, p), nb, &s, &Gains { k: 2.0e3, kd: 5.0, tangential: false, field_rate });
+            check(&bx, point_at(&s, p), nb, &s, &Gains::linear(2.0e3, 5.0, false, field_rate));
         }
+        // the load's stiffening: the point (0.093 m deep) beyond the knee, where the tangent is r·k
+        let g = Gains { knee: 0.05, stiffening: 7.0, ..Gains::linear(1.0e4, 35.0, false, true) };
+        assert!(g.spring_at(-0.093).0 == 7.0e4);
+        assert!(check(&sphere, r, nb, &s, &g) < 1e-6);
+    }
+
+    #[test]
+    fn the_stiffened_spring_is_continuous_at_its_knee_and_linear_on_either_side() {
+        let g = Gains { knee: 2e-3, stiffening: 40.0, ..Gains::linear(5.0e4, 0.0, false, false) };
+        let f = |p: f64| g.spring_force(-p);
+        assert!((f(2e-3 - 1e-13) - f(2e-3 + 1e-13)).abs() < 1e-6);
+        assert!((f(1e-3) - 50.0).abs() < 1e-9 && (f(2e-3) - 100.0).abs() < 1e-9);
+        // beyond the knee each metre adds 40 k
+        assert!((f(3e-3) - f(2.5e-3) - 40.0 * 5.0e4 * 5e-4).abs() < 1e-6);
+        assert_eq!(Gains::linear(5.0e4, 0.0, false, false).spring_force(-1.0), 5.0e4);
     }
 
     #[test]
@@ -454,7 +505,7 @@ mod tests {
         let mut v3 = || Vec3::new(rng.unit() - 0.5, rng.unit() - 0.5, rng.unit() - 0.5);
         let m = [[v3(), v3(), v3(), v3()], [v3(), v3(), v3(), v3()]];
         for (tangential, field_rate) in [(false, false), (true, false), (false, true)] {
-            let g = Gains { k: 1.0e4, kd: 35.0, tangential, field_rate };
+            let g = Gains::linear(1.0e4, 35.0, tangential, field_rate);
             let mut j = Jacobian::default();
             add_spring(&c, g.k, &mut j);
             add_damper(&c, &g, &vel, &mut j);
@@ -477,7 +528,7 @@ mod tests {
         // B's points in A's field, and A's points in B's field, summed into the pair (A, B)
         let s = state();
         let sphere = SphereField { radius: 0.8 };
-        let g = Gains { k: 1.0e4, kd: 35.0, tangential: true, field_rate: false };
+        let g = Gains::linear(1.0e4, 35.0, true, false);
         let p = s.x[0] + s.q[0] * Vec3::new(0.3, 0.4, 0.5);
         let (_, j1) = wrench(&sphere, point_at(&s, p), Vec3::Z, &s, &g).unwrap();
         let rev = Pose2 { x: [s.x[1], s.x[0]], q: [s.q[1], s.q[0]], v: [s.v[1], s.v[0]], w: [s.w[1], s.w[0]] };

@@ -137,8 +137,9 @@ impl ImplicitPenalty {
                 let (mut start, mut end, mut sliding) = (0.0, 0.0, false);
                 for ((hit, grip), &load) in p.hits[role].iter().zip(&p.grips[role]).zip(&p.loads[role]) {
                     let c = &hit.c;
-                    let d = c.d + c.g.dot(xb - xa + c.a.cross(ta) - c.b.cross(tb));
-                    let f = (p.gains.k * -d).max(0.0);
+                    let (k, d) = p.gains.spring_at(c.d);
+                    let d = d + c.g.dot(xb - xa + c.a.cross(ta) - c.b.cross(tb));
+                    let f = (k * -d).max(0.0);
                     per_role[role].push(f);
                     if !matches!(grip, Grip::Spring(_)) {
                         (start, end, sliding) = (start + load, end + f, true);

@@ -10,7 +10,7 @@ use super::substeps::{average_substeps, count_attempt, merge_substep, MAX_SPLITS
 use super::system::{IslandSystem, Solver};
 use super::{FrictionMode, ImplicitParams, Integrator};
 use crate::collision::broad::BroadPhase;
-use crate::dynamics::contact_spring::{damping_ratio_for, reduced_mass};
+use crate::dynamics::contact_spring::{damping_ratio_for, reduced_mass, LoadSpring};
 use crate::dynamics::integrate::{external_wrench, integrate_pose};
 use crate::error::{InputError, SimError};
 use crate::geometry::fields::{FieldMemory, FieldSettings, Fields};
@@ -105,6 +105,9 @@ pub struct ImplicitPenalty {
     /// pseudo-inverse kept in its last jointed island.
     pub joint_residual: f64,
     pub joint_rank: usize,
+    /// The pairs' load springs, borrowed from the state for the step, and the contact stage's new ones.
+    loads: Vec<(PairKey, LoadSpring)>,
+    next_loads: Vec<(PairKey, LoadSpring)>,
 }
 
 impl ImplicitPenalty {
@@ -139,6 +142,8 @@ impl ImplicitPenalty {
             point_keys: Vec::new(),
             joint_residual: 0.0,
             joint_rank: 0,
+            loads: Vec::new(),
+            next_loads: Vec::new(),
         })
     }
 
@@ -147,9 +152,9 @@ impl ImplicitPenalty {
         self.fields.memory()
     }
 
-    /// The pair's contact gains (see `ImplicitParams`) with `points` penetrating points (both roles): spring,
-    /// damper and friction.
-    fn gains(&self, model: &Model, a: usize, b: usize, points: f64) -> (Gains, friction::Gains) {
+    /// The pair's contact gains (see `ImplicitParams`) with `points` penetrating points (both roles) and the
+    /// load's stiffening `load` (load.rs): spring, damper and friction.
+    fn gains(&self, model: &Model, a: usize, b: usize, points: f64, load: LoadSpring) -> (Gains, friction::Gains) {
         let n_ref = self.params.reference_points;
         let m = reduced_mass(model, a, b);
         let h = self.h;
@@ -160,9 +165,14 @@ impl ImplicitPenalty {
         let k = if self.params.stiffness.is_some() { k0 } else { k0 * (self.params.saturation_points / points).min(1.0) };
         let (mu_k, mu_s, e) = model.pair_material(a, b);
         let zeta = self.params.damping_ratio.unwrap_or_else(|| damping_ratio_for(e));
-        let kd = self.params.damping.unwrap_or(2.0 * zeta * (k * m / points).sqrt());
+        // the load's stiffening r (load.rs): the tangent r·k beyond twice the depth at which the points carry the
+        // pair's own weight, or the depth where it engaged; the damper critical for the mass carried, r·m, on it
+        let r = load.ratio;
+        let w = m * model.gravity.length();
+        let knee = if r <= 1.0 || !(w > 0.0) { f64::INFINITY } else { (2.0 * w / (points * k)).max(load.engaged) };
+        let kd = self.params.damping.unwrap_or(2.0 * zeta * (k * m / points).sqrt() * r);
         (
-            Gains { k, kd, tangential: self.params.tangential_damping, field_rate: false },
+            Gains { k, knee, stiffening: r, kd, tangential: self.params.tangential_damping, field_rate: false },
             friction::Gains {
                 kt: self.params.friction_stiffness * k0,
                 mu_s,
@@ -193,74 +203,84 @@ impl ImplicitPenalty {
         crate::dynamics::sleep::wake_and_keep(model, state, &mut self.candidates);
     }
 
-    /// Stage 2: both roles of every candidate pair; the pairs with penetrating points.
+    /// Stage 2: both roles of every candidate pair; the pairs with penetrating points, their springs stiffened
+    /// by the mass each carries (`ImplicitParams::stiffness_from_load`, load.rs).
     /// The pairs are evaluated in parallel (rayon) and collected in candidate order; each pair's sums are those
     /// of a serial evaluation, so the result does not depend on the thread count.
     fn contacts(&mut self, model: &Model, state: &State) -> Vec<PairContact> {
         use rayon::prelude::*;
         let this = &*self;
-        let per_pair: Vec<(Option<PairContact>, usize)> =
-            this.candidates.par_iter().map(|&(a, b)| this.pair_contact(model, state, a as usize, b as usize)).collect();
+        let per_pair: Vec<(Option<PairHits>, usize)> =
+            this.candidates.par_iter().map(|&(a, b)| this.pair_hits(model, state, a as usize, b as usize)).collect();
         self.points_tested = per_pair.iter().map(|p| p.1).sum();
-        per_pair.into_iter().filter_map(|p| p.0).collect()
+        let hits: Vec<PairHits> = per_pair.into_iter().filter_map(|p| p.0).collect();
+        let follow = self.params.stiffness_from_load && self.params.stiffness.is_none();
+        let (springs, next) = load::load_springs(model, state, &hits, &self.loads, follow);
+        self.next_loads = next;
+        hits.into_par_iter().zip(springs).map(|(p, l)| self.pair_contact(model, state, p, l)).collect()
     }
 
-    /// Both roles of one candidate pair: its contact if any point penetrates, and the number of points tested.
-    fn pair_contact(&self, model: &Model, state: &State, a: usize, b: usize) -> (Option<PairContact>, usize) {
-        {
-            let side = |i: usize| {
-                let f = &self.fields.per_body[i];
-                contact::Side {
-                    field: f.sdf.as_ref(),
-                    shell: ShellRef { points: &f.shell.points, normals: &f.shell.normals, blocks: &f.shell.blocks },
-                    at: Self::placement(model, state, i),
-                }
-            };
-            let (sa, sb) = (side(a), side(b));
-            // per role, whether its damper acts along the field's gradient (ImplicitParams::damper_normal)
-            let field_rate = [sa.field.exact(), sb.field.exact()].map(|e| self.params.damper_normal.along_field(e));
-            let (h0, t0) = contact::hits(&sa, &sb, field_rate[0]);
-            let (h1, t1) = contact::hits(&sb, &sa, field_rate[1]);
-            if h0.is_empty() && h1.is_empty() {
-                return (None, t0 + t1);
+    /// Both roles of one candidate pair: its hits if any point penetrates, and the number of points tested.
+    fn pair_hits(&self, model: &Model, state: &State, a: usize, b: usize) -> (Option<PairHits>, usize) {
+        let side = |i: usize| {
+            let f = &self.fields.per_body[i];
+            contact::Side {
+                field: f.sdf.as_ref(),
+                shell: ShellRef { points: &f.shell.points, normals: &f.shell.normals, blocks: &f.shell.blocks },
+                at: Self::placement(model, state, i),
             }
-            let n = (h0.len() + h1.len()) as f64;
-            let (g, fg) = self.gains(model, a, b, n);
-            let scale = self.params.n0.map_or(1.0, |n0| if n >= n0 as f64 { n0 as f64 / n } else { 1.0 });
-            let (ba, bb) = (state.bodies[a], state.bodies[b]);
-            let role = |r: usize| Gains { field_rate: field_rate[r], ..g };
-            let mut jac = contact::role_jacobian(&h0, &role(0), scale, &[ba.v, ba.w, bb.v, bb.w]);
-            jac.add(&contact::role_jacobian(&h1, &role(1), scale, &[bb.v, bb.w, ba.v, ba.w]), true);
-            if self.params.integrator == Integrator::SymplecticEuler {
-                // the same forces without their gradients: the system is then M ΔV = h F
-                jac = Jacobian { wrench: jac.wrench, ..Jacobian::default() };
-            }
-            // the anchor springs follow the (clamped) contact spring: k_t = friction_stiffness·k·scale (not k²: see
-            // docs/methods/implicit-penalty.md, "Friction by anchors")
-            let friction = friction::Gains { kt: fg.kt * scale, ..fg };
-            let gains = Gains { k: g.k * scale, ..g };
-            let loads = [&h0, &h1].map(|hs| hs.iter().map(|h| gains.k * -h.c.d).collect());
-            (
-                Some(PairContact {
-                    a,
-                    b,
-                    hits: [h0, h1],
-                    jac,
-                    gains,
-                    field_rate,
-                    friction,
-                    grips: Default::default(),
-                    grip_jac: Default::default(),
-                    loads,
-                }),
-                t0 + t1,
-            )
+        };
+        let (sa, sb) = (side(a), side(b));
+        // per role, whether its damper acts along the field's gradient (ImplicitParams::damper_normal)
+        let field_rate = [sa.field.exact(), sb.field.exact()].map(|e| self.params.damper_normal.along_field(e));
+        let (h0, t0) = contact::hits(&sa, &sb, field_rate[0]);
+        let (h1, t1) = contact::hits(&sb, &sa, field_rate[1]);
+        let tested = t0 + t1;
+        if h0.is_empty() && h1.is_empty() {
+            return (None, tested);
+        }
+        (Some(PairHits { a, b, hits: [h0, h1], field_rate }), tested)
+    }
+
+    /// A pair's contact from its hits and its load's stiffening: its gains, and its wrench with the gradients.
+    fn pair_contact(&self, model: &Model, state: &State, p: PairHits, load: LoadSpring) -> PairContact {
+        let PairHits { a, b, hits: [h0, h1], field_rate } = p;
+        let n = (h0.len() + h1.len()) as f64;
+        let (g, fg) = self.gains(model, a, b, n, load);
+        let scale = self.params.n0.map_or(1.0, |n0| if n >= n0 as f64 { n0 as f64 / n } else { 1.0 });
+        let (ba, bb) = (state.bodies[a], state.bodies[b]);
+        let role = |r: usize| Gains { field_rate: field_rate[r], ..g };
+        let mut jac = contact::role_jacobian(&h0, &role(0), scale, &[ba.v, ba.w, bb.v, bb.w]);
+        jac.add(&contact::role_jacobian(&h1, &role(1), scale, &[bb.v, bb.w, ba.v, ba.w]), true);
+        if self.params.integrator == Integrator::SymplecticEuler {
+            // the same forces without their gradients: the system is then M ΔV = h F
+            jac = Jacobian { wrench: jac.wrench, ..Jacobian::default() };
+        }
+        // the anchor springs follow the (clamped) contact spring: k_t = friction_stiffness·k·scale (not k²: see
+        // docs/methods/implicit-penalty.md, "Friction by anchors")
+        let friction = friction::Gains { kt: fg.kt * scale, ..fg };
+        let gains = Gains { k: g.k * scale, ..g };
+        let loads = [&h0, &h1].map(|hs| hs.iter().map(|h| gains.spring_force(h.c.d)).collect());
+        PairContact {
+            a,
+            b,
+            hits: [h0, h1],
+            jac,
+            gains,
+            field_rate,
+            friction,
+            grips: Default::default(),
+            grip_jac: Default::default(),
+            loads,
         }
     }
 }
 
 #[path = "grip.rs"]
 mod grip;
+#[path = "load.rs"]
+mod load;
+use load::{Carried, PairHits, PairKey};
 #[path = "island.rs"]
 mod island;
 
@@ -457,6 +477,7 @@ impl ImplicitPenalty {
             t.lap(ImplicitStage::Solve);
         }
         std::mem::swap(&mut self.anchors, &mut self.next_anchors);
+        std::mem::swap(&mut self.loads, &mut self.next_loads);
         self.readings(model, state, &asm, &solutions, &lambdas, dt, &mut stats);
         stats.contact_points = self.contact_points(model, state, &asm, &solutions, &pairs, dt);
         for (isl, x) in asm.islands.iter().zip(&solutions) {
@@ -475,7 +496,8 @@ impl ImplicitPenalty {
         check_finite(model, state, "integrate")?;
         stats.contacts = pairs.iter().map(|p| p.hits[0].len() + p.hits[1].len()).sum();
         stats.max_penetration = pairs.iter().flat_map(|p| p.hits.iter().flatten()).fold(0.0, |m, h| m.max(-h.c.d));
-        stats.normal_impulse = pairs.iter().map(|p| p.hits.iter().flatten().map(|h| -h.c.d * p.gains.k).sum::<f64>()).sum::<f64>() * dt;
+        stats.normal_impulse =
+            pairs.iter().map(|p| p.hits.iter().flatten().map(|h| p.gains.spring_force(h.c.d)).sum::<f64>()).sum::<f64>() * dt;
         stats.friction_impulse = friction_sum * dt;
         stats.islands = asm.islands.iter().filter(|i| i.bodies.len() > 1).count();
         stats.iterations = 1;
@@ -494,12 +516,13 @@ impl Method for ImplicitPenalty {
         ImplicitStage::NAMES
     }
 
-    /// The friction anchors live in `State::carry` between steps; the step borrows them. The scene's
+    /// The friction anchors and load springs live in `State::carry` between steps; the step borrows them. The scene's
     /// step is `substeps` steps of h = dt/substeps, each at its own time (loads); the statistics are the largest
     /// counts and depths, the summed impulses and stage times.
     fn step(&mut self, model: &Model, state: &mut State) -> Result<StepStats, SimError> {
         let dt = model.dt;
-        self.anchors = state.carry.take_or_default(state.step)?;
+        let carried: Carried = state.carry.take_or_default(state.step)?;
+        (self.anchors, self.loads) = (carried.anchors, carried.loads);
         let n = self.params.substeps_for(dt);
         self.h = dt / n as f64;
         let t0 = state.time;
@@ -524,8 +547,9 @@ impl Method for ImplicitPenalty {
                 {
                     count_attempt(&mut total, &s);
                     state.bodies = saved.expect("saved when split");
-                    // the substep swapped its new anchors in: the old ones are back in `next_anchors`
+                    // the substep swapped its new anchors and load springs in: the old ones are back in `next_*`
                     std::mem::swap(&mut self.anchors, &mut self.next_anchors);
+                    std::mem::swap(&mut self.loads, &mut self.next_loads);
                     todo.extend([(0.5 * h, depth + 1, self.joint_residual); 2]);
                 }
                 Ok(_) if self.joint_residual == f64::INFINITY => {
@@ -558,7 +582,7 @@ impl Method for ImplicitPenalty {
             total.contact_points = average_substeps(substeps);
         }
         state.time = t0;
-        state.carry.put(std::mem::take(&mut self.anchors));
+        state.carry.put(Carried { anchors: std::mem::take(&mut self.anchors), loads: std::mem::take(&mut self.loads) });
         r.map(|_| total)
     }
 

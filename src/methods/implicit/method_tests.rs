@@ -12,10 +12,19 @@ mod gains_tests {
         let ip = ImplicitPenalty::new(ImplicitParams::default(), &model).unwrap();
         let m_h2 = 2.0 / (0.002f64 * 0.002);
         for (n, total) in [(4.0, m_h2), (16.0, m_h2), (64.0, 4.0 * m_h2), (256.0, 16.0 * m_h2), (1024.0, 16.0 * m_h2)] {
-            let (g, f) = ip.gains(&model, 0, 1, n);
+            let (g, f) = ip.gains(&model, 0, 1, n, LoadSpring { ratio: 1.0, engaged: 0.0 });
             assert!((g.k * n - total).abs() < 1e-9 * total, "{n} points: total spring {} vs {total}", g.k * n);
+            assert_eq!((g.knee, g.stiffening), (f64::INFINITY, 1.0));
             // the anchors keep the spring of min(N, n_ref) points
             assert!((f.kt - 0.1 * m_h2 / n.min(16.0)).abs() < 1e-9 * f.kt, "{n} points: anchor spring {}", f.kt);
+            // carrying 50 times its mass: the tangent 50 k beyond twice the depth at which the points carry the
+            // pair's weight (or where the load engaged, if deeper), the damper 50 times, the anchors as before
+            for engaged in [0.0, 1.0] {
+                let (l, lf) = ip.gains(&model, 0, 1, n, LoadSpring { ratio: 50.0, engaged });
+                let knee = (2.0 * 2.0 * 9.81 / total).max(engaged);
+                assert!((l.knee - knee).abs() < 1e-12 * knee && l.stiffening == 50.0, "{n} points: {l:?}");
+                assert!((l.kd - 50.0 * g.kd).abs() < 1e-9 * l.kd && l.k == g.k && lf.kt == f.kt, "{n} points: {l:?}");
+            }
         }
     }
 }

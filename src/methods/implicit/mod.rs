@@ -47,6 +47,14 @@ pub struct ImplicitParams {
     /// n_max of the default spring, > 0: beyond this many penetrating points a pair's total spring stays that of
     /// n_max points (ω·h at most √(n_max/n_ref)). Default 256.
     pub saturation_points: f64,
+    /// Whether the default spring follows the load a pair carries under gravity (its own weight and what rests
+    /// on it: a light body under a heavy one, the lower contacts of a stack). With r = that mass over the pair's
+    /// reduced mass, each point's spring stiffens to r·k beyond twice the depth at which the points carry the
+    /// pair's own weight, and the damper is critical for the carried mass, so that every contact of a stack sinks
+    /// about as little as one body on the ground; a load that arrives while the pair is compressed stiffens it
+    /// from that depth on, never pushing at once. `false`: the paper's spring for the reduced mass. Not with
+    /// `stiffness` set. Default `true`.
+    pub stiffness_from_load: bool,
     /// Steps of the method per scene step (h = dt/substeps), 1 to 100000. Default: the fewest that keep
     /// h ≤ [`MAX_DEFAULT_STEP`].
     pub substeps: Option<u32>,
@@ -103,6 +111,7 @@ impl Default for ImplicitParams {
             stiffness: None,
             reference_points: 16.0,
             saturation_points: 256.0,
+            stiffness_from_load: true,
             substeps: None,
             integrator: Integrator::Implicit,
             damping: None,

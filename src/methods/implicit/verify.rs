@@ -35,7 +35,7 @@ fn pair() -> Pair {
             (Vec3::new(0.1, -0.15, -0.3), Vec3::new(-0.2, 0.1, 1.0).normalize()),
             (Vec3::new(0.05, 0.2, -0.4), Vec3::Z),
         ],
-        gains: Gains { k: 3.0e3, kd: 12.0, tangential: true, field_rate: false },
+        gains: Gains::linear(3.0e3, 12.0, true, false),
         gravity: Vec3::new(0.0, 0.0, -9.81),
     }
 }

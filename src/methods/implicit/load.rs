@@ -1,0 +1,118 @@
+//! Springs that follow the load (`ImplicitParams::stiffness_from_load`): per pair in contact, the mass it carries
+//! under gravity (`dynamics::support`) and its stiffening after the last step's (`LoadSpring`); and what the
+//! method carries from one step to the next. See docs/methods/implicit-penalty.md, "Springs that follow the load".
+
+use super::contact::Hit;
+use super::friction::{Anchor, Key};
+use crate::dynamics::contact_spring::{reduced_mass, LoadSpring};
+use crate::dynamics::support::{carried_mass, SupportPair};
+use crate::math::Vec3;
+use crate::model::Model;
+use crate::state::State;
+
+/// A candidate pair's penetrating points, both roles, before its gains.
+pub(super) struct PairHits {
+    pub a: usize,
+    pub b: usize,
+    /// Role 0: B's points in A's field; role 1: A's points in B's field.
+    pub hits: [Vec<Hit>; 2],
+    /// Per role, whether its damper measures the rate along the field's gradient.
+    pub field_rate: [bool; 2],
+}
+
+impl PairHits {
+    fn points(&self) -> usize {
+        self.hits[0].len() + self.hits[1].len()
+    }
+
+    /// The pair's summed unit normal from A toward B: role 0's field gradients point from A to B, role 1's
+    /// from B to A.
+    fn support(&self) -> SupportPair {
+        let unit = |hs: &[Hit]| hs.iter().fold(Vec3::ZERO, |s, h| s + h.c.g.normalize_or_zero());
+        SupportPair { a: self.a, b: self.b, normal: unit(&self.hits[0]) - unit(&self.hits[1]) }
+    }
+
+    /// The mean penetration of the pair's points.
+    fn mean_depth(&self) -> f64 {
+        self.hits.iter().flatten().map(|h| -h.c.d).sum::<f64>() / self.points().max(1) as f64
+    }
+}
+
+/// A pair in the carry: its bodies' indices.
+pub(super) type PairKey = (u32, u32);
+
+/// Per pair, its stiffening this step (ratio 1 everywhere when `follow` is off), and the list to carry to the
+/// next step, sorted by pair: this step's pairs and the last step's pairs of bodies that sleep. `last` is the
+/// last step's list.
+pub(super) fn load_springs(
+    model: &Model,
+    state: &State,
+    pairs: &[PairHits],
+    last: &[(PairKey, LoadSpring)],
+    follow: bool,
+) -> (Vec<LoadSpring>, Vec<(PairKey, LoadSpring)>) {
+    if !follow {
+        return (vec![LoadSpring { ratio: 1.0, engaged: 0.0 }; pairs.len()], Vec::new());
+    }
+    let support: Vec<SupportPair> = pairs.iter().map(PairHits::support).collect();
+    let carried = carried_mass(model, state, &support);
+    let springs: Vec<LoadSpring> = pairs
+        .iter()
+        .zip(carried)
+        .map(|(p, m)| {
+            let key = (p.a as u32, p.b as u32);
+            let before = last.binary_search_by_key(&key, |e| e.0).ok().map(|i| last[i].1);
+            LoadSpring::next(before, (m / reduced_mass(model, p.a, p.b)).max(1.0), p.mean_depth())
+        })
+        .collect();
+    let mut next: Vec<(PairKey, LoadSpring)> = pairs.iter().zip(&springs).map(|(p, s)| ((p.a as u32, p.b as u32), *s)).collect();
+    next.sort_by_key(|e| e.0);
+    // a pair of bodies that sleep (or do not move) is not evaluated: it keeps its spring for when they wake
+    let awake = |i: u32| crate::dynamics::sleep::awake(model, state, i as usize);
+    let kept: Vec<(PairKey, LoadSpring)> =
+        last.iter().filter(|e| !awake(e.0 .0) && !awake(e.0 .1) && next.binary_search_by_key(&e.0, |n| n.0).is_err()).copied().collect();
+    next.extend(kept);
+    next.sort_by_key(|e| e.0);
+    (springs, next)
+}
+
+/// What the method carries from one step to the next in `State::carry`: the friction anchors (by point, sorted)
+/// and the pairs' load springs (by pair, sorted). A snapshot from before the load springs (the anchors alone)
+/// reads as anchors without load springs.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[serde(from = "CarriedForm")]
+pub(super) struct Carried {
+    pub anchors: Vec<(Key, Anchor)>,
+    pub loads: Vec<(PairKey, LoadSpring)>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum CarriedForm {
+    Now { anchors: Vec<(Key, Anchor)>, loads: Vec<(PairKey, LoadSpring)> },
+    Anchors(Vec<(Key, Anchor)>),
+}
+
+impl From<CarriedForm> for Carried {
+    fn from(f: CarriedForm) -> Carried {
+        match f {
+            CarriedForm::Now { anchors, loads } => Carried { anchors, loads },
+            CarriedForm::Anchors(anchors) => Carried { anchors, loads: Vec::new() },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_carry_reads_back_and_so_does_a_snapshot_of_anchors_alone() {
+        let anchor = Anchor { at: Vec3::new(1.0, 2.0, 3.0), sliding: true, slip: Vec3::X };
+        let c = Carried { anchors: vec![((1, 2, 3), anchor)], loads: vec![((0, 4), LoadSpring { ratio: 3.5, engaged: 1e-4 })] };
+        let back: Carried = serde_json::from_value(serde_json::to_value(&c).unwrap()).unwrap();
+        assert_eq!((back.anchors, back.loads), (c.anchors.clone(), c.loads));
+        let old: Carried = serde_json::from_value(serde_json::to_value(&c.anchors).unwrap()).unwrap();
+        assert_eq!((old.anchors, old.loads.len()), (c.anchors, 0));
+    }
+}
