@@ -7,11 +7,17 @@ use cairn::world::{Frame, World};
 /// A tower of six unit cubes on the ground and, with `striker`, a 2000 kg box thrown from the side so that it
 /// strikes the tower's top at about 1.1 s, after the tower has fallen asleep.
 fn tower(method: &str, sleep: bool, striker: bool) -> World {
+    nudged_tower(method, sleep, striker, 0.0)
+}
+
+/// [`tower`] with the cubes `nudge` m higher.
+fn nudged_tower(method: &str, sleep: bool, striker: bool, nudge: f64) -> World {
     let mut s = format!(
         "format = 1\n[world]\ndt = 0.01\nduration = 3.0\nmethod = \"{method}\"\nsleep = {sleep}\n\
          [[body]]\nname = \"ground\"\nkind = \"static\"\nshape = {{ type = \"box\", size = [40, 40, 1] }}\nposition = [0, 0, -0.5]\n\
-         [[body]]\nname = \"cube\"\nshape = {{ type = \"box\", size = [1, 1, 1] }}\nposition = [0, 0, 0.501]\n\
-         repeat = {{ count = [1, 1, 6], step = [0, 0, 1.001] }}\n"
+         [[body]]\nname = \"cube\"\nshape = {{ type = \"box\", size = [1, 1, 1] }}\nposition = [0, 0, {}]\n\
+         repeat = {{ count = [1, 1, 6], step = [0, 0, 1.001] }}\n",
+        0.501 + nudge
     );
     if striker {
         // x(t) = −12 + 10 t, z(t) = 11.5 − ½ g t²: at t = 1.11 s it meets the sixth cube's face at z ≈ 5.5
@@ -69,13 +75,29 @@ fn a_sleeping_tower_struck_from_the_side_falls_as_an_awake_one() {
             assert!(top > 1.0, "{method}: the top cube moved only {top} m");
         }
         // the top cubes land alike with and without sleep in the plane of the strike (x–z), within 15% of how far
-        // they flew (the tumbling is chaotic); across it the symmetric strike leaves the side each cube drifts
-        // to, y, to round-off (mirror images seen)
+        // they flew or within the spread of awake towers set 0.1 to 10 µm higher, whichever is larger (the
+        // tumbling is chaotic: under implicit-penalty those put the top cube's landing 1.9 m apart in 3.4 m of
+        // flight); across it the symmetric strike leaves the side each cube drifts to, y, to round-off (mirror
+        // images seen)
+        let nudged: Vec<World> = [1e-7, 1e-6, 1e-5]
+            .iter()
+            .map(|&dz| {
+                let mut w = nudged_tower(method, false, true, dz);
+                run(&mut w, 300);
+                w
+            })
+            .collect();
+        let xz = |a: Vec3, b: Vec3| (a.x - b.x).hypot(a.z - b.z);
         for i in 4..7 {
             let (a, b) = (on.state.bodies[i].x, off.state.bodies[i].x);
-            let d = (a.x - b.x).hypot(a.z - b.z);
+            let d = xz(a, b);
             let flew = (b - Vec3::new(0.0, 0.0, 0.5 + (i - 1) as f64)).length();
-            assert!(d < 0.15 * flew, "{method}: cube {i} lands {d} m apart in x–z with and without sleep (it flew {flew} m)");
+            let spread = nudged.iter().map(|w| xz(w.state.bodies[i].x, b)).fold(0.0, f64::max);
+            assert!(
+                d < (0.15 * flew).max(spread),
+                "{method}: cube {i} lands {d} m apart in x–z with and without sleep (it flew {flew} m; awake towers \
+                 nudged by 0.1–10 µm land up to {spread} m apart)"
+            );
         }
     }
 }

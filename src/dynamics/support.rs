@@ -21,10 +21,11 @@ pub struct SupportPair {
 /// every pair without gravity).
 ///
 /// A pair supports its upper body (the one its normal points to, when that body's centre of mass is strictly
-/// higher than the other's or the other does not move) with the weight w = max(0, n·up) of its normal.
-/// Dynamic bodies are visited from the highest down; each passes its load (its mass plus what it received) to
-/// its supports in proportion to their weights, so the order of visiting is a topological order of the
-/// support graph and the result does not depend on the pairs' order.
+/// higher than the other's or the other does not move) with the weight w = max(0, n·up) of its normal. Dynamic
+/// bodies are visited from the highest down; each passes its load (its mass plus what it received) to its
+/// supports in proportion to their weights, so the order of visiting is a topological order of the support
+/// graph and the result does not depend on the pairs' order. Joints pass no load (passing an articulation's
+/// weight to its feet made gymnasium's humanoid gain energy).
 pub fn carried_mass(model: &Model, state: &State, pairs: &[SupportPair]) -> Vec<f64> {
     let mut carried = vec![0.0; pairs.len()];
     let g = model.gravity.length();
@@ -34,14 +35,15 @@ pub fn carried_mass(model: &Model, state: &State, pairs: &[SupportPair]) -> Vec<
     let up = -model.gravity / g;
     let n = model.bodies.len();
     let moves = |i: usize| model.bodies[i].kind == BodyKind::Dynamic;
-    let height = |i: usize| state.bodies[i].x.dot(up);
+    let height: Vec<f64> = state.bodies.iter().map(|b| b.x.dot(up)).collect();
+    let mut load: Vec<f64> = model.bodies.iter().map(|b| b.mass).collect();
     // per pair: (upper, lower, weight); only dynamic upper bodies carry load
     let edges: Vec<Option<(usize, usize, f64)>> = pairs
         .iter()
         .map(|p| {
             let s = p.normal.dot(up);
             let (upper, lower, w) = if s > 0.0 { (p.b, p.a, s) } else { (p.a, p.b, -s) };
-            let below = !moves(lower) || height(lower) < height(upper);
+            let below = !moves(lower) || height[lower] < height[upper];
             (w > 0.0 && moves(upper) && below).then_some((upper, lower, w))
         })
         .collect();
@@ -53,13 +55,12 @@ pub fn carried_mass(model: &Model, state: &State, pairs: &[SupportPair]) -> Vec<
             by_upper[u].push(k);
         }
     }
-    let mut order: Vec<usize> = (0..n).filter(|&i| moves(i) && !by_upper[i].is_empty()).collect();
-    order.sort_by(|&i, &j| height(j).total_cmp(&height(i)).then(i.cmp(&j)));
-    let mut load: Vec<f64> = model.bodies.iter().map(|b| b.mass).collect();
-    for i in order {
-        for &k in &by_upper[i] {
+    let mut order: Vec<usize> = (0..n).filter(|&i| !by_upper[i].is_empty()).collect();
+    order.sort_by(|&i, &j| height[j].total_cmp(&height[i]).then(i.cmp(&j)));
+    for u in order {
+        for &k in &by_upper[u] {
             let (_, lower, w) = edges[k].expect("listed");
-            carried[k] = load[i] * w / total[i];
+            carried[k] = load[u] * w / total[u];
             if moves(lower) {
                 load[lower] += carried[k];
             }

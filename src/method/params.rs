@@ -91,17 +91,6 @@ pub mod check {
         Ok(())
     }
 
-    /// `v` must be finite and ≥ `lo`.
-    pub fn at_least(m: MethodKey, key: &str, v: f64, lo: f64) -> Result<(), String> {
-        if !v.is_finite() {
-            return Err(format!("solver.{m}.{key} must be a finite number, got {v}"));
-        }
-        if v < lo {
-            return Err(format!("solver.{m}.{key} must be >= {lo}, got {v}"));
-        }
-        Ok(())
-    }
-
     /// A keyword value of `solver.<m>.<key>`: one of `allowed` (the message lists them).
     pub fn keyword<'de, D: serde::Deserializer<'de>, T: Copy>(d: D, m: MethodKey, key: &str, allowed: &[(&str, T)]) -> Result<T, D::Error> {
         use serde::Deserialize;

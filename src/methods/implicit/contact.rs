@@ -88,7 +88,7 @@ pub fn hits(fld: &Side, pts: &Side, hessian: bool) -> (Vec<Hit>, usize) {
     (chunks.into_iter().flat_map(|c| c.0).collect(), tested)
 }
 
-/// The summed wrench and gradients of one role's hits with spring `k` (times `spring_scale`, the N0 clamp) and
+/// The summed wrench and gradients of one role's hits with the gains' spring (times `spring_scale`, the N0 clamp) and
 /// damper `gains.kd`, in the role's own order (field body first); `vel` = (v, ω) of the field body, then of
 /// the point body.
 pub fn role_jacobian(hits: &[Hit], gains: &Gains, spring_scale: f64, vel: &Velocities) -> Jacobian {

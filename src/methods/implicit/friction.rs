@@ -35,7 +35,7 @@ pub struct Gains {
 #[derive(Debug, Clone, Copy)]
 pub struct PointIn<'a> {
     pub hit: &'a Hit,
-    /// The point's normal force k|d|.
+    /// The point's normal force: its spring's at depth |d| (k|d| below a load's knee, `Gains::spring_force`).
     pub fn_: f64,
     /// The velocity of the point body's material point relative to the field body's.
     pub vel_b_rel: Vec3,

@@ -117,8 +117,9 @@ impl ImplicitPenalty {
     }
 
     /// Whether a sliding patch's normal force at the solution differs from the one its friction took by more
-    /// than [`CHANGE`]; if so, every hit's load becomes its spring at the solution, k·max(0, −d_end) with
-    /// d_end = d + ∇φ·(δx_B − δx_A + a × δθ_A − b × δθ_B), ready for the friction stage again.
+    /// than [`CHANGE`]; if so, every hit's load becomes its spring at the solution as the step linearised it,
+    /// k'·max(0, −d'_end) with (k', d') = `Gains::spring_at(d)` (k, d below a load's knee) and
+    /// d'_end = d' + ∇φ·(δx_B − δx_A + a × δθ_A − b × δθ_B), ready for the friction stage again.
     pub(super) fn lag_loads(
         &self,
         model: &Model,

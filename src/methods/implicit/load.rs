@@ -21,7 +21,7 @@ pub(super) struct PairHits {
 }
 
 impl PairHits {
-    fn points(&self) -> usize {
+    pub fn points(&self) -> usize {
         self.hits[0].len() + self.hits[1].len()
     }
 
@@ -41,7 +41,8 @@ impl PairHits {
 /// A pair in the carry: its bodies' indices.
 pub(super) type PairKey = (u32, u32);
 
-/// Per pair, its stiffening this step (ratio 1 everywhere when `follow` is off), and the list to carry to the
+/// Per pair, its stiffening this step (ratio 1 everywhere when `follow` is off; `knee` the pair's knee δ), and
+/// the list to carry to the
 /// next step, sorted by pair: this step's pairs and the last step's pairs of bodies that sleep. `last` is the
 /// last step's list.
 pub(super) fn load_springs(
@@ -50,6 +51,7 @@ pub(super) fn load_springs(
     pairs: &[PairHits],
     last: &[(PairKey, LoadSpring)],
     follow: bool,
+    knee: &dyn Fn(&PairHits) -> f64,
 ) -> (Vec<LoadSpring>, Vec<(PairKey, LoadSpring)>) {
     if !follow {
         return (vec![LoadSpring { ratio: 1.0, engaged: 0.0 }; pairs.len()], Vec::new());
@@ -62,7 +64,8 @@ pub(super) fn load_springs(
         .map(|(p, m)| {
             let key = (p.a as u32, p.b as u32);
             let before = last.binary_search_by_key(&key, |e| e.0).ok().map(|i| last[i].1);
-            LoadSpring::next(before, (m / reduced_mass(model, p.a, p.b)).max(1.0), p.mean_depth())
+            // up to twice its own weight the paper's spring holds a pair within its knee: r = M/(2m) beyond
+            LoadSpring::next(before, (0.5 * m / reduced_mass(model, p.a, p.b)).max(1.0), p.mean_depth(), knee(p))
         })
         .collect();
     let mut next: Vec<(PairKey, LoadSpring)> = pairs.iter().zip(&springs).map(|(p, s)| ((p.a as u32, p.b as u32), *s)).collect();
@@ -74,6 +77,37 @@ pub(super) fn load_springs(
     next.extend(kept);
     next.sort_by_key(|e| e.0);
     (springs, next)
+}
+
+impl super::ImplicitPenalty {
+    /// The pair's spring per point before the N0 clamp with `points` penetrating points (both roles): the
+    /// anchors' k₀ (min(N, n_ref) points) and the contact's k (saturated beyond n_max).
+    pub(super) fn springs(&self, m: f64, points: f64) -> (f64, f64) {
+        let (n_ref, h) = (self.params.reference_points, self.h);
+        // fewer than n_ref points share the spring of n_ref (ImplicitParams::stiffness)
+        let k0 = self.params.stiffness.unwrap_or(m / (h * h * points.min(n_ref)));
+        // beyond n_max points the pair's total spring stays that of n_max (ImplicitParams::saturation_points)
+        let k = if self.params.stiffness.is_some() { k0 } else { k0 * (self.params.saturation_points / points).min(1.0) };
+        (k0, k)
+    }
+
+    /// The paper's stiffness clamp for `points` penetrating points (`ImplicitParams::n0`).
+    pub(super) fn clamp(&self, points: f64) -> f64 {
+        self.params.n0.map_or(1.0, |n0| if points >= n0 as f64 { n0 as f64 / points } else { 1.0 })
+    }
+
+    /// The knee δ of the load's stiffening (load.rs): the depth at which the pair's `points` clamped springs
+    /// carry twice its own weight (∞ without gravity).
+    pub(super) fn load_knee(&self, model: &Model, a: usize, b: usize, points: f64) -> f64 {
+        let m = reduced_mass(model, a, b);
+        let points = points.max(1.0);
+        let w = m * model.gravity.length();
+        if w > 0.0 {
+            2.0 * w / (points * self.springs(m, points).1 * self.clamp(points))
+        } else {
+            f64::INFINITY
+        }
+    }
 }
 
 /// What the method carries from one step to the next in `State::carry`: the friction anchors (by point, sorted)

@@ -57,7 +57,7 @@ struct PairContact {
     grips: [Vec<Grip>; 2],
     /// Per role, the implicit friction's terms: anchor springs and kinetic friction (set by the friction stage).
     grip_jac: [Jacobian; 2],
-    /// Per role, each hit's normal force for friction: k|d| at the step's start, or at the solution when
+    /// Per role, each hit's normal force for friction: the spring's at the step's start (`Gains::spring_force`), or at the solution when
     /// friction is lagged anew (grip.rs).
     loads: [Vec<f64>; 2],
 }
@@ -153,23 +153,18 @@ impl ImplicitPenalty {
     }
 
     /// The pair's contact gains (see `ImplicitParams`) with `points` penetrating points (both roles) and the
-    /// load's stiffening `load` (load.rs): spring, damper and friction.
+    /// load's stiffening `load` (load.rs): spring, damper and friction, before the N0 clamp.
     fn gains(&self, model: &Model, a: usize, b: usize, points: f64, load: LoadSpring) -> (Gains, friction::Gains) {
-        let n_ref = self.params.reference_points;
         let m = reduced_mass(model, a, b);
         let h = self.h;
-        // fewer than n_ref points share the spring of n_ref (ImplicitParams::stiffness)
         let points = points.max(1.0);
-        let k0 = self.params.stiffness.unwrap_or(m / (h * h * points.min(n_ref)));
-        // beyond n_max points the pair's total spring stays that of n_max (ImplicitParams::saturation_points)
-        let k = if self.params.stiffness.is_some() { k0 } else { k0 * (self.params.saturation_points / points).min(1.0) };
+        let (k0, k) = self.springs(m, points);
         let (mu_k, mu_s, e) = model.pair_material(a, b);
         let zeta = self.params.damping_ratio.unwrap_or_else(|| damping_ratio_for(e));
-        // the load's stiffening r (load.rs): the tangent r·k beyond twice the depth at which the points carry the
-        // pair's own weight, or the depth where it engaged; the damper critical for the mass carried, r·m, on it
+        // the load's stiffening r (load.rs): the tangent r·k beyond the knee (or the depth where it engaged), the
+        // damper r times the paper's
         let r = load.ratio;
-        let w = m * model.gravity.length();
-        let knee = if r <= 1.0 || !(w > 0.0) { f64::INFINITY } else { (2.0 * w / (points * k)).max(load.engaged) };
+        let knee = if r <= 1.0 { f64::INFINITY } else { self.load_knee(model, a, b, points).max(load.engaged) };
         let kd = self.params.damping.unwrap_or(2.0 * zeta * (k * m / points).sqrt() * r);
         (
             Gains { k, knee, stiffening: r, kd, tangential: self.params.tangential_damping, field_rate: false },
@@ -215,7 +210,8 @@ impl ImplicitPenalty {
         self.points_tested = per_pair.iter().map(|p| p.1).sum();
         let hits: Vec<PairHits> = per_pair.into_iter().filter_map(|p| p.0).collect();
         let follow = self.params.stiffness_from_load && self.params.stiffness.is_none();
-        let (springs, next) = load::load_springs(model, state, &hits, &self.loads, follow);
+        let knee = |p: &PairHits| self.load_knee(model, p.a, p.b, p.points() as f64);
+        let (springs, next) = load::load_springs(model, state, &hits, &self.loads, follow, &knee);
         self.next_loads = next;
         hits.into_par_iter().zip(springs).map(|(p, l)| self.pair_contact(model, state, p, l)).collect()
     }
@@ -247,7 +243,7 @@ impl ImplicitPenalty {
         let PairHits { a, b, hits: [h0, h1], field_rate } = p;
         let n = (h0.len() + h1.len()) as f64;
         let (g, fg) = self.gains(model, a, b, n, load);
-        let scale = self.params.n0.map_or(1.0, |n0| if n >= n0 as f64 { n0 as f64 / n } else { 1.0 });
+        let scale = self.clamp(n);
         let (ba, bb) = (state.bodies[a], state.bodies[b]);
         let role = |r: usize| Gains { field_rate: field_rate[r], ..g };
         let mut jac = contact::role_jacobian(&h0, &role(0), scale, &[ba.v, ba.w, bb.v, bb.w]);

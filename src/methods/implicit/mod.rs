@@ -48,12 +48,12 @@ pub struct ImplicitParams {
     /// n_max points (ω·h at most √(n_max/n_ref)). Default 256.
     pub saturation_points: f64,
     /// Whether the default spring follows the load a pair carries under gravity (its own weight and what rests
-    /// on it: a light body under a heavy one, the lower contacts of a stack). With r = that mass over the pair's
-    /// reduced mass, each point's spring stiffens to r·k beyond twice the depth at which the points carry the
-    /// pair's own weight, and the damper is critical for the carried mass, so that every contact of a stack sinks
-    /// about as little as one body on the ground; a load that arrives while the pair is compressed stiffens it
-    /// from that depth on, never pushing at once. `false`: the paper's spring for the reduced mass. Not with
-    /// `stiffness` set. Default `true`.
+    /// on it: a light body under a heavy one, the lower contacts of a stack; joints pass none). Where
+    /// a pair carries a mass M beyond twice its reduced mass m, each point's spring stiffens to r·k, r = M/(2m),
+    /// beyond the depth at which the points carry twice the pair's own weight, and the damper is r times the
+    /// default, so that every contact of a stack sinks at most about twice as far as one body on the ground; a
+    /// load that arrives while the pair is compressed stiffens it from that depth on, never pushing at once.
+    /// `false`: the paper's spring for the reduced mass. Not with `stiffness` set. Default `true`.
     pub stiffness_from_load: bool,
     /// Steps of the method per scene step (h = dt/substeps), 1 to 100000. Default: the fewest that keep
     /// h ≤ [`MAX_DEFAULT_STEP`].
@@ -62,7 +62,8 @@ pub struct ImplicitParams {
     /// the paper's comparison of Fig. 11). Default `implicit`.
     pub integrator: Integrator,
     /// Contact damper per penetrating point k_d, N·s/m, ≥ 0. Default: 2ζ√(k·m/N), N the pair's penetrating points,
-    /// so that the pair's dampers together damp its springs with ratio ζ.
+    /// so that the pair's dampers together damp its springs with ratio ζ (r times that on a pair that carries a
+    /// load: `stiffness_from_load`; set, it is used as given).
     pub damping: Option<f64>,
     /// Damping ratio ζ of the default damper. Default: from the pair's restitution e,
     /// ζ = −ln e/√(π² + ln²e) (1 for e = 0).
