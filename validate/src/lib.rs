@@ -64,7 +64,7 @@ fn method_experiments(method: MethodKey) -> Vec<&'static str> {
             let mut v = vec!["free_fall", "tumbling", "resting_box", "determinism"];
             v.extend_from_slice(&volumetric::EXPERIMENTS);
             // the basics it meets (the others: docs/methods/volumetric-penalty.md and the README)
-            v.extend_from_slice(&["stopping_distance", "domino_chain"]);
+            v.extend_from_slice(&["stopping_distance", "mass_ratio", "domino_chain"]);
             v
         }
         MethodKey::ImplicitPenalty => {

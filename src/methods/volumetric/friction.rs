@@ -16,6 +16,15 @@ pub struct Anchor {
     /// Whether the last step slid (force) / twisted (torque).
     pub sliding: bool,
     pub twisting: bool,
+    /// The normal spring's depth offset p (m) and the substep it was last used at (s; 0 before any): the spring
+    /// acts on d̄ − p (stiffness.rs, `engaged_offset`).
+    #[serde(default)]
+    pub offset: f64,
+    #[serde(default)]
+    pub substep: f64,
+    /// The contact's normal (A toward B) in the substep that last stored it (refine.rs reads it).
+    #[serde(default)]
+    pub normal: Vec3,
 }
 
 /// The inputs of one contact's friction.

@@ -14,6 +14,7 @@ mod gains;
 pub mod joints;
 mod params;
 pub mod penalty;
+mod refine;
 mod seams;
 mod sliding;
 pub mod stiffness;
@@ -72,6 +73,8 @@ pub struct Volumetric {
     /// Per body, per piece, per plane: whether it is a seam between two pieces (seams.rs).
     seams: Vec<Vec<Vec<bool>>>,
     broad: BroadPhase,
+    /// The broad phase of the pairs within a frame's reach (refine.rs).
+    near: BroadPhase,
     aabbs: Vec<Aabb>,
     movable: Vec<bool>,
     candidates: Vec<(u32, u32)>,
@@ -145,6 +148,7 @@ impl Volumetric {
             polys,
             seams,
             broad: BroadPhase::default(),
+            near: BroadPhase::default(),
             aabbs: Vec::new(),
             movable: Vec::new(),
             candidates: Vec::new(),
@@ -291,18 +295,31 @@ impl Volumetric {
         self.free_wrenches(model, state, time);
         let mut sum_n = 0.0;
         let overlaps = std::mem::take(&mut self.overlaps);
+        let mut unloaded = Vec::new();
         for o in &overlaps {
             let (a, b) = (o.a, o.b);
             let (sa, sb) = (state.bodies[a], state.bodies[b]);
             let vel_a = |x: Vec3| sa.v + sa.w.cross(x - sa.x);
             let vel_b = |x: Vec3| sb.v + sb.w.cross(x - sb.x);
             let k = o.share * self.spring(model, a, b, h);
+            let (pa, pb) = (crate::collision::narrow::body_pose(model, state, a), crate::collision::narrow::body_pose(model, state, b));
+            // the anchors persist by piece pair: friction's, and the spring's offset (stiffness.rs)
+            let last = self.anchors.binary_search_by_key(&o.key, |e| e.0).ok().map(|i| self.anchors[i].1);
+            let offset = std::cell::Cell::new(0.0);
+            // the spring force for the linear one `f` = k·d̄, less the offset's k·p (the law applies to what is left)
+            let engaged = |f: f64| {
+                let p = last.map_or(0.0, |l| stiffness::engaged_offset(l.offset, l.substep, h, f / k));
+                offset.set(p);
+                if p > 0.0 {
+                    (f - k * p).max(0.0)
+                } else {
+                    f
+                }
+            };
             let r;
             let mut patch = match self.params.model {
                 PenaltyModel::Volume => {
                     t.lap(VolumetricStage::Penalty);
-                    let (pa, pb) =
-                        (crate::collision::narrow::body_pose(model, state, a), crate::collision::narrow::body_pose(model, state, b));
                     let ok = self.intersect_pieces(&pa, &pb, (a, o.key.2 as usize), (b, o.key.3 as usize));
                     t.lap(VolumetricStage::Intersection);
                     if !ok {
@@ -311,7 +328,7 @@ impl Volumetric {
                     let (normal, depth) = self.normal(o);
                     // the damper for the spring per unit of depth (see "Restitution of curved contacts")
                     let law = |x: Vec3, n: Vec3, f: f64| {
-                        let (g, r) = self.law(model, a, b, f, o.share);
+                        let (g, r) = self.law(model, a, b, engaged(f), o.share);
                         let c = self.gains(model, state, (a, b, o.share), x, n, h, r).1;
                         (if f > 0.0 { g / f } else { 1.0 }, c * self.fill_damping(model, a, b, f, k * depth))
                     };
@@ -323,26 +340,31 @@ impl Volumetric {
                 PenaltyModel::Point => {
                     self.max_depth = self.max_depth.max(o.depth);
                     let point = 0.5 * (o.point_a + o.point_b);
-                    let (spring, rr) = self.law(model, a, b, k * o.depth, o.share);
+                    let (spring, rr) = self.law(model, a, b, engaged(k * o.depth), o.share);
                     r = rr;
                     let (_, c, _) = self.gains(model, state, (a, b, o.share), point, o.normal, h, r);
                     let vn = (vel_a(point) - vel_b(point)).dot(o.normal);
                     penalty::Patch { normal: o.normal, volume: 0.0, area: 0.0, force: (spring + c * vn).max(0.0), spring, point, arm: 0.0 }
                 }
             };
+            let fresh = Anchor {
+                a: pa.inverse_transform_point(patch.point),
+                b: pb.inverse_transform_point(patch.point),
+                offset: offset.get(),
+                substep: h,
+                normal: patch.normal,
+                ..Default::default()
+            };
             if patch.force <= 0.0 {
+                // a pair held apart by its offset keeps it (friction starts anew), so it cannot push from depth
+                if fresh.offset > 0.0 {
+                    unloaded.push((o.key, fresh));
+                }
                 continue;
             }
             let (_, _, g) = self.gains(model, state, (a, b, o.share), patch.point, patch.normal, h, r);
             patch.force = patch.force.max(0.0);
-            // friction: the anchors persist by piece pair
-            let (pa, pb) = (crate::collision::narrow::body_pose(model, state, a), crate::collision::narrow::body_pose(model, state, b));
-            let anchor = match self.anchors.binary_search_by_key(&o.key, |e| e.0) {
-                Ok(i) => self.anchors[i].1,
-                Err(_) => {
-                    Anchor { a: pa.inverse_transform_point(patch.point), b: pb.inverse_transform_point(patch.point), ..Default::default() }
-                }
-            };
+            let anchor = last.map_or(fresh, |l| Anchor { offset: fresh.offset, substep: h, normal: patch.normal, ..l });
             let f = patch.normal * patch.force;
             self.force[b] += f;
             self.torque[b] += (patch.point - sb.x).cross(f);
@@ -352,6 +374,10 @@ impl Volumetric {
             self.pending.push(sliding::Pending { key: o.key, a, b, patch, gains: g, anchor, pose_a: pa, pose_b: pb });
         }
         let (active, sum_t) = self.friction_forces(model, state, h);
+        if !unloaded.is_empty() {
+            self.next_anchors.extend(unloaded);
+            self.next_anchors.sort_unstable_by_key(|e| e.0);
+        }
         self.overlaps = overlaps;
         std::mem::swap(&mut self.anchors, &mut self.next_anchors);
         (active, sum_n, sum_t)
@@ -509,7 +535,13 @@ impl Volumetric {
     fn stages(&mut self, model: &Model, state: &mut State, dt: f64) -> Result<StepStats, SimError> {
         let mut stats = StepStats::default();
         check_finite(model, state, "start of step")?;
-        let n = self.params.substeps_for(dt);
+        let mut t = StageTimer::start();
+        let n0 = self.params.substeps_for(dt);
+        let factor = t.time(VolumetricStage::Collision, || {
+            self.detect(model, state);
+            self.load_substep_factor(model, state, dt / n0 as f64)
+        });
+        let n = n0.saturating_mul(factor);
         let h = dt / n as f64;
         let nb = model.bodies.len();
         for v in [&mut self.frame_force, &mut self.frame_torque] {
@@ -520,10 +552,11 @@ impl Volumetric {
         self.frame_coupling.resize(model.proxies.len(), (Vec3::ZERO, Vec3::ZERO));
         self.joints.start_frame();
         self.frame_points.clear();
-        let mut t = StageTimer::start();
         for s in 0..n {
             let time = state.time + s as f64 * h;
-            t.time(VolumetricStage::Collision, || self.detect(model, state));
+            if s > 0 {
+                t.time(VolumetricStage::Collision, || self.detect(model, state));
+            }
             self.contact(model, state, (h, n, time), &mut stats, &mut t)?;
             self.joints.keep_rates(model, state);
             t.time(VolumetricStage::Integrate, || self.kick(model, state, h));

@@ -45,6 +45,13 @@ pub struct VolumetricParams {
     pub tessellation: u32,
     /// Substeps per frame, ≥ 1. Default: the fewest that keep each substep ≤ 1 ms ([`HAPTIC_STEP`]).
     pub substeps: Option<u32>,
+    /// The deepest a contact may rest under the load it carries, m: where the spring at the default substep
+    /// would hold a contact's load deeper, the frame takes more substeps (the depth falls as h²), up to
+    /// `max_substep_factor` times as many. Not used where `substeps` or `stiffness` is set. Default 0.001.
+    pub rest_depth: f64,
+    /// The most substeps a frame may take for its loads, as a multiple of its default count; 1 keeps the
+    /// source's fixed substep. Default 16.
+    pub max_substep_factor: u32,
     /// Let the spring follow the load the contact carries, with the damper that keeps explicit integration's
     /// margin (stiffness.rs). Default true; a single body on a fixed one keeps the source's rule exactly.
     pub stiffness_from_load: bool,
@@ -76,6 +83,8 @@ impl Default for VolumetricParams {
             model: PenaltyModel::Volume,
             tessellation: 16,
             substeps: None,
+            rest_depth: 1e-3,
+            max_substep_factor: 16,
             stiffness_from_load: true,
             joint_omega_h: 30.0,
             joint_damping_ratio: 1.0,
@@ -96,6 +105,8 @@ impl Params for VolumetricParams {
                 param::non_negative(Self::KEY, k, v)?;
             }
         }
+        param::positive(Self::KEY, "rest_depth", self.rest_depth)?;
+        param::within(Self::KEY, "max_substep_factor", self.max_substep_factor, 1, 1024)?;
         param::positive(Self::KEY, "joint_omega_h", self.joint_omega_h)?;
         param::non_negative(Self::KEY, "joint_damping_ratio", self.joint_damping_ratio)?;
         if let Some(n) = self.substeps {

@@ -57,6 +57,19 @@ pub fn budget_damper(c_src: f64, k_src: f64, k: f64, h: f64) -> f64 {
     (c_src - 0.5 * h * (k - k_src)).max(0.0)
 }
 
+/// The depth offset p of a contact's spring k(d̄ − p) after the substep changed from `h_last` to `h` (the
+/// spring k ∝ 1/h² changes with it) at mean depth `d`: where the spring stiffens while compressed, the offset
+/// keeps its force k_last(d̄ − p_last) unchanged, so a finer substep never pushes with energy nobody put in;
+/// it never raises the force, and follows the depth down as the contact unloads (p ≤ d̄). 0 for a new contact
+/// (`h_last` = 0). See docs/methods/volumetric-penalty.md, "Substeps that follow the load".
+pub fn engaged_offset(p_last: f64, h_last: f64, h: f64, d: f64) -> f64 {
+    if !(h_last > 0.0) || !(d > 0.0) {
+        return 0.0;
+    }
+    let kept = if h == h_last { p_last.min(d) } else { d - (h / h_last).powi(2) * (d - p_last).max(0.0) };
+    kept.clamp(0.0, d)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,5 +185,25 @@ mod tests {
         assert_eq!(hardening(100.0, 0.0, 4.0), (100.0, 1.0));
         assert_eq!(hardening(100.0 * w, w, max_ratio(0.0)), (100.0 * w, 1.0));
         assert_eq!(budget_damper(cs, ks, ks, h), cs);
+    }
+    #[test]
+    fn a_finer_substep_keeps_the_force_of_a_compressed_spring_and_never_raises_it() {
+        let k = |h: f64| source_spring(1.0, h);
+        let (h0, d) = (1e-3, 2e-4);
+        // unchanged substep: no offset, or the old one while compressed beyond it, the depth once above it
+        assert_eq!(engaged_offset(0.0, h0, h0, d), 0.0);
+        assert_eq!(engaged_offset(5e-5, h0, h0, d), 5e-5);
+        assert_eq!(engaged_offset(3e-4, h0, h0, d), d);
+        assert_eq!(engaged_offset(1e-4, 0.0, h0, d), 0.0);
+        // four times finer: the force at d is the old one; deeper, the new spring's slope
+        let h = h0 / 4.0;
+        let p = engaged_offset(0.0, h0, h, d);
+        assert!((k(h) * (d - p) - k(h0) * d).abs() < 1e-9 * k(h0) * d, "{p}");
+        assert_eq!(engaged_offset(p, h, h, d + 1e-5), p);
+        // coarser again: the force never rises above the old one, and the offset never goes below 0
+        let back = engaged_offset(p, h, h0, d);
+        assert!(k(h0) * (d - back) <= k(h) * (d - p) * (1.0 + 1e-12) && back >= 0.0);
+        // unloading: the offset follows the depth down
+        assert_eq!(engaged_offset(p, h, h, 0.5 * p), 0.5 * p);
     }
 }

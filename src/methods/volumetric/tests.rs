@@ -185,3 +185,54 @@ fn sphere_caps_part_at_their_restitution() {
     let got = sphere_restitution(0.5, &format!("damping_ratio = {zeta}"));
     assert!(got < 0.4, "e = 0.5 with the source's damper: parted at {got:.4}");
 }
+
+/// A 1000 kg box let go 1 mm above a 1 kg box on the ground, 100 Hz frames, `sets` under
+/// `[solver.volumetric-penalty]`: the world after 1.5 s, the deepest penetration over its last 0.5 s and the
+/// largest rise of the total energy above its start.
+fn heavy_drop(sets: &str) -> (World, f64, f64) {
+    let text = format!(
+        "format = 1\n[world]\ndt = 0.01\nmethod = \"volumetric-penalty\"\n[solver.volumetric-penalty]\n{sets}\n\
+[[material]]\nname = \"default\"\nfriction = 0.5\nrestitution = 0.0\n\
+[[body]]\nname = \"ground\"\nkind = \"static\"\nshape = {{ type = \"box\", size = [10.0, 10.0, 1.0] }}\nposition = [0.0, 0.0, -0.5]\n\
+[[body]]\nname = \"light\"\nmass = 1.0\nshape = {{ type = \"box\", size = [1.0, 1.0, 1.0] }}\nposition = [0.0, 0.0, 0.5]\n\
+[[body]]\nname = \"heavy\"\nmass = 1000.0\nshape = {{ type = \"box\", size = [1.0, 1.0, 1.0] }}\nposition = [0.0, 0.0, 1.501]\n"
+    );
+    let mut w = world(&text);
+    let energy = |w: &World| w.state.kinetic_energy(&w.model) + w.state.potential_energy(&w.model);
+    let e0 = energy(&w);
+    let (mut late, mut rise) = (0.0f64, 0.0f64);
+    for k in 0..150 {
+        let st = w.step().unwrap();
+        if k >= 100 {
+            late = late.max(st.max_penetration);
+        }
+        rise = rise.max(energy(&w) - e0);
+    }
+    (w, late, rise)
+}
+
+#[test]
+fn a_heavy_load_takes_finer_substeps_without_gaining_energy() {
+    let (_, fixed, rise_fixed) = heavy_drop("max_substep_factor = 1");
+    let (_, refined, rise) = heavy_drop("");
+    // the source's substep: the 1 kg box's springs hold 1000 kg tens of mm deep; refined, within 2 × rest_depth
+    assert!(fixed > 5e-3, "at 1 ms substeps the load rests only {fixed} m deep");
+    assert!(refined < 2e-3, "refined, the load rests {refined} m deep");
+    // the landing lands at the finer substeps (the load was within reach a frame before): no energy gained
+    assert!(rise <= 1e-9 * 1000.0 * 9.81 && rise_fixed <= 1e-9 * 1000.0 * 9.81, "energy rose {rise} J ({rise_fixed} J fixed)");
+}
+
+#[test]
+fn a_refined_run_restores_from_a_snapshot_bit_for_bit() {
+    // the frames' substeps follow the loads, and the springs' offsets live in the state: a run restored
+    // mid-landing continues as the original
+    let (mut w, _, _) = heavy_drop("rest_depth = 1e-4");
+    let snap = w.snapshot();
+    let mut copy = heavy_drop("rest_depth = 1e-4").0;
+    copy.restore(&snap).unwrap();
+    for _ in 0..20 {
+        w.step().unwrap();
+        copy.step().unwrap();
+    }
+    assert_eq!(w.state.bodies, copy.state.bodies);
+}
