@@ -3,8 +3,8 @@
 //! bounds the spring by the light body's mode whatever the rule, so only a smaller h holds the load. Each frame
 //! finds the mass every contact carries (dynamics/support.rs), the depth at which its spring law would hold
 //! that load at the frame's default substep, and takes s times more substeps where that depth exceeds
-//! `rest_depth` (the depth falls as h²), up to `max_substep_factor`. See docs/methods/volumetric-penalty.md,
-//! "Substeps that follow the load".
+//! `rest_depth` (the depth falls as h²), up to `max_substep_factor`; a contact keeps the finest substep it ran
+//! at while it lasts. See docs/methods/volumetric-penalty.md, "Substeps that follow the load".
 
 use super::{stiffness, Volumetric};
 use crate::dynamics::contact_spring::reduced_mass;
@@ -32,7 +32,10 @@ impl Volumetric {
                 deepest = deepest.max(self.rest_depth(model, p.a, p.b, load * g, h0));
             }
         }
-        let s = (deepest / self.params.rest_depth).sqrt().ceil();
+        // a contact keeps the finest substep it ran at while it lasts: a coarser one would soften its spring
+        // under the load, and the offset would keep that depth when the substep shrank again
+        let kept = self.anchors.iter().filter(|e| e.1.substep > 0.0).map(|e| (h0 / e.1.substep).round()).fold(1.0, f64::max);
+        let s = (deepest / self.params.rest_depth).sqrt().ceil().max(kept);
         if s.is_finite() {
             s.clamp(1.0, cap as f64) as u32
         } else {
