@@ -1,8 +1,10 @@
 //! The mass each contact carries under gravity: a body's own mass and everything that rests on it, passed down
 //! through the contacts it rests on. A penalty spring sized for the pair's reduced mass alone lets a heavy
 //! body sink into a light one (and the light one into the ground) by the mass ratio; sized for the mass it
-//! carries, every contact of a stack sinks about as little as a single body resting on the ground.
-//! See docs/methods/implicit-penalty.md, "Springs that follow the load".
+//! carries, a stack's contacts sink about as little as a single body resting on the ground (within twice as deep
+//! under implicit-penalty's springs, within `rest_depth` under volumetric-penalty's substeps).
+//! See docs/methods/implicit-penalty.md, "Springs that follow the load", and docs/methods/volumetric-penalty.md,
+//! "Substeps that follow the load".
 
 use crate::math::Vec3;
 use crate::model::{BodyKind, Model};
@@ -47,18 +49,28 @@ pub fn carried_mass(model: &Model, state: &State, pairs: &[SupportPair]) -> Vec<
             (w > 0.0 && moves(upper) && below).then_some((upper, lower, w))
         })
         .collect();
+    // each upper body's pairs in pair order, as one flat list: body u's are by_upper[start[u]..start[u + 1]]
     let mut total = vec![0.0; n];
-    let mut by_upper: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut start = vec![0usize; n + 1];
+    for &(u, _, w) in edges.iter().flatten() {
+        total[u] += w;
+        start[u + 1] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut by_upper = vec![0usize; start[n]];
     for (k, e) in edges.iter().enumerate() {
-        if let Some((u, _, w)) = *e {
-            total[u] += w;
-            by_upper[u].push(k);
+        if let Some((u, _, _)) = *e {
+            by_upper[fill[u]] = k;
+            fill[u] += 1;
         }
     }
-    let mut order: Vec<usize> = (0..n).filter(|&i| !by_upper[i].is_empty()).collect();
+    let mut order: Vec<usize> = (0..n).filter(|&i| start[i + 1] > start[i]).collect();
     order.sort_by(|&i, &j| height[j].total_cmp(&height[i]).then(i.cmp(&j)));
     for u in order {
-        for &k in &by_upper[u] {
+        for &k in &by_upper[start[u]..start[u + 1]] {
             let (_, lower, w) = edges[k].expect("listed");
             carried[k] = load[u] * w / total[u];
             if moves(lower) {

@@ -97,7 +97,7 @@ pub fn role_jacobian(hits: &[Hit], gains: &Gains, spring_scale: f64, vel: &Veloc
         .map(|chunk| {
             let (mut spring, mut damper) = (Jacobian::default(), Jacobian::default());
             for h in chunk {
-                add_contact_spring(&h.c, gains, 1.0, &mut spring);
+                add_contact_spring(&h.c, gains, &mut spring);
                 add_damper(&h.c, gains, vel, &mut damper);
             }
             spring.scale(spring_scale);

@@ -129,10 +129,10 @@ pub fn add_spring(c: &PointContact, k: f64, out: &mut Jacobian) {
     add_forces(c, fa, &df, &[Mat3::ZERO; 4], out);
 }
 
-/// [`add_spring`] with the gains' spring law at the point's depth, its force times `scale` (the N0 clamp).
-pub fn add_contact_spring(c: &PointContact, g: &Gains, scale: f64, out: &mut Jacobian) {
+/// [`add_spring`] with the gains' spring law at the point's depth.
+pub fn add_contact_spring(c: &PointContact, g: &Gains, out: &mut Jacobian) {
     let (k, d) = g.spring_at(c.d);
-    add_spring(&PointContact { d, ..*c }, k * scale, out);
+    add_spring(&PointContact { d, ..*c }, k, out);
 }
 
 /// The damper's wrench and gradients of one point, added to `out`.
@@ -310,7 +310,7 @@ mod tests {
         let h = ra * f.hessian(&(s.q[0].inverse() * a)) * ra.transpose();
         let c = PointContact { d, g: s.q[0] * grad, n: s.q[1] * nb, a, b, h };
         let mut j = Jacobian::default();
-        add_contact_spring(&c, g, 1.0, &mut j);
+        add_contact_spring(&c, g, &mut j);
         add_damper(&c, g, &[s.v[0], s.w[0], s.v[1], s.w[1]], &mut j);
         Some((j.wrench, j))
     }

@@ -42,9 +42,8 @@ impl PairHits {
 pub(super) type PairKey = (u32, u32);
 
 /// Per pair, its stiffening this step (ratio 1 everywhere when `follow` is off; `knee` the pair's knee δ), and
-/// the list to carry to the
-/// next step, sorted by pair: this step's pairs and the last step's pairs of bodies that sleep. `last` is the
-/// last step's list.
+/// the list to carry to the next step, sorted by pair: this step's pairs and the last step's pairs of bodies
+/// that sleep. `last` is the last step's list.
 pub(super) fn load_springs(
     model: &Model,
     state: &State,
