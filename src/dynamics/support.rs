@@ -2,7 +2,7 @@
 //! through the contacts it rests on. A penalty spring sized for the pair's reduced mass alone lets a heavy
 //! body sink into a light one (and the light one into the ground) by the mass ratio; sized for the mass it
 //! carries, a stack's contacts sink about as little as a single body resting on the ground (within twice as deep
-//! under implicit-penalty's springs, within `rest_depth` under volumetric-penalty's substeps).
+//! under implicit-penalty's springs; about `rest_depth` at rest under volumetric-penalty's substeps).
 //! See docs/methods/implicit-penalty.md, "Springs that follow the load", and docs/methods/volumetric-penalty.md,
 //! "Substeps that follow the load".
 

@@ -25,6 +25,13 @@ pub struct Anchor {
     /// The contact's normal (A toward B) in the substep that last stored it (refine.rs reads it).
     #[serde(default)]
     pub normal: Vec3,
+    /// The substeps per default one that this contact's load asked for (refine.rs; 0 or 1: none), and the
+    /// frames since its load asked for fewer: the frame takes at least `need` until `calm` reaches
+    /// `NEED_HOLD`.
+    #[serde(default)]
+    pub need: u32,
+    #[serde(default)]
+    pub calm: u32,
 }
 
 /// The inputs of one contact's friction.

@@ -73,8 +73,10 @@ pub struct Volumetric {
     /// Per body, per piece, per plane: whether it is a seam between two pieces (seams.rs).
     seams: Vec<Vec<Vec<bool>>>,
     broad: BroadPhase,
-    /// The broad phase of the pairs within a frame's reach (refine.rs).
+    /// The broad phase of the pairs within a frame's reach, and the factor each body pair's load asks for this
+    /// frame, sorted by pair (refine.rs).
     near: BroadPhase,
+    needs: Vec<((u32, u32), u32)>,
     aabbs: Vec<Aabb>,
     movable: Vec<bool>,
     candidates: Vec<(u32, u32)>,
@@ -149,6 +151,7 @@ impl Volumetric {
             seams,
             broad: BroadPhase::default(),
             near: BroadPhase::default(),
+            needs: Vec::new(),
             aabbs: Vec::new(),
             movable: Vec::new(),
             candidates: Vec::new(),
@@ -353,6 +356,7 @@ impl Volumetric {
                 offset: offset.get(),
                 substep: h,
                 normal: patch.normal,
+                need: self.need(a, b).max(last.map_or(1, |l| l.need)),
                 ..Default::default()
             };
             if patch.force <= 0.0 {
@@ -364,7 +368,7 @@ impl Volumetric {
             }
             let (_, _, g) = self.gains(model, state, (a, b, o.share), patch.point, patch.normal, h, r);
             patch.force = patch.force.max(0.0);
-            let anchor = last.map_or(fresh, |l| Anchor { offset: fresh.offset, substep: h, normal: patch.normal, ..l });
+            let anchor = last.map_or(fresh, |l| Anchor { offset: fresh.offset, substep: h, normal: patch.normal, need: fresh.need, ..l });
             let f = patch.normal * patch.force;
             self.force[b] += f;
             self.torque[b] += (patch.point - sb.x).cross(f);
@@ -374,6 +378,12 @@ impl Volumetric {
             self.pending.push(sliding::Pending { key: o.key, a, b, patch, gains: g, anchor, pose_a: pa, pose_b: pb });
         }
         let (active, sum_t) = self.friction_forces(model, state, h);
+        // the pairs that sleep with a spring offset keep their anchors until they wake (without it, a woken pair
+        // would push from its whole depth); the others start anew, as they always did
+        if state.sleep.any() {
+            let awake = |i: u32| crate::dynamics::sleep::awake(model, state, i as usize);
+            unloaded.extend(self.anchors.iter().filter(|e| e.1.offset > 0.0 && !awake(e.0 .0) && !awake(e.0 .1)));
+        }
         if !unloaded.is_empty() {
             self.next_anchors.extend(unloaded);
             self.next_anchors.sort_unstable_by_key(|e| e.0);

@@ -45,9 +45,10 @@ pub struct VolumetricParams {
     pub tessellation: u32,
     /// Substeps per frame, ≥ 1. Default: the fewest that keep each substep ≤ 1 ms ([`HAPTIC_STEP`]).
     pub substeps: Option<u32>,
-    /// The deepest a contact may rest under the load it carries, m: where the spring at the default substep
-    /// would hold a contact's load deeper, the frame takes more substeps (the depth falls as h²), up to
-    /// `max_substep_factor` times as many. Not used where `substeps` or `stiffness` is set. Default 0.001.
+    /// The depth a contact may rest at under the load it carries (its predicted mean depth), m: where the spring
+    /// at the default substep would hold a contact's load deeper, the frame takes more substeps (the depth falls
+    /// as h²), up to `max_substep_factor` times as many. Not used where `substeps` or `stiffness` is set.
+    /// Default 0.001.
     pub rest_depth: f64,
     /// The most substeps a frame may take for its loads, as a multiple of its default count; 1 keeps the
     /// source's fixed substep. Default 16.

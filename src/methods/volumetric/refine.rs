@@ -3,8 +3,8 @@
 //! bounds the spring by the light body's mode whatever the rule, so only a smaller h holds the load. Each frame
 //! finds the mass every contact carries (dynamics/support.rs), the depth at which its spring law would hold
 //! that load at the frame's default substep, and takes s times more substeps where that depth exceeds
-//! `rest_depth` (the depth falls as h²), up to `max_substep_factor`; a contact keeps the finest substep it ran
-//! at while it lasts. See docs/methods/volumetric-penalty.md, "Substeps that follow the load".
+//! `rest_depth` (the depth falls as h²), up to `max_substep_factor`; a contact keeps the factor its load asked
+//! for until its load has asked for less for [`NEED_HOLD`]. See docs/methods/volumetric-penalty.md, "Substeps that follow the load".
 
 use super::{stiffness, Volumetric};
 use crate::dynamics::contact_spring::reduced_mass;
@@ -14,11 +14,15 @@ use crate::model::Model;
 use crate::state::State;
 use parry3d_f64::bounding_volume::{Aabb, BoundingVolume};
 
+/// How long a contact keeps the substep factor its load asked for once the load asks for less, s.
+pub const NEED_HOLD: f64 = 0.25;
+
 impl Volumetric {
     /// The factor s ≥ 1 on the frame's `n0` substeps of `h0` that the carried loads ask for, after `detect`
     /// (its overlaps, bodies touched and ratios). 1 where `substeps` or `stiffness` is set (the user fixed h or
     /// k), without gravity, or with `max_substep_factor` = 1.
     pub(super) fn load_substep_factor(&mut self, model: &Model, state: &State, h0: f64) -> u32 {
+        self.needs.clear();
         let cap = self.params.max_substep_factor;
         let g = model.gravity.length();
         if cap <= 1 || self.params.substeps.is_some() || self.params.stiffness.is_some() || !(g > 0.0) {
@@ -26,21 +30,44 @@ impl Volumetric {
         }
         let pairs = self.pairs_within_reach(model, state, h0 * self.params.substeps_for(model.dt) as f64);
         let carried = carried_mass(model, state, &pairs);
-        let mut deepest = 0.0f64;
+        let mut factor = 1;
         for (p, &load) in pairs.iter().zip(&carried) {
             if load > 0.0 {
-                deepest = deepest.max(self.rest_depth(model, p.a, p.b, load * g, h0));
+                let s = (self.rest_depth(model, p.a, p.b, load * g, h0) / self.params.rest_depth).sqrt().ceil();
+                let s = if s.is_finite() { s.clamp(1.0, cap as f64) as u32 } else { cap };
+                if s > 1 {
+                    self.needs.push(((p.a as u32, p.b as u32), s));
+                    factor = factor.max(s);
+                }
             }
         }
-        // a contact keeps the finest substep it ran at while it lasts: a coarser one would soften its spring
-        // under the load, and the offset would keep that depth when the substep shrank again
-        let kept = self.anchors.iter().filter(|e| e.1.substep > 0.0).map(|e| (h0 / e.1.substep).round()).fold(1.0, f64::max);
-        let s = (deepest / self.params.rest_depth).sqrt().ceil().max(kept);
-        if s.is_finite() {
-            s.clamp(1.0, cap as f64) as u32
-        } else {
-            cap
+        self.needs.sort_unstable();
+        // a contact keeps the factor its own load asked for (`Anchor::need`) until its load has asked for less
+        // for `NEED_HOLD` s: where loads flicker (cards landing and leaving) a coarser substep would soften a
+        // loaded spring, and the offset would keep that depth when the substep shrank again; contacts whose
+        // bodies all sleep ask for nothing until they wake
+        let hold = (NEED_HOLD / model.dt).ceil().max(1.0) as u32;
+        let awake = |i: u32| crate::dynamics::sleep::awake(model, state, i as usize);
+        let needs = &self.needs;
+        let mut kept = 1;
+        for (key, anchor) in self.anchors.iter_mut().filter(|e| awake(e.0 .0) || awake(e.0 .1)) {
+            let now = needs.binary_search_by_key(&(key.0, key.1), |e| e.0).map_or(1, |k| needs[k].1);
+            if now >= anchor.need {
+                (anchor.need, anchor.calm) = (now, 0);
+            } else {
+                anchor.calm += 1;
+                if anchor.calm >= hold {
+                    (anchor.need, anchor.calm) = (now, 0);
+                }
+            }
+            kept = kept.max(anchor.need);
         }
+        factor.max(kept).clamp(1, cap)
+    }
+
+    /// The factor body pair (a, b)'s load asks for this frame (1 where it carries none that matters).
+    pub(super) fn need(&self, a: usize, b: usize) -> u32 {
+        self.needs.binary_search_by_key(&(a as u32, b as u32), |e| e.0).map_or(1, |k| self.needs[k].1)
     }
 
     /// The body pairs in contact or within what they can close in a frame of `dt`, (|v| + |ω|·ρ)·dt + ½|g|dt²
@@ -66,11 +93,9 @@ impl Volumetric {
         let g = model.gravity.length();
         let reach: Vec<f64> = (0..model.bodies.len())
             .map(|i| {
-                if !self.movable[i] {
-                    return 0.0;
-                }
                 let (b, radius) = (&state.bodies[i], self.aabbs[i].half_extents().length());
-                (b.v.length() + b.w.length() * radius) * dt + 0.5 * g * dt * dt
+                let fall = if self.movable[i] { 0.5 * g * dt * dt } else { 0.0 };
+                (b.v.length() + b.w.length() * radius) * dt + fall
             })
             .collect();
         let loose: Vec<Aabb> = self.aabbs.iter().zip(&reach).map(|(a, &r)| a.loosened(r)).collect();
@@ -78,9 +103,10 @@ impl Volumetric {
         self.near.find_pairs(&loose, &self.movable, &model.exclusions, &mut near);
         near.sort_unstable();
         let touching = pairs.len();
+        let awake = |i: usize| crate::dynamics::sleep::awake(model, state, i);
         for (a, b) in near {
             let (a, b) = (a as usize, b as usize);
-            if pairs[..touching].binary_search_by_key(&(a, b), |p| (p.a, p.b)).is_ok() {
+            if !(awake(a) || awake(b)) || pairs[..touching].binary_search_by_key(&(a, b), |p| (p.a, p.b)).is_ok() {
                 continue;
             }
             // the axis of least overlap of the two loosened boxes, from a toward b

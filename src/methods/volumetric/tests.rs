@@ -190,14 +190,7 @@ fn sphere_caps_part_at_their_restitution() {
 /// `[solver.volumetric-penalty]`: the world after 1.5 s, the deepest penetration over its last 0.5 s and the
 /// largest rise of the total energy above its start.
 fn heavy_drop(sets: &str) -> (World, f64, f64) {
-    let text = format!(
-        "format = 1\n[world]\ndt = 0.01\nmethod = \"volumetric-penalty\"\n[solver.volumetric-penalty]\n{sets}\n\
-[[material]]\nname = \"default\"\nfriction = 0.5\nrestitution = 0.0\n\
-[[body]]\nname = \"ground\"\nkind = \"static\"\nshape = {{ type = \"box\", size = [10.0, 10.0, 1.0] }}\nposition = [0.0, 0.0, -0.5]\n\
-[[body]]\nname = \"light\"\nmass = 1.0\nshape = {{ type = \"box\", size = [1.0, 1.0, 1.0] }}\nposition = [0.0, 0.0, 0.5]\n\
-[[body]]\nname = \"heavy\"\nmass = 1000.0\nshape = {{ type = \"box\", size = [1.0, 1.0, 1.0] }}\nposition = [0.0, 0.0, 1.501]\n"
-    );
-    let mut w = world(&text);
+    let mut w = heavy_world(sets);
     let energy = |w: &World| w.state.kinetic_energy(&w.model) + w.state.potential_energy(&w.model);
     let e0 = energy(&w);
     let (mut late, mut rise) = (0.0f64, 0.0f64);
@@ -209,6 +202,18 @@ fn heavy_drop(sets: &str) -> (World, f64, f64) {
         rise = rise.max(energy(&w) - e0);
     }
     (w, late, rise)
+}
+
+/// The scene of [`heavy_drop`], not stepped.
+fn heavy_world(sets: &str) -> World {
+    let text = format!(
+        "format = 1\n[world]\ndt = 0.01\nmethod = \"volumetric-penalty\"\n[solver.volumetric-penalty]\n{sets}\n\
+[[material]]\nname = \"default\"\nfriction = 0.5\nrestitution = 0.0\n\
+[[body]]\nname = \"ground\"\nkind = \"static\"\nshape = {{ type = \"box\", size = [10.0, 10.0, 1.0] }}\nposition = [0.0, 0.0, -0.5]\n\
+[[body]]\nname = \"light\"\nmass = 1.0\nshape = {{ type = \"box\", size = [1.0, 1.0, 1.0] }}\nposition = [0.0, 0.0, 0.5]\n\
+[[body]]\nname = \"heavy\"\nmass = 1000.0\nshape = {{ type = \"box\", size = [1.0, 1.0, 1.0] }}\nposition = [0.0, 0.0, 1.501]\n"
+    );
+    world(&text)
 }
 
 #[test]
@@ -224,11 +229,11 @@ fn a_heavy_load_takes_finer_substeps_without_gaining_energy() {
 
 #[test]
 fn a_refined_run_restores_from_a_snapshot_bit_for_bit() {
-    // the frames' substeps follow the loads, and the springs' offsets live in the state: a run restored
-    // mid-landing continues as the original
+    // the frames' substeps follow the loads, and the springs' offsets and the factors contacts asked for live
+    // in the state: a world never stepped, restored from a run mid-landing, continues as the original
     let (mut w, _, _) = heavy_drop("rest_depth = 1e-4");
     let snap = w.snapshot();
-    let mut copy = heavy_drop("rest_depth = 1e-4").0;
+    let mut copy = heavy_world("rest_depth = 1e-4");
     copy.restore(&snap).unwrap();
     for _ in 0..20 {
         w.step().unwrap();
