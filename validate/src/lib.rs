@@ -63,8 +63,8 @@ fn method_experiments(method: MethodKey) -> Vec<&'static str> {
         MethodKey::VolumetricPenalty => {
             let mut v = vec!["free_fall", "tumbling", "resting_box", "determinism"];
             v.extend_from_slice(&volumetric::EXPERIMENTS);
-            // the basics it meets (the others: docs/methods/volumetric-penalty.md and the README)
-            v.extend_from_slice(&["stopping_distance", "mass_ratio", "domino_chain"]);
+            // the basics, all of which it meets
+            v.extend_from_slice(&basics::EXPERIMENTS);
             v
         }
         MethodKey::ImplicitPenalty => {

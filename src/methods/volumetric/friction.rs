@@ -32,6 +32,9 @@ pub struct Anchor {
     pub need: u32,
     #[serde(default)]
     pub calm: u32,
+    /// The work the normal spring did on the pair since the contact began, J (rebound.rs).
+    #[serde(default)]
+    pub work: f64,
 }
 
 /// The inputs of one contact's friction.

@@ -1,6 +1,8 @@
 //! The gains of a contact: the spring of eq. (8) and its load-following law, the dampers and the friction
 //! gains (stiffness.rs gives the rules; this is where `Volumetric` applies them to a piece pair).
 
+use super::penalty::Patch;
+use super::tipping::{self, Balance};
 use super::{stiffness, Volumetric};
 use crate::dynamics::collision_matrix::collision_matrix_at as collision_matrix;
 use crate::dynamics::contact_spring::{damping_ratio_for, reduced_mass};
@@ -174,6 +176,26 @@ impl Volumetric {
         } else {
             1.0
         }
+    }
+
+    /// The balance of friction's tipping moment for a contact's patch that reaches `reach` from its centre of
+    /// pressure (tipping.rs); none where `balance_tipping` is off or the patch has no area.
+    pub(super) fn balance(&self, model: &Model, state: &State, (a, b): (usize, usize), patch: &Patch, reach: f64) -> Balance {
+        if !self.params.balance_tipping || reach <= 0.0 || patch.force <= 0.0 {
+            return Balance::NONE;
+        }
+        let (_, mu_s, _) = model.pair_material(a, b);
+        tipping::balance(model, state, (a, b), patch.point, patch.normal, reach, mu_s)
+    }
+
+    /// The stop damper m/(h·n) for a contact point of mass `mass` (the smaller of it and the pair's reduced
+    /// mass), where the friction damper is `stop` and no `damping` is set; `None` otherwise.
+    pub(super) fn stop_damper(&self, model: &Model, (a, b): (usize, usize), mass: f64, h: f64) -> Option<f64> {
+        if self.params.damping.is_some() || self.params.friction_damper != FrictionDamper::Stop {
+            return None;
+        }
+        let m = reduced_mass(model, a, b);
+        Some(mass.min(m) / (h * self.contacts_on(a, b).max(1) as f64))
     }
 
     /// The pair's spring k (eq. 8, from the reduced mass, times the load ratio `r`) and the damper c and

@@ -14,10 +14,12 @@ mod gains;
 pub mod joints;
 mod params;
 pub mod penalty;
+mod rebound;
 mod refine;
 mod seams;
 mod sliding;
 pub mod stiffness;
+mod tipping;
 mod touching;
 
 pub use params::{FrictionDamper, PenaltyModel, VolumetricParams, HAPTIC_STEP};
@@ -320,6 +322,8 @@ impl Volumetric {
                 }
             };
             let r;
+            let mut reach = 0.0;
+            let depth: f64;
             let mut patch = match self.params.model {
                 PenaltyModel::Volume => {
                     t.lap(VolumetricStage::Penalty);
@@ -328,7 +332,8 @@ impl Volumetric {
                     if !ok {
                         continue; // touching or a sliver: no volume, no force
                     }
-                    let (normal, depth) = self.normal(o);
+                    let normal;
+                    (normal, depth) = self.normal(o);
                     // the damper for the spring per unit of depth (see "Restitution of curved contacts")
                     let law = |x: Vec3, n: Vec3, f: f64| {
                         let (g, r) = self.law(model, a, b, engaged(f), o.share);
@@ -336,12 +341,14 @@ impl Volumetric {
                         (if f > 0.0 { g / f } else { 1.0 }, c * self.fill_damping(model, a, b, f, k * depth))
                     };
                     let patch = penalty::integrate_along(&self.isect, normal, k, law, |_, _| 0.0, vel_a, vel_b);
+                    reach = tipping::reach(&self.isect, patch.point, patch.normal);
                     r = self.law(model, a, b, patch.spring, o.share).1;
                     self.max_depth = self.max_depth.max(depth);
                     patch
                 }
                 PenaltyModel::Point => {
                     self.max_depth = self.max_depth.max(o.depth);
+                    depth = o.depth;
                     let point = 0.5 * (o.point_a + o.point_b);
                     let (spring, rr) = self.law(model, a, b, engaged(k * o.depth), o.share);
                     r = rr;
@@ -366,16 +373,21 @@ impl Volumetric {
                 }
                 continue;
             }
-            let (_, _, g) = self.gains(model, state, (a, b, o.share), patch.point, patch.normal, h, r);
+            let (_, _, mut g) = self.gains(model, state, (a, b, o.share), patch.point, patch.normal, h, r);
+            let balance = self.balance(model, state, (a, b), &patch, reach);
+            if balance.map != crate::math::Mat3::ZERO {
+                g.c = self.stop_damper(model, (a, b), balance.mass, h).unwrap_or(g.c);
+            }
             patch.force = patch.force.max(0.0);
             let anchor = last.map_or(fresh, |l| Anchor { offset: fresh.offset, substep: h, normal: patch.normal, need: fresh.need, ..l });
             let f = patch.normal * patch.force;
+            let rate = (vel_b(patch.point) - vel_a(patch.point)).dot(patch.normal);
             self.force[b] += f;
             self.torque[b] += (patch.point - sb.x).cross(f);
             self.force[a] -= f;
             self.torque[a] -= (patch.point - sa.x).cross(f);
             sum_n += patch.force;
-            self.pending.push(sliding::Pending { key: o.key, a, b, patch, gains: g, anchor, pose_a: pa, pose_b: pb });
+            self.pending.push(sliding::Pending { key: o.key, a, b, patch, depth, rate, gains: g, balance, anchor, pose_a: pa, pose_b: pb });
         }
         let (active, sum_t) = self.friction_forces(model, state, h);
         // the pairs that sleep with a spring offset keep their anchors until they wake (without it, a woken pair
@@ -482,25 +494,6 @@ impl Volumetric {
         Ok(())
     }
 
-    /// Adds the substep's contact points, of weight `w` in the frame, to the frame's (`frame_points`).
-    fn collect_points(&mut self, w: f64) {
-        let known = self.frame_points.len();
-        for &(key, c) in &self.contact_points {
-            match self.frame_points[..known].binary_search_by_key(&key, |e| e.0) {
-                Ok(i) => {
-                    let e = &mut self.frame_points[i].1;
-                    (e.point, e.normal) = (c.point, c.normal);
-                    e.force += c.force * w;
-                }
-                Err(_) => self.frame_points.push((key, ContactPoint { force: c.force * w, ..c })),
-            }
-        }
-        if self.frame_points.len() > known {
-            // (the keys are distinct: one point per piece pair and substep)
-            self.frame_points.sort_unstable_by_key(|e| e.0);
-        }
-    }
-
     /// The frame's proxy readings from the averages.
     fn readings(&self, model: &Model) -> Vec<Reading> {
         model
@@ -571,7 +564,10 @@ impl Volumetric {
             self.joints.keep_rates(model, state);
             t.time(VolumetricStage::Integrate, || self.kick(model, state, h));
             t.time(VolumetricStage::Joints, || self.joint_forces(model, state, h))?;
-            t.time(VolumetricStage::Integrate, || self.integrate(model, state, h));
+            t.time(VolumetricStage::Integrate, || {
+                self.settle_spring_work(model, state, h, n);
+                self.integrate(model, state, h)
+            });
             check_finite(model, state, "integrate")?;
         }
         stats.proxies = self.readings(model);

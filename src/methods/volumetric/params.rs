@@ -39,6 +39,14 @@ pub struct VolumetricParams {
     /// the substep without friction and stops it within the substep, m_t/(h·n) for n contacts on the body) or
     /// `source` (2ζ√(k·m_t) on the current velocity, the paper's).
     pub friction_damper: FrictionDamper,
+    /// The centre of pressure moves within the patch to balance friction's tipping moment, as a rigid face's
+    /// does, and the stop damper takes the contact point's mass with that moment (tipping.rs). Default true;
+    /// false keeps the penalty's own centre of pressure (the source's).
+    pub balance_tipping: bool,
+    /// Each contact keeps the work its spring did on the pair and, in the substep that ends the contact, takes a
+    /// surplus (energy made by integrating the spring across its switch-on and switch-off) from the pair's
+    /// separation (rebound.rs). Default true; false: the source's springs alone.
+    pub spring_work: bool,
     /// `volume` (default) or `point`.
     pub model: PenaltyModel,
     /// Segments around a circle when spheres, capsules and cylinders become polytopes. Default 16.
@@ -81,6 +89,8 @@ impl Default for VolumetricParams {
             damping_ratio: None,
             friction_stiffness: 1.0,
             friction_damper: FrictionDamper::Stop,
+            balance_tipping: true,
+            spring_work: true,
             model: PenaltyModel::Volume,
             tessellation: 16,
             substeps: None,

@@ -6,6 +6,7 @@
 
 use super::friction::{self, Anchor, Gains};
 use super::penalty::Patch;
+use super::tipping::Balance;
 use super::{FrictionDamper, PieceKey, Volumetric};
 use crate::dynamics::integrate::inv_inertia_world;
 use crate::math::{Mat3, Pose, Vec3};
@@ -20,7 +21,12 @@ pub(super) struct Pending {
     pub a: usize,
     pub b: usize,
     pub patch: Patch,
+    /// The penetration along the patch's normal, m, and the rate at which the pair separates at its centre of
+    /// pressure at the substep's start, m/s.
+    pub depth: f64,
+    pub rate: f64,
     pub gains: Gains,
+    pub balance: Balance,
     pub anchor: Anchor,
     pub pose_a: Pose,
     pub pose_b: Pose,
@@ -101,17 +107,39 @@ impl Volumetric {
             anchor.a = p.pose_a.inverse_transform_point(wa);
             anchor.b = p.pose_b.inverse_transform_point(wb);
             self.next_anchors.push((p.key, anchor));
-            let tau_n = patch.normal * tn;
+            // the normal force's centre of pressure moves by δ to balance ft's tipping moment (tipping.rs)
+            let (tilt, delta) = p.balance.moment(ft, patch.normal, patch.force);
+            let tau_n = patch.normal * tn + tilt;
             self.force[b] += ft;
             self.torque[b] += (patch.point - sb.x).cross(ft) + tau_n;
             self.force[a] -= ft;
             self.torque[a] -= (patch.point - sa.x).cross(ft) + tau_n;
             // A receives −f
             let f = patch.normal * patch.force + ft;
-            self.contact_points.push((p.key, ContactPoint { point: patch.point, normal: patch.normal, bodies: [a, b], force: -f }));
+            let point = patch.point + delta;
+            self.contact_points.push((p.key, ContactPoint { point, normal: patch.normal, bodies: [a, b], force: -f }));
             sum_t += ft.length();
         }
         self.pending = pending;
         (self.pending.len(), sum_t)
+    }
+
+    /// Adds the substep's contact points, of weight `w` in the frame, to the frame's (`frame_points`).
+    pub(super) fn collect_points(&mut self, w: f64) {
+        let known = self.frame_points.len();
+        for &(key, c) in &self.contact_points {
+            match self.frame_points[..known].binary_search_by_key(&key, |e| e.0) {
+                Ok(i) => {
+                    let e = &mut self.frame_points[i].1;
+                    (e.point, e.normal) = (c.point, c.normal);
+                    e.force += c.force * w;
+                }
+                Err(_) => self.frame_points.push((key, ContactPoint { force: c.force * w, ..c })),
+            }
+        }
+        if self.frame_points.len() > known {
+            // (the keys are distinct: one point per piece pair and substep)
+            self.frame_points.sort_unstable_by_key(|e| e.0);
+        }
     }
 }
