@@ -51,7 +51,7 @@ impl Volumetric {
         let needs = &self.needs;
         let mut kept = 1;
         for (key, anchor) in self.anchors.iter_mut().filter(|e| awake(e.0 .0) || awake(e.0 .1)) {
-            let now = needs.binary_search_by_key(&(key.0, key.1), |e| e.0).map_or(1, |k| needs[k].1);
+            let now = need_of(needs, key.0, key.1);
             if now >= anchor.need {
                 (anchor.need, anchor.calm) = (now, 0);
             } else {
@@ -67,7 +67,7 @@ impl Volumetric {
 
     /// The factor body pair (a, b)'s load asks for this frame (1 where it carries none that matters).
     pub(super) fn need(&self, a: usize, b: usize) -> u32 {
-        self.needs.binary_search_by_key(&(a as u32, b as u32), |e| e.0).map_or(1, |k| self.needs[k].1)
+        need_of(&self.needs, a as u32, b as u32)
     }
 
     /// The body pairs in contact or within what they can close in a frame of `dt`, (|v| + |ω|·ρ)·dt + ½|g|dt²
@@ -138,4 +138,9 @@ impl Volumetric {
         let r = self.law(model, a, b, knee * (1.0 + 1e-9), 1.0).1;
         (knee + (weight - knee) / r) / k
     }
+}
+
+/// The factor body pair (a, b) asks for in `needs` (sorted by pair), 1 where it is not listed.
+fn need_of(needs: &[((u32, u32), u32)], a: u32, b: u32) -> u32 {
+    needs.binary_search_by_key(&(a, b), |e| e.0).map_or(1, |k| needs[k].1)
 }
