@@ -146,8 +146,15 @@ pub struct Joint {
     /// move), for a method with the row to take back out.
     pub armature_folded: bool,
     /// Damping on a ball joint's relative rotation (MJCF `damping` on a ball joint), N·m·s/rad: a torque
-    /// −d(ω₂ − ω₁), linearly implicit (dynamics/ball_damping.rs). Hinges and sliders take theirs in `motor`.
+    /// −d(ω₂ − ω₁), linearly implicit (dynamics/ball_spring.rs). Hinges and sliders take theirs in `motor`.
     pub ball_damping: f64,
+    /// Stiffness of a ball joint's relative rotation (MJCF `stiffness` on a ball joint), N·m/rad: a torque −k·θ,
+    /// θ the rotation vector from `ball_rest` to the child's rotation relative to its parent, in the world
+    /// frame (dynamics/ball_spring.rs).
+    pub ball_stiffness: f64,
+    /// The child's rotation relative to its parent (or to the world) where a ball joint's spring rests: the
+    /// model's pose.
+    pub ball_rest: Quat,
     /// The robot file's joint name (with the robot's prefix); empty for a scene's `[[joint]]` (see
     /// `Model::joint_name`).
     pub name: String,

@@ -504,10 +504,10 @@ impl World {
         }
         crate::dynamics::actuator::wrenches(&self.model, &self.state, &forces, &coupled, &self.carried, &mut actuated);
         self.state.applied.extend(actuated);
-        // ball joints' damping, at the start of the step like the actuators' forces
-        if crate::dynamics::ball_damping::any(&self.model) {
+        // ball joints' springs and damping, at the start of the step like the actuators' forces
+        if crate::dynamics::ball_spring::any(&self.model) {
             let mut damping = Vec::new();
-            crate::dynamics::ball_damping::wrenches(&self.model, &self.state, self.model.dt, &mut damping);
+            crate::dynamics::ball_spring::wrenches(&self.model, &self.state, self.model.dt, &mut damping);
             self.state.applied.extend(damping);
         }
         // the medium's drag at the start of the step, held over it like the actuators' forces

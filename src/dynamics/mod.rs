@@ -1,7 +1,7 @@
 //! Rigid-body dynamics shared by the methods: integration, external loads, the contact graph.
 
 pub mod actuator;
-pub mod ball_damping;
+pub mod ball_spring;
 pub mod collision_matrix;
 pub mod contact_spring;
 pub mod coupling;

@@ -171,6 +171,8 @@ pub(super) fn joints(list: Vec<JointT>, bodies: &[Body], names: &BTreeMap<String
             armature: 0.0,
             armature_folded: false,
             ball_damping: 0.0,
+            ball_stiffness: 0.0,
+            ball_rest: crate::math::Quat::IDENTITY,
             name: j.name.unwrap_or_default(),
         });
     }

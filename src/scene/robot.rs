@@ -53,6 +53,8 @@ pub struct RobotJoint {
     pub motor: Option<Motor>,
     /// Viscous damping on the joint coordinate (N·s/m or N·m·s/rad): added to the motor's damping.
     pub damping: f64,
+    /// A ball joint's spring on its relative rotation (N·m/rad; MJCF `stiffness`), 0 for other joints.
+    pub ball_stiffness: f64,
     /// Coulomb friction on the joint coordinate: no method runs it, so it becomes a note.
     pub friction: f64,
     /// Rotor inertia on the joint coordinate (MJCF `armature`).

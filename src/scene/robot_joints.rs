@@ -66,6 +66,8 @@ pub(super) fn loop_joint(
         armature: 0.0,
         armature_folded: false,
         ball_damping: 0.0,
+        ball_stiffness: 0.0,
+        ball_rest: Quat::IDENTITY,
         name: format!("{}{}", p.prefix, l.name),
     });
     Ok(())
@@ -146,6 +148,11 @@ pub(super) fn joint_of(
         armature,
         armature_folded,
         ball_damping: if j.kind == JointType::Ball { j.damping } else { 0.0 },
+        ball_stiffness: if j.kind == JointType::Ball { j.ball_stiffness } else { 0.0 },
+        ball_rest: match body2 {
+            Some(c) => out.bodies[body1 - base].rotation.inverse() * out.bodies[c - base].rotation,
+            None => out.bodies[body1 - base].rotation,
+        },
         name: format!("{}{}", p.prefix, j.name),
     });
     Ok(())

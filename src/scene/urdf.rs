@@ -347,6 +347,7 @@ fn joint(src: &Src, n: Node, frame: Pose, notes: &mut Notes) -> Result<Attach, S
         offset: 0.0,
         motor: None,
         damping,
+        ball_stiffness: 0.0,
         friction,
         armature: 0.0,
         effort: effort.filter(|&e| e > 0.0),

@@ -252,13 +252,14 @@ fn joint(cx: &mut Ctx, n: Node, class: &str, frame: Pose) -> Result<Attach, Stri
         }
     };
     let stiffness = if springdamper.is_some() { stiffness.max(f64::MIN_POSITIVE) } else { stiffness };
-    let motor = (stiffness > 0.0).then(|| {
+    let motor = (stiffness > 0.0 && kind != JointType::Ball).then(|| {
         let target = if kind == JointType::Hinge { cx.angle(springref) } else { springref };
         crate::model::Motor { target, stiffness, damping: 0.0, max_force: None, path: Vec::new() }
     });
-    if kind == JointType::Ball && (stiffness > 0.0 || springdamper.is_some()) {
-        return Err(cx.src.at(n, "stiffness on a ball joint is not supported (cairn's springs act on one coordinate; damping is)"));
+    if kind == JointType::Ball && springdamper.is_some() {
+        return Err(cx.src.at(n, "`springdamper` on a ball joint is not supported (give `stiffness` and `damping`)"));
     }
+    let ball_stiffness = if kind == JointType::Ball { stiffness } else { 0.0 };
     let name = el.get("name").map(str::to_string).unwrap_or_else(|| format!("joint@line{}", cx.src.line(n)));
     Ok(Attach::Joint(RobotJoint {
         name,
@@ -269,6 +270,7 @@ fn joint(cx: &mut Ctx, n: Node, class: &str, frame: Pose) -> Result<Attach, Stri
         offset,
         motor,
         damping,
+        ball_stiffness,
         friction,
         armature,
         effort: None,
