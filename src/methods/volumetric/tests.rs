@@ -193,7 +193,7 @@ fn an_elastic_impact_hands_back_its_energy_without_making_any() {
     // (v2 − v1)/v0 = 1 exactly is the energy kept; measured 1.0037 with the springs alone, 1.0000 settled
     let settled = sphere_restitution(1.0, "");
     let alone = sphere_restitution(1.0, "spring_work = false");
-    assert!(settled <= 1.0 && settled > 0.999, "settled: parted at {settled:.6}");
+    assert!(settled <= 1.0 + 1e-9 && settled > 0.999, "settled: parted at {settled:.6}");
     assert!(alone > 1.002, "the springs alone: parted at {alone:.6} (symplectic Euler across the switch)");
     // a damped impact keeps its damper's answer
     let damped = sphere_restitution(0.5, "");
@@ -254,4 +254,35 @@ fn a_refined_run_restores_from_a_snapshot_bit_for_bit() {
         copy.step().unwrap();
     }
     assert_eq!(w.state.bodies, copy.state.bodies);
+}
+
+/// A 0.1 m cube with restitution 1 let go 0.5 mm above the ground spinning at 10 rad/s about x, 1 s at 100 Hz
+/// frames with `sets`: the largest rise of the total energy above its start.
+fn spinning_landing(sets: &str) -> f64 {
+    let text = format!(
+        "format = 1\n[world]\ndt = 0.01\nmethod = \"volumetric-penalty\"\n[solver.volumetric-penalty]\n{sets}\n\
+[[material]]\nname = \"default\"\nfriction = 0.6\nrestitution = 1.0\n\
+[[body]]\nname = \"ground\"\nkind = \"static\"\nshape = {{ type = \"box\", size = [10.0, 10.0, 1.0] }}\nposition = [0.0, 0.0, -0.5]\n\
+[[body]]\nname = \"c\"\nmass = 1.0\nshape = {{ type = \"box\", size = [0.1, 0.1, 0.1] }}\nposition = [0.0, 0.0, 0.0505]\nangular_velocity = [10.0, 0.0, 0.0]\n"
+    );
+    let mut w = world(&text);
+    let energy = |w: &World| w.state.kinetic_energy(&w.model) + w.state.potential_energy(&w.model);
+    let e0 = energy(&w);
+    let mut rise = 0.0f64;
+    for _ in 0..100 {
+        w.step().unwrap();
+        rise = rise.max(energy(&w) - e0);
+    }
+    rise
+}
+
+#[test]
+fn the_tipping_balance_does_no_work_on_a_pair_that_tilts() {
+    // the balance's moment would push a tilt under way (a review measured 2.0e-2 J against 9.4e-3 J without
+    // it, before the balance faded with the tilt rate); the spring's settling takes the rest
+    let (on, off) = (spinning_landing("spring_work = false"), spinning_landing("spring_work = false\nbalance_tipping = false"));
+    // measured: 9.4e-3 J with the balance, 1.44e-2 J without (the springs alone), 0 with the defaults
+    assert!(on <= off * 1.05 + 1e-9, "balance on: rise {on:.3e} J, off: {off:.3e} J");
+    let defaults = spinning_landing("");
+    assert!(defaults <= 1e-9, "defaults: rise {defaults:.3e} J");
 }

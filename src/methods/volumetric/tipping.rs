@@ -42,10 +42,21 @@ fn inverse_inertia(model: &Model, state: &State, i: usize) -> Mat3 {
     }
 }
 
+/// The speed at the patch's reach (|ω_rel| across n times the reach) at which the balance is gone, m/s: a pair
+/// that tilts (lands on an edge, rocks, rolls on a facet) keeps the penalty's own centre of pressure, so that
+/// the moment never works on a tilt that is under way.
+pub const TILT_SPEED: f64 = 0.01;
+
 /// The balance of a contact between `a` and `b` at `point` with unit normal `n` (A towards B), whose patch
 /// reaches `reach` (m) from `point` in every direction of the plane, for friction up to `mu` times the normal
-/// force.
+/// force: whole while the pair does not tilt relative to each other, none from a tilt of [`TILT_SPEED`] at the
+/// patch's reach on.
 pub fn balance(model: &Model, state: &State, (a, b): (usize, usize), point: Vec3, n: Vec3, reach: f64, mu: f64) -> Balance {
+    let w = state.bodies[b].w - state.bodies[a].w;
+    let tilt = (w - n * w.dot(n)).length() * reach;
+    if !(tilt < TILT_SPEED) {
+        return Balance::NONE;
+    }
     let (ia, ib) = (inverse_inertia(model, state, a), inverse_inertia(model, state, b));
     let (ra, rb) = (point - state.bodies[a].x, point - state.bodies[b].x);
     let cross = |r: Vec3| Mat3::from_cols(r.cross(Vec3::X), r.cross(Vec3::Y), r.cross(Vec3::Z));
@@ -70,8 +81,9 @@ pub fn balance(model: &Model, state: &State, (a, b): (usize, usize), point: Vec3
     // scaled down (the body tips as much as the penalty lets it)
     let need = plane_norm(&map, t1, t2) * mu;
     if need > reach {
-        map *= if need > 0.0 { (reach / need).max(0.0) } else { 0.0 };
+        map *= reach / need;
     }
+    map *= 1.0 - tilt / TILT_SPEED;
     // the point's velocity change per unit f with the moment applied: K f − [rb]× I_B⁻¹ T − [ra]× I_A⁻¹ T
     let k = collision_matrix_at(model, state, a, b, point) - (cross(rb) * ib + cross(ra) * ia) * map;
     // the largest singular value of the plane's block bounds the change of the point's speed per unit force
