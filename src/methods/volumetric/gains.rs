@@ -194,8 +194,13 @@ impl Volumetric {
         if self.params.damping.is_some() || self.params.friction_damper != FrictionDamper::Stop {
             return None;
         }
-        let m = reduced_mass(model, a, b);
-        Some(mass.min(m) / (h * self.contacts_on(a, b).max(1) as f64))
+        Some(self.stop_gain((a, b), mass.min(reduced_mass(model, a, b)), h))
+    }
+
+    /// The damper m/(h·n) that stops a point of mass `m` within the substep `h`, shared among the n contacts
+    /// of the most touched moving body of the pair.
+    fn stop_gain(&self, (a, b): (usize, usize), m: f64, h: f64) -> f64 {
+        m / (h * self.contacts_on(a, b).max(1) as f64)
     }
 
     /// The pair's spring k (eq. 8, from the reduced mass, times the load ratio `r`) and the damper c and
@@ -234,7 +239,7 @@ impl Volumetric {
         let cf = match (self.params.damping, self.params.friction_damper) {
             (Some(c), _) => rf * c,
             (None, FrictionDamper::Source) => rf * share * 2.0 * zeta * (kf / part * mt.min(m)).sqrt(),
-            (None, FrictionDamper::Stop) => mt.min(m) / (h * self.contacts_on(a, b).max(1) as f64),
+            (None, FrictionDamper::Stop) => self.stop_gain((a, b), mt.min(m), h),
         };
         (k, c, Gains { k: kf, c: cf, mu_s, mu_k })
     }
