@@ -443,6 +443,22 @@ impl Sdf {
         }
     }
 
+    /// [`Sdf::eval`], and beyond the field's box where it is analytic (exact everywhere).
+    pub fn eval_far(&self, p: &Vec3) -> Option<(f64, Vec3)> {
+        match &self.kind {
+            Kind::Analytic(prim) => Some(prim.eval(*p)),
+            _ => self.eval(p),
+        }
+    }
+
+    /// [`Sdf::hessian`], and beyond the field's box where it is analytic.
+    pub fn hessian_far(&self, p: &Vec3) -> Mat3 {
+        match &self.kind {
+            Kind::Analytic(prim) => prim.hessian(*p),
+            _ => self.hessian(p),
+        }
+    }
+
     /// φ and its gradient (of the trilinear interpolant, body frame) at a body-frame point; None outside the
     /// grid's box.
     pub fn eval(&self, p: &Vec3) -> Option<(f64, Vec3)> {

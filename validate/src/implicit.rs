@@ -7,10 +7,20 @@ use cairn::methods::implicit::field::{BoxField, Field, SphereField};
 use cairn::methods::implicit::gradients::{add_anchor_spring, add_damper, add_spring, Gains, Jacobian, PointContact};
 
 /// Experiment names, in table order.
-pub const EXPERIMENTS: [&str; 8] =
-    ["ip_gradients", "ip_elimination", "ip_resting", "ip_incline", "ip_stack5", "ip_determinism", "ip_stable_step", "ip_hexbolt"];
+pub const EXPERIMENTS: [&str; 9] = [
+    "ip_gradients",
+    "ip_elimination",
+    "ip_resting",
+    "ip_incline",
+    "ip_rolling",
+    "ip_stack5",
+    "ip_determinism",
+    "ip_stable_step",
+    "ip_hexbolt",
+];
 
 mod hexbolt;
+mod rolling;
 mod stable;
 
 pub(super) fn run(name: &str, method: &Overrides) -> Vec<Row> {
@@ -19,6 +29,7 @@ pub(super) fn run(name: &str, method: &Overrides) -> Vec<Row> {
         "ip_elimination" => Ok(elimination()),
         "ip_resting" => resting(method),
         "ip_incline" => incline(method),
+        "ip_rolling" => rolling::rolling(method),
         "ip_stack5" => stack5(method),
         "ip_determinism" => determinism(method),
         "ip_stable_step" => stable::stable_step(method),
@@ -39,7 +50,7 @@ fn wrench(f: &dyn Field, r: Vec3, nb: Vec3, anchor: Option<Vec3>, s: &Pair, (tan
     let a = xb + b - xa;
     let (d, g) = f.eval(&(qa.inverse() * a)).expect("inside the field");
     let ra = cairn::math::Mat3::from_quat(qa);
-    let c = PointContact { d, g: qa * g, n: qb * nb, a, b, h: ra * f.hessian(&(qa.inverse() * a)) * ra.transpose() };
+    let c = PointContact { d, g: qa * g, n: qb * nb, a, b, h: ra * f.hessian(&(qa.inverse() * a)) * ra.transpose(), radius: 0.0 };
     let gains = Gains::linear(2.0e4, 40.0, tangential, field_rate);
     let mut j = Jacobian::default();
     add_spring(&c, gains.k, &mut j);

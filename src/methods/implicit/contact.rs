@@ -76,7 +76,15 @@ pub fn hits(fld: &Side, pts: &Side, hessian: bool) -> (Vec<Hit>, usize) {
                     if d < 0.0 {
                         let p = pts.at.origin + rp * s;
                         let h = if hessian { rf * fld.field.hessian(&r) * rf.transpose() } else { Mat3::ZERO };
-                        let c = PointContact { d, g: rf * g, n: rp * pts.shell.normals[i], a: p - fld.at.com, b: p - pts.at.com, h };
+                        let c = PointContact {
+                            d,
+                            g: rf * g,
+                            n: rp * pts.shell.normals[i],
+                            a: p - fld.at.com,
+                            b: p - pts.at.com,
+                            h,
+                            radius: 0.0,
+                        };
                         out.push(Hit { point: i as u32, c });
                     }
                 }
@@ -86,6 +94,27 @@ pub fn hits(fld: &Side, pts: &Side, hessian: bool) -> (Vec<Hit>, usize) {
         .collect();
     let tested = chunks.iter().map(|c| c.1).sum();
     (chunks.into_iter().flat_map(|c| c.0).collect(), tested)
+}
+
+/// The point index of a sphere's centre hit (no shell point has it).
+pub const CENTRE: u32 = u32::MAX;
+
+/// A sphere of `radius` about the origin of `sphere` tested as its centre C against `fld`'s field (which must
+/// be exact there: [`Field::eval_far`]): one hit where d = φ(C) − r < 0, at the sphere's deepest point
+/// P = C − r N̂ (N̂ = ∇φ(C) normalised), with the field's Hessian at C ([`PointContact::radius`]).
+pub fn centre_hit(fld: &Side, sphere: &Placement, radius: f64) -> Option<Hit> {
+    let r = fld.at.q.inverse() * (sphere.origin - fld.at.origin);
+    let (phi, g) = fld.field.eval_far(&r)?;
+    let d = phi - radius;
+    if d >= 0.0 {
+        return None;
+    }
+    let rf = Mat3::from_quat(fld.at.q);
+    let g = rf * g;
+    let n = g.normalize_or_zero();
+    let p = sphere.origin - n * radius;
+    let h = rf * fld.field.hessian_far(&r) * rf.transpose();
+    Some(Hit { point: CENTRE, c: PointContact { d, g, n, a: p - fld.at.com, b: p - sphere.com, h, radius } })
 }
 
 /// The summed wrench and gradients of one role's hits with the gains' spring (times `spring_scale`, the N0 clamp) and

@@ -14,6 +14,17 @@ pub trait Field: Send + Sync {
     /// there is not in contact.
     fn eval(&self, p: &Vec3) -> Option<(f64, Vec3)>;
 
+    /// φ and ∇φ at `p` wherever the field is a closed form (beyond its box too), else as [`Field::eval`]: a
+    /// sphere's centre lies up to its radius outside the solid it touches.
+    fn eval_far(&self, p: &Vec3) -> Option<(f64, Vec3)> {
+        self.eval(p)
+    }
+
+    /// ∇²φ wherever [`Field::eval_far`] gives a value.
+    fn hessian_far(&self, p: &Vec3) -> Mat3 {
+        self.hessian(p)
+    }
+
     /// ∇²φ at `p` (where [`Field::eval`] gives a value): how the gradient turns as the point moves, for the
     /// gradients of a damper that measures the rate along ∇φ.
     fn hessian(&self, p: &Vec3) -> Mat3;
@@ -32,6 +43,14 @@ pub trait Field: Send + Sync {
 impl Field for crate::geometry::sdf::Sdf {
     fn eval(&self, p: &Vec3) -> Option<(f64, Vec3)> {
         crate::geometry::sdf::Sdf::eval(self, p)
+    }
+
+    fn eval_far(&self, p: &Vec3) -> Option<(f64, Vec3)> {
+        crate::geometry::sdf::Sdf::eval_far(self, p)
+    }
+
+    fn hessian_far(&self, p: &Vec3) -> Mat3 {
+        crate::geometry::sdf::Sdf::hessian_far(self, p)
     }
 
     fn hessian(&self, p: &Vec3) -> Mat3 {

@@ -19,6 +19,12 @@ pub struct Anchor {
     pub sliding: bool,
     /// The unit tangential sliding direction of the last step (world), while sliding.
     pub slip: Vec3,
+    /// For a sphere's centre hit: the sphere's material point (its body frame, about its centre of mass) that
+    /// was at the contact when the anchor was set. The contact point is no material point of the sphere: it
+    /// moves as the sphere rolls, so the next step measures the stretch from this point and sets the anchor
+    /// anew by the contact point, keeping only the stretch that slip made.
+    #[serde(default)]
+    pub material: Option<Vec3>,
 }
 
 /// Friction gains of a pair: anchor spring per point (N/m) and the coefficients.
@@ -41,6 +47,8 @@ pub struct PointIn<'a> {
     pub vel_b_rel: Vec3,
     /// The anchor carried from the last step (`None`: a new contact).
     pub old: Option<Anchor>,
+    /// The point body's placement where the hit is a sphere's centre ([`Anchor::material`]).
+    pub sphere: Option<Placement>,
 }
 
 /// The friction forces on the point body at the hits of one patch (one role of one pair: the point body's
@@ -62,8 +70,12 @@ pub fn patch_friction(points: &[PointIn], field: &Placement, g: &Gains) -> Vec<(
             let n = pt.hit.c.n;
             let tangential = |x: Vec3| x - n * x.dot(n);
             let p = field.com + pt.hit.c.a;
-            // a new contact is anchored where it is
-            let stretch = pt.old.map_or(Vec3::ZERO, |o| tangential(field.origin + field.q * o.at - p));
+            // a new contact is anchored where it is; a sphere's from the material point it was set against
+            let from = |o: &Anchor| match (o.material, pt.sphere) {
+                (Some(m), Some(s)) => s.com + s.q * m,
+                _ => p,
+            };
+            let stretch = pt.old.map_or(Vec3::ZERO, |o| tangential(field.origin + field.q * o.at - from(&o)));
             Pt { p, vt: tangential(pt.vel_b_rel), stretch }
         })
         .collect();
@@ -78,8 +90,15 @@ pub fn patch_friction(points: &[PointIn], field: &Placement, g: &Gains) -> Vec<(
             None => {}
         }
     }
+    let material = |q: &Pt, pt: &PointIn| pt.sphere.map(|s| s.q.inverse() * (q.p - s.com));
     let kinetic_all = |dir_of: &dyn Fn(&Pt) -> Vec3| -> Vec<(Vec3, Anchor)> {
-        pts.iter().zip(points).map(|(q, pt)| kinetic(q.p, dir_of(q), pt.fn_, &local, g)).collect()
+        pts.iter()
+            .zip(points)
+            .map(|(q, pt)| {
+                let (f, a) = kinetic(q.p, dir_of(q), pt.fn_, &local, g);
+                (f, Anchor { material: material(q, pt), ..a })
+            })
+            .collect()
     };
     if slid > held && along > 0.0 {
         // still slipping: kinetic against each point's velocity, the anchors dragged along
@@ -93,8 +112,11 @@ pub fn patch_friction(points: &[PointIn], field: &Placement, g: &Gains) -> Vec<(
             .iter()
             .zip(points)
             .map(|(q, pt)| {
-                let at = pt.old.map_or(local(q.p), |o| o.at);
-                (q.stretch * g.kt, Anchor { at, sliding: false, slip: Vec3::ZERO })
+                let at = match pt.sphere {
+                    Some(_) => local(q.p + q.stretch),
+                    None => pt.old.map_or(local(q.p), |o| o.at),
+                };
+                (q.stretch * g.kt, Anchor { at, sliding: false, slip: Vec3::ZERO, material: material(q, pt) })
             })
             .collect();
     }
@@ -105,7 +127,7 @@ pub fn patch_friction(points: &[PointIn], field: &Placement, g: &Gains) -> Vec<(
 
 /// [`patch_friction`] of a patch of one point.
 pub fn point_friction(h: &Hit, fn_: f64, vel_b_rel: Vec3, field: &Placement, old: Option<Anchor>, g: &Gains) -> (Vec3, Anchor) {
-    patch_friction(&[PointIn { hit: h, fn_, vel_b_rel, old }], field, g)[0]
+    patch_friction(&[PointIn { hit: h, fn_, vel_b_rel, old, sphere: None }], field, g)[0]
 }
 
 /// Kinetic friction μ_k·f_n along `dir` at the point `p` (world), and the anchor dragged to where its spring
@@ -113,10 +135,10 @@ pub fn point_friction(h: &Hit, fn_: f64, vel_b_rel: Vec3, field: &Placement, old
 fn kinetic(p: Vec3, dir: Vec3, fn_: f64, local: &dyn Fn(Vec3) -> Vec3, g: &Gains) -> (Vec3, Anchor) {
     let len = dir.length();
     if len == 0.0 || g.kt == 0.0 {
-        return (Vec3::ZERO, Anchor { at: local(p), sliding: false, slip: Vec3::ZERO });
+        return (Vec3::ZERO, Anchor { at: local(p), ..Anchor::default() });
     }
     let f = dir * (g.mu_k * fn_ / len);
-    (f, Anchor { at: local(p + f / g.kt), sliding: true, slip: -dir / len })
+    (f, Anchor { at: local(p + f / g.kt), sliding: true, slip: -dir / len, material: None })
 }
 
 #[cfg(test)]
@@ -126,7 +148,7 @@ mod tests {
     use crate::methods::implicit::gradients::PointContact;
 
     fn hit(p: Vec3) -> Hit {
-        Hit { point: 0, c: PointContact { d: -0.01, g: Vec3::Z, n: Vec3::Z, a: p, b: Vec3::ZERO, h: crate::math::Mat3::ZERO } }
+        Hit { point: 0, c: PointContact { d: -0.01, g: Vec3::Z, n: Vec3::Z, a: p, b: Vec3::ZERO, h: crate::math::Mat3::ZERO, radius: 0.0 } }
     }
 
     #[test]

@@ -69,6 +69,21 @@ pub struct PointContact {
     pub b: Vec3,
     /// R_A ∇²φ_A R_Aᵀ at the point: how `g` turns as the point moves through A's field.
     pub h: Mat3,
+    /// 0 for a shell point. For a sphere of B tested as its centre C (contact.rs, [`centre_hit`]), its radius r:
+    /// the point P is the sphere's deepest point C − r N̂ (there friction acts), d = φ_A(C) − r, N̂ = G, `h` is
+    /// taken at C, and the spring and damper act as at C along G ([`PointContact::centre`]), so that B's spin
+    /// turns neither.
+    ///
+    /// [`centre_hit`]: super::contact::centre_hit
+    pub radius: f64,
+}
+
+impl PointContact {
+    /// A sphere contact as its spring and damper see it: the arms to the centre C = P + r N̂.
+    fn centre(&self) -> PointContact {
+        let s = self.n * self.radius;
+        PointContact { a: self.a + s, b: self.b + s, ..*self }
+    }
 }
 
 /// Gains of one point: spring k (N/m), damper k_d (N·s/m), whether the damper acts on the tangential
@@ -129,14 +144,30 @@ pub fn add_spring(c: &PointContact, k: f64, out: &mut Jacobian) {
     add_forces(c, fa, &df, &[Mat3::ZERO; 4], out);
 }
 
-/// [`add_spring`] with the gains' spring law at the point's depth.
-pub fn add_contact_spring(c: &PointContact, g: &Gains, out: &mut Jacobian) {
-    let (k, d) = g.spring_at(c.d);
-    add_spring(&PointContact { d, ..*c }, k, out);
+/// The spring of a sphere's centre C (arms to C): F_A = k d G with d = φ_A(C) − r, the gradient of the potential
+/// ½k d²: δF_A = k(GGᵀ + dH)δc − k d[G]×δθ_A, δc = δx_B − [b]×δθ_B − δx_A + [a]×δθ_A.
+fn add_centre_spring(c: &PointContact, k: f64, out: &mut Jacobian) {
+    let fa = c.g * (k * c.d);
+    let q = (outer(c.g, c.g) + c.h * c.d) * k;
+    let df = [-q, q * skew(c.a) - skew(c.g) * (k * c.d), q, -q * skew(c.b)];
+    add_forces(c, fa, &df, &[Mat3::ZERO; 4], out);
 }
 
-/// The damper's wrench and gradients of one point, added to `out`.
+/// [`add_spring`] with the gains' spring law at the point's depth (at a sphere's centre where `radius` > 0).
+pub fn add_contact_spring(c: &PointContact, g: &Gains, out: &mut Jacobian) {
+    let (k, d) = g.spring_at(c.d);
+    if c.radius > 0.0 {
+        add_centre_spring(&PointContact { d, ..c.centre() }, k, out);
+    } else {
+        add_spring(&PointContact { d, ..*c }, k, out);
+    }
+}
+
+/// The damper's wrench and gradients of one point, added to `out` (a sphere's centre: along G, as at C).
 pub fn add_damper(c: &PointContact, g: &Gains, vel: &Velocities, out: &mut Jacobian) {
+    let centre = c.radius > 0.0;
+    let c = &if centre { c.centre() } else { *c };
+    let g = &Gains { field_rate: g.field_rate || centre, ..*g };
     let u = relative_velocity(c, vel);
     let (wa, wb) = (skew(vel[1]), skew(vel[3]));
     let sb = skew(c.b);
@@ -228,10 +259,20 @@ pub type Motion = [Vec3; 4];
 /// the start plus its gradients ([`add_spring`], [`add_damper`]) times the bodies' changes `m` (A's, then B's).
 pub fn applied_force(c: &PointContact, g: &Gains, vel: &Velocities, m: &[Motion; 2]) -> Vec3 {
     let ([xa, ta, va, wa], [xb, tb, vb, wb]) = (m[0], m[1]);
-    // spring: δF = k N̂ ∇φ·(δx_B − δx_A + a × δθ_A − b × δθ_B) + δθ_B × F (N̂ turns with B)
+    let centre = c.radius > 0.0;
+    let c = &if centre { c.centre() } else { *c };
+    let g = &Gains { field_rate: g.field_rate || centre, ..*g };
     let (k, d) = g.spring_at(c.d);
-    let fs = c.n * (k * d);
-    let spring = fs + c.n * (k * c.g.dot(xb - xa + c.a.cross(ta) - c.b.cross(tb))) + tb.cross(fs);
+    let dc = xb - xa + c.a.cross(ta) - c.b.cross(tb);
+    let spring = if centre {
+        // δF = k G Gᵀδc + k d (H δc + δθ_A × G)
+        let fs = c.g * (k * d);
+        fs + c.g * (k * c.g.dot(dc)) + (c.h * dc + ta.cross(c.g)) * (k * d)
+    } else {
+        // δF = k N̂ ∇φ·δc + δθ_B × F (N̂ turns with B)
+        let fs = c.n * (k * d);
+        fs + c.n * (k * c.g.dot(dc)) + tb.cross(fs)
+    };
     // damper: δu from the poses (the arms and A's point move) and from the velocities
     let u = relative_velocity(c, vel);
     let du = vel[1].cross(xb - xa) + (vel[3] - vel[1]).cross(c.b.cross(tb)) + va - c.a.cross(wa) - vb + c.b.cross(wb);
@@ -282,282 +323,5 @@ fn add_forces(c: &PointContact, fa: Vec3, dfp: &[Mat3; 4], dfv: &[Mat3; 4], out:
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::math::{quat_exp, Quat};
-    use crate::methods::implicit::field::{BoxField, Field, SphereField};
-
-    /// A pair's poses and velocities: (x, q, v, ω) of A and of B.
-    #[derive(Clone, Copy)]
-    struct Pose2 {
-        x: [Vec3; 2],
-        q: [Quat; 2],
-        v: [Vec3; 2],
-        w: [Vec3; 2],
-    }
-
-    /// The wrench of B's point (`r`, normal `nb`, B's body frame about its centre of mass) in A's field, from
-    /// the poses alone: the reference the gradients are compared with.
-    fn wrench(f: &dyn Field, r: Vec3, nb: Vec3, s: &Pose2, g: &Gains) -> Option<([Vec3; 4], Jacobian)> {
-        let b = s.q[1] * r;
-        let p = s.x[1] + b;
-        let a = p - s.x[0];
-        let (d, grad) = f.eval(&(s.q[0].inverse() * a))?;
-        if d >= 0.0 {
-            return None;
-        }
-        let ra = Mat3::from_quat(s.q[0]);
-        let h = ra * f.hessian(&(s.q[0].inverse() * a)) * ra.transpose();
-        let c = PointContact { d, g: s.q[0] * grad, n: s.q[1] * nb, a, b, h };
-        let mut j = Jacobian::default();
-        add_contact_spring(&c, g, &mut j);
-        add_damper(&c, g, &[s.v[0], s.w[0], s.v[1], s.w[1]], &mut j);
-        Some((j.wrench, j))
-    }
-
-    fn perturbed(s: &Pose2, var: usize, k: usize, e: f64) -> Pose2 {
-        let mut t = *s;
-        let mut dv = Vec3::ZERO;
-        dv[k] = e;
-        let body = var / 4;
-        match var % 4 {
-            0 => t.x[body] += dv,
-            1 => t.q[body] = quat_exp(dv) * t.q[body],
-            2 => t.v[body] += dv,
-            _ => t.w[body] += dv,
-        }
-        t
-    }
-
-    fn check(f: &dyn Field, r: Vec3, nb: Vec3, s: &Pose2, g: &Gains) -> f64 {
-        let (_, jac) = wrench(f, r, nb, s, g).expect("the test point must penetrate");
-        // a block that is zero is compared on the scale of the whole Jacobian (finite differences of a wrench
-        // of size W carry a rounding noise of about W·1e-16/e)
-        let big = jac.pos.iter().chain(&jac.vel).flatten().flat_map(|m| m.to_cols_array()).fold(0.0f64, |m, v| m.max(v.abs()));
-        let e = 1e-6;
-        let mut worst: f64 = 0.0;
-        for var in 0..8 {
-            // var: body·4 + (x, θ, v, ω)
-            let (body, kind) = (var / 4, var % 4);
-            let col = 2 * body + (kind % 2);
-            for k in 0..3 {
-                let (wp, _) = wrench(f, r, nb, &perturbed(s, var, k, e), g).unwrap();
-                let (wm, _) = wrench(f, r, nb, &perturbed(s, var, k, -e), g).unwrap();
-                for row in 0..4 {
-                    let fd = (wp[row] - wm[row]) / (2.0 * e);
-                    let block = if kind < 2 { jac.pos[row][col] } else { jac.vel[row][col] };
-                    let an = block.col(k);
-                    let scale = block.abs().to_cols_array().iter().fold(1e-3 * big, |m, v| m.max(*v));
-                    let err = (fd - an).abs().max_element() / scale;
-                    assert!(err < 1e-6, "row {row} var {var} component {k}: fd {fd:?} vs {an:?}");
-                    worst = worst.max(err);
-                }
-            }
-        }
-        worst
-    }
-
-    fn state() -> Pose2 {
-        Pose2 {
-            x: [Vec3::new(0.1, -0.2, 0.05), Vec3::new(0.3, 0.1, 0.7)],
-            q: [quat_exp(Vec3::new(0.2, -0.4, 0.3)), quat_exp(Vec3::new(-0.5, 0.1, 0.25))],
-            v: [Vec3::new(0.3, -0.1, 0.2), Vec3::new(-0.4, 0.5, 0.1)],
-            w: [Vec3::new(1.1, -0.7, 0.4), Vec3::new(-0.3, 0.9, 1.3)],
-        }
-    }
-
-    /// A point of B that lies `depth` inside A's field: B's body-frame offset for the world point `p`.
-    fn point_at(s: &Pose2, p: Vec3) -> Vec3 {
-        s.q[1].inverse() * (p - s.x[1])
-    }
-
-    #[test]
-    fn every_block_matches_finite_differences_in_both_damper_modes() {
-        let s = state();
-        let sphere = SphereField { radius: 0.8 };
-        let p = s.x[0] + s.q[0] * Vec3::new(0.3, 0.4, 0.5);
-        let (r, nb) = (point_at(&s, p), Vec3::new(0.3, -0.5, 0.8).normalize());
-        // the damper on the whole relative velocity, along N̂, and along ∇φ (whose turn is the sphere's Hessian)
-        for (tangential, field_rate) in [(true, false), (false, false), (false, true)] {
-            let g = Gains::linear(1.0e4, 35.0, tangential, field_rate);
-            let worst = check(&sphere, r, nb, &s, &g);
-            assert!(worst < 1e-6, "{worst}");
-        }
-        let bx = BoxField { half: Vec3::new(0.5, 0.4, 0.6) };
-        let p = s.x[0] + s.q[0] * Vec3::new(0.2, -0.3, 0.45);
-        for field_rate in [false, true] {
-            check(&bx, point_at(&s, p), nb, &s, &Gains::linear(2.0e3, 5.0, false, field_rate));
-        }
-        // the load's stiffening: the point (0.093 m deep) beyond the knee, where the tangent is r·k
-        let g = Gains { knee: 0.05, stiffening: 7.0, ..Gains::linear(1.0e4, 35.0, false, true) };
-        assert!(g.spring_at(-0.093).0 == 7.0e4);
-        assert!(check(&sphere, r, nb, &s, &g) < 1e-6);
-    }
-
-    #[test]
-    fn the_stiffened_spring_is_continuous_at_its_knee_and_linear_on_either_side() {
-        let g = Gains { knee: 2e-3, stiffening: 40.0, ..Gains::linear(5.0e4, 0.0, false, false) };
-        let f = |p: f64| g.spring_force(-p);
-        assert!((f(2e-3 - 1e-13) - f(2e-3 + 1e-13)).abs() < 1e-6);
-        assert!((f(1e-3) - 50.0).abs() < 1e-9 && (f(2e-3) - 100.0).abs() < 1e-9);
-        // beyond the knee each metre adds 40 k
-        assert!((f(3e-3) - f(2.5e-3) - 40.0 * 5.0e4 * 5e-4).abs() < 1e-6);
-        assert_eq!(Gains::linear(5.0e4, 0.0, false, false).spring_force(-1.0), 5.0e4);
-    }
-
-    #[test]
-    fn the_anchor_spring_matches_finite_differences() {
-        let s = state();
-        let sphere = SphereField { radius: 0.8 };
-        let p = s.x[0] + s.q[0] * Vec3::new(0.3, 0.4, 0.5);
-        let (r, nb) = (point_at(&s, p), Vec3::new(0.3, -0.5, 0.8).normalize());
-        // the anchor, fixed in A, a little off the point
-        let alpha_body = s.q[0].inverse() * (p + Vec3::new(0.02, -0.01, 0.015) - s.x[0]);
-        let spring = |s: &Pose2| {
-            let b = s.q[1] * r;
-            let a = s.x[1] + b - s.x[0];
-            let (d, g) = sphere.eval(&(s.q[0].inverse() * a)).unwrap();
-            let c = PointContact { d, g: s.q[0] * g, n: s.q[1] * nb, a, b, h: Mat3::ZERO };
-            let mut j = Jacobian::default();
-            add_anchor_spring(&c, s.q[0] * alpha_body, 2.0e3, &mut j);
-            j
-        };
-        let jac = spring(&s);
-        assert!(jac.wrench[0].length() > 1.0);
-        let e = 1e-6;
-        for var in [0, 1, 4, 5] {
-            let (body, kind) = (var / 4, var % 4);
-            for k in 0..3 {
-                let (wp, wm) = (spring(&perturbed(&s, var, k, e)).wrench, spring(&perturbed(&s, var, k, -e)).wrench);
-                for row in 0..4 {
-                    let fd = (wp[row] - wm[row]) / (2.0 * e);
-                    let block = jac.pos[row][2 * body + kind];
-                    let scale = block.abs().to_cols_array().iter().fold(1.0f64, |m, v| m.max(*v));
-                    assert!(
-                        (fd - block.col(k)).abs().max_element() / scale < 1e-6,
-                        "row {row} var {var} {k}: {fd:?} vs {:?}",
-                        block.col(k)
-                    );
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn kinetic_friction_matches_finite_differences() {
-        let s = state();
-        let sphere = SphereField { radius: 0.8 };
-        let p = s.x[0] + s.q[0] * Vec3::new(0.3, 0.4, 0.5);
-        let (r, nb) = (point_at(&s, p), Vec3::new(0.3, -0.5, 0.8).normalize());
-        let damper = |s: &Pose2| {
-            let b = s.q[1] * r;
-            let a = s.x[1] + b - s.x[0];
-            let (d, g) = sphere.eval(&(s.q[0].inverse() * a)).unwrap();
-            let c = PointContact { d, g: s.q[0] * g, n: s.q[1] * nb, a, b, h: Mat3::ZERO };
-            let mut j = Jacobian::default();
-            add_kinetic_friction(&c, 30.0, &[s.v[0], s.w[0], s.v[1], s.w[1]], &mut j);
-            j
-        };
-        let jac = damper(&s);
-        assert!(jac.wrench[0].length() > 1.0);
-        // tangential: no force along the normal
-        assert!(jac.wrench[0].dot(s.q[1] * nb).abs() < 1e-12 * jac.wrench[0].length());
-        let e = 1e-6;
-        for var in 0..8 {
-            let (body, kind) = (var / 4, var % 4);
-            for k in 0..3 {
-                let (wp, wm) = (damper(&perturbed(&s, var, k, e)).wrench, damper(&perturbed(&s, var, k, -e)).wrench);
-                for row in 0..4 {
-                    let fd = (wp[row] - wm[row]) / (2.0 * e);
-                    let block = if kind < 2 { jac.pos[row][2 * body + kind] } else { jac.vel[row][2 * body + kind - 2] };
-                    let scale = block.abs().to_cols_array().iter().fold(1.0f64, |m, v| m.max(*v));
-                    assert!(
-                        (fd - block.col(k)).abs().max_element() / scale < 1e-6,
-                        "row {row} var {var} {k}: {fd:?} vs {:?}",
-                        block.col(k)
-                    );
-                }
-            }
-        }
-    }
-
-    /// The row F_A of `j` times the motions, as the step's system applies it.
-    fn row(j: &Jacobian, m: &[Motion; 2]) -> Vec3 {
-        let mut f = j.wrench[0];
-        for c in 0..4 {
-            f += j.pos[0][c] * m[c / 2][c % 2] + j.vel[0][c] * m[c / 2][2 + c % 2];
-        }
-        f
-    }
-
-    #[test]
-    fn applied_forces_are_the_jacobians_rows_times_the_motions() {
-        let s = state();
-        let sphere = SphereField { radius: 0.8 };
-        let p = s.x[0] + s.q[0] * Vec3::new(0.3, 0.4, 0.5);
-        let b = p - s.x[1];
-        let (d, g) = sphere.eval(&(s.q[0].inverse() * (p - s.x[0]))).unwrap();
-        let ra = Mat3::from_quat(s.q[0]);
-        let h = ra * sphere.hessian(&(s.q[0].inverse() * (p - s.x[0]))) * ra.transpose();
-        let c = PointContact { d, g: s.q[0] * g, n: Vec3::new(0.3, -0.5, 0.8).normalize(), a: p - s.x[0], b, h };
-        let vel = [s.v[0], s.w[0], s.v[1], s.w[1]];
-        let mut rng = crate::math::rng::Rng::new(5);
-        let mut v3 = || Vec3::new(rng.unit() - 0.5, rng.unit() - 0.5, rng.unit() - 0.5);
-        let m = [[v3(), v3(), v3(), v3()], [v3(), v3(), v3(), v3()]];
-        for (tangential, field_rate) in [(false, false), (true, false), (false, true)] {
-            let g = Gains::linear(1.0e4, 35.0, tangential, field_rate);
-            let mut j = Jacobian::default();
-            add_spring(&c, g.k, &mut j);
-            add_damper(&c, &g, &vel, &mut j);
-            let (want, got) = (row(&j, &m), applied_force(&c, &g, &vel, &m));
-            assert!((want - got).length() < 1e-9 * want.length(), "{want:?} vs {got:?}");
-        }
-        let alpha = c.a + Vec3::new(0.02, -0.01, 0.015);
-        let mut j = Jacobian::default();
-        add_anchor_spring(&c, alpha, 2.0e3, &mut j);
-        let (want, got) = (row(&j, &m), applied_anchor_force(&c, alpha, 2.0e3, &m));
-        assert!((want - got).length() < 1e-9 * want.length(), "{want:?} vs {got:?}");
-        let mut j = Jacobian::default();
-        add_kinetic_friction(&c, 30.0, &vel, &mut j);
-        let (want, got) = (row(&j, &m), applied_kinetic_force(&c, 30.0, &vel, &m));
-        assert!((want - got).length() < 1e-9 * want.length(), "{want:?} vs {got:?}");
-    }
-
-    #[test]
-    fn the_reversed_role_maps_onto_the_pair() {
-        // B's points in A's field, and A's points in B's field, summed into the pair (A, B)
-        let s = state();
-        let sphere = SphereField { radius: 0.8 };
-        let g = Gains::linear(1.0e4, 35.0, true, false);
-        let p = s.x[0] + s.q[0] * Vec3::new(0.3, 0.4, 0.5);
-        let (_, j1) = wrench(&sphere, point_at(&s, p), Vec3::Z, &s, &g).unwrap();
-        let rev = Pose2 { x: [s.x[1], s.x[0]], q: [s.q[1], s.q[0]], v: [s.v[1], s.v[0]], w: [s.w[1], s.w[0]] };
-        let p2 = rev.x[0] + rev.q[0] * Vec3::new(-0.2, 0.3, 0.4);
-        let (_, j2) = wrench(&sphere, point_at(&rev, p2), Vec3::X, &rev, &g).unwrap();
-        let mut sum = Jacobian::default();
-        sum.add(&j1, false);
-        sum.add(&j2, true);
-        // the sum as a function of the pair's state, by finite differences in A's and B's variables
-        let total = |s: &Pose2| {
-            let r = Pose2 { x: [s.x[1], s.x[0]], q: [s.q[1], s.q[0]], v: [s.v[1], s.v[0]], w: [s.w[1], s.w[0]] };
-            let (w1, _) = wrench(&sphere, point_at(&state(), p), Vec3::Z, s, &g).unwrap();
-            let (w2, _) = wrench(&sphere, point_at(&rev, p2), Vec3::X, &r, &g).unwrap();
-            [w1[0] + w2[2], w1[1] + w2[3], w1[2] + w2[0], w1[3] + w2[1]]
-        };
-        let e = 1e-6;
-        for var in 0..8 {
-            let (body, kind) = (var / 4, var % 4);
-            for k in 0..3 {
-                let (wp, wm) = (total(&perturbed(&s, var, k, e)), total(&perturbed(&s, var, k, -e)));
-                for row in 0..4 {
-                    let fd = (wp[row] - wm[row]) / (2.0 * e);
-                    let block = if kind < 2 { sum.pos[row][2 * body + kind % 2] } else { sum.vel[row][2 * body + kind % 2] };
-                    let scale = block.abs().to_cols_array().iter().fold(1.0f64, |m, v| m.max(*v));
-                    assert!((fd - block.col(k)).abs().max_element() / scale < 1e-6, "row {row} var {var}");
-                }
-            }
-        }
-        // Newton's third law: the pair's forces cancel
-        assert!((sum.wrench[0] + sum.wrench[2]).length() < 1e-9);
-    }
-}
+#[path = "gradients_tests.rs"]
+mod tests;

@@ -10,6 +10,7 @@
 
 use super::{Assembled, Grip, ImplicitPenalty, PairContact, SLIP_FLOOR};
 use crate::math::Vec3;
+use crate::methods::implicit::contact::CENTRE;
 use crate::methods::implicit::friction;
 use crate::methods::implicit::gradients::{add_anchor_spring, add_kinetic_friction, relative_velocity, Jacobian, Motion};
 use crate::methods::implicit::{FrictionMode, Integrator};
@@ -70,7 +71,8 @@ impl ImplicitPenalty {
                 .map(|(h, &fn_)| {
                     let key = (fb as u32, pb as u32, h.point);
                     let old = self.anchors.binary_search_by_key(&key, |e| e.0).ok().map(|i| self.anchors[i].1);
-                    friction::PointIn { hit: h, fn_, vel_b_rel: -relative_velocity(&h.c, &vel), old }
+                    let sphere = (h.point == CENTRE).then(|| Self::placement(model, state, pb));
+                    friction::PointIn { hit: h, fn_, vel_b_rel: -relative_velocity(&h.c, &vel), old, sphere }
                 })
                 .collect();
             for (h, (f, anchor)) in hits.iter().zip(friction::patch_friction(&inputs, &field, &p.friction)) {

@@ -141,7 +141,7 @@ mod tests {
 
     #[test]
     fn the_carry_reads_back_and_so_does_a_snapshot_of_anchors_alone() {
-        let anchor = Anchor { at: Vec3::new(1.0, 2.0, 3.0), sliding: true, slip: Vec3::X };
+        let anchor = Anchor { at: Vec3::new(1.0, 2.0, 3.0), sliding: true, slip: Vec3::X, material: None };
         let c = Carried { anchors: vec![((1, 2, 3), anchor)], loads: vec![((0, 4), LoadSpring { ratio: 3.5, engaged: 1e-4 })] };
         let back: Carried = serde_json::from_value(serde_json::to_value(&c).unwrap()).unwrap();
         assert_eq!((back.anchors, back.loads), (c.anchors.clone(), c.loads));

@@ -1,5 +1,6 @@
 //! The `implicit-penalty` step: the stages of the module comment of mod.rs, in order.
 
+use super::centres::Centres;
 use super::contact::{self, Hit, Placement};
 use super::drives::{self, Drive};
 use super::field::ShellRef;
@@ -87,6 +88,7 @@ pub(super) const SLIP_FLOOR: f64 = 1e-9;
 pub struct ImplicitPenalty {
     params: ImplicitParams,
     fields: Fields,
+    centres: Centres,
     /// The method's step h (the scene's dt over the substeps), set by `step`.
     h: f64,
     broad: BroadPhase,
@@ -128,6 +130,7 @@ impl ImplicitPenalty {
         })
         .map_err(|e| InputError::at(&model.name, format!("[solver.implicit-penalty]: {e}")))?;
         Ok(ImplicitPenalty {
+            centres: Centres::new(model, &fields, params.sphere_centres && !params.tangential_damping),
             params,
             fields,
             h: model.dt,
@@ -226,6 +229,10 @@ impl ImplicitPenalty {
                 at: Self::placement(model, state, i),
             }
         };
+        if let Some((f, s)) = self.centres.role(a, b) {
+            let hits = self.centres.hits(a, f, s, side(f), |i| Self::placement(model, state, i));
+            return (hits.map(|hits| PairHits { a, b, hits, field_rate: [true; 2] }), 1);
+        }
         let (sa, sb) = (side(a), side(b));
         // per role, whether its damper acts along the field's gradient (ImplicitParams::damper_normal)
         let field_rate = [sa.field.exact(), sb.field.exact()].map(|e| self.params.damper_normal.along_field(e));

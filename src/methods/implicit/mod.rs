@@ -7,6 +7,7 @@
 //! assembly and solve (one 6×6-block system per island: step.rs, system.rs) and integrate.
 //! See docs/methods/implicit-penalty.md, "One step" and "Symbols".
 
+mod centres;
 pub mod contact;
 pub mod drives;
 pub mod field;
@@ -98,6 +99,11 @@ pub struct ImplicitParams {
     /// Narrow-band half-width of the distance fields, m. Default: per shape, the larger of six cells and a
     /// tenth of the longest extent.
     pub sdf_band: Option<f64>,
+    /// Whether a sphere that meets another sphere or a body with an exact field (a static or kinematic sphere,
+    /// box, capsule or cylinder) is tested as its centre: one point at its exact depth φ(C) − r, the spring and
+    /// damper along ∇φ(C), instead of its point shell in the other's field and the other's shell in its own.
+    /// Not with `tangential_damping`. `false`: shells both ways (the paper). Default `true`.
+    pub sphere_centres: bool,
     /// Point-shell spacing, m. Default: per shape (`geometry::point_shell::default_spacing`: a tenth of a
     /// primitive's longest extent, a mesh's median edge within [1/20, 1/10] of it).
     pub point_spacing: Option<f64>,
@@ -125,6 +131,7 @@ impl Default for ImplicitParams {
             n0: None,
             sdf_resolution: None,
             sdf_band: None,
+            sphere_centres: true,
             point_spacing: None,
             joint_alpha: None,
         }

@@ -72,6 +72,7 @@ fn wrench(p: &Pair, s: &[BodyState; 2]) -> Jacobian {
             a,
             b,
             h: Mat3::from_quat(qa) * field.hessian(&(qa.inverse() * a)) * Mat3::from_quat(qa).transpose(),
+            radius: 0.0,
         };
         add_spring(&c, p.gains.k, &mut jac);
         add_damper(&c, &p.gains, &[s[0].v, s[0].w, s[1].v, s[1].w], &mut jac);
