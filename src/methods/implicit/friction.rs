@@ -23,7 +23,7 @@ pub struct Anchor {
     /// was at the contact when the anchor was set. The contact point is no material point of the sphere: it
     /// moves as the sphere rolls, so the next step measures the stretch from this point and sets the anchor
     /// anew by the contact point, keeping only the stretch that slip made.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub material: Option<Vec3>,
 }
 
@@ -149,6 +149,41 @@ mod tests {
 
     fn hit(p: Vec3) -> Hit {
         Hit { point: 0, c: PointContact { d: -0.01, g: Vec3::Z, n: Vec3::Z, a: p, b: Vec3::ZERO, h: crate::math::Mat3::ZERO, radius: 0.0 } }
+    }
+
+    #[test]
+    fn a_rolling_sphere_keeps_no_stretch_and_a_slipping_one_keeps_its_slip() {
+        let field = Placement { origin: Vec3::ZERO, q: Quat::IDENTITY, com: Vec3::ZERO };
+        let g = Gains { kt: 1000.0, mu_s: 0.6, mu_k: 0.4, lead: 0.0 };
+        let r = 0.1;
+        let at = |x: f64, turn: f64| Placement {
+            origin: Vec3::new(x, 0.0, r),
+            q: crate::math::quat_exp(Vec3::Y * turn),
+            com: Vec3::new(x, 0.0, r),
+        };
+        // the sphere's deepest point P under its centre: a = P − field.com, b = P − sphere.com
+        let hit_at = |s: &Placement| {
+            let p = Vec3::new(s.com.x, 0.0, 0.0);
+            Hit {
+                point: 0,
+                c: PointContact { d: -1e-4, g: Vec3::Z, n: Vec3::Z, a: p, b: p - s.com, h: crate::math::Mat3::ZERO, radius: r },
+            }
+        };
+        let step = |s: Placement, old: Option<Anchor>| {
+            let h = hit_at(&s);
+            patch_friction(&[PointIn { hit: &h, fn_: 10.0, vel_b_rel: Vec3::ZERO, old, sphere: Some(s) }], &field, &g)[0]
+        };
+        let (_, a0) = step(at(0.0, 0.0), None);
+        assert_eq!(a0.material, Some(Vec3::new(0.0, 0.0, -r)));
+        // rolled 1 mm (turned by 1 mm / r): the anchor moves with the contact, no force (but for the arc's
+        // Δ³/6r² = 1.7e-8 m: the old point has turned up and back a little)
+        let (f, a1) = step(at(1e-3, 1e-3 / r), Some(a0));
+        assert!(f.length() < 2e-8 * g.kt, "{f:?}");
+        assert!((a1.at - Vec3::new(1e-3, 0.0, 0.0)).length() < 2e-8, "{:?}", a1.at);
+        // slid 1 mm without turning: the anchor stays behind by the slip
+        let (f, a2) = step(at(1e-3, 0.0), Some(a0));
+        assert!((f - Vec3::new(-1e-3 * g.kt, 0.0, 0.0)).length() < 1e-9, "{f:?}");
+        assert!((a2.at - Vec3::ZERO).length() < 1e-12);
     }
 
     #[test]
