@@ -72,7 +72,7 @@ fn method_experiments(method: MethodKey) -> Vec<&'static str> {
             v.extend_from_slice(&implicit::EXPERIMENTS);
             v.extend_from_slice(&implicit_joints::EXPERIMENTS);
             // the basics it meets (the others: docs/methods/implicit-penalty.md and the README)
-            v.extend_from_slice(&["friction_limit", "mass_ratio", "domino_chain"]);
+            v.extend_from_slice(&["friction_limit", "restitution_impacts", "mass_ratio", "domino_chain"]);
             v
         }
         MethodKey::Abd => {

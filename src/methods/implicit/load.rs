@@ -4,6 +4,7 @@
 
 use super::contact::Hit;
 use super::friction::{Anchor, Key};
+use super::impacts::Landing;
 use crate::dynamics::contact_spring::{reduced_mass, LoadSpring};
 use crate::dynamics::support::{carried_mass, SupportPair};
 use crate::math::Vec3;
@@ -109,28 +110,35 @@ impl super::ImplicitPenalty {
     }
 }
 
-/// What the method carries from one step to the next in `State::carry`: the friction anchors (by point, sorted)
-/// and the pairs' load springs (by pair, sorted). A snapshot from before the load springs (the anchors alone)
+/// What the method carries from one step to the next in `State::carry`: the friction anchors (by point, sorted),
+/// the pairs' load springs and their landing depths after an impact (impacts.rs; by pair, sorted). A snapshot from before the load springs (the anchors alone)
 /// reads as anchors without load springs.
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 #[serde(from = "CarriedForm")]
 pub(super) struct Carried {
     pub anchors: Vec<(Key, Anchor)>,
     pub loads: Vec<(PairKey, LoadSpring)>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub landings: Vec<(PairKey, Landing)>,
 }
 
 #[derive(serde::Deserialize)]
 #[serde(untagged)]
 enum CarriedForm {
-    Now { anchors: Vec<(Key, Anchor)>, loads: Vec<(PairKey, LoadSpring)> },
+    Now {
+        anchors: Vec<(Key, Anchor)>,
+        loads: Vec<(PairKey, LoadSpring)>,
+        #[serde(default)]
+        landings: Vec<(PairKey, Landing)>,
+    },
     Anchors(Vec<(Key, Anchor)>),
 }
 
 impl From<CarriedForm> for Carried {
     fn from(f: CarriedForm) -> Carried {
         match f {
-            CarriedForm::Now { anchors, loads } => Carried { anchors, loads },
-            CarriedForm::Anchors(anchors) => Carried { anchors, loads: Vec::new() },
+            CarriedForm::Now { anchors, loads, landings } => Carried { anchors, loads, landings },
+            CarriedForm::Anchors(anchors) => Carried { anchors, loads: Vec::new(), landings: Vec::new() },
         }
     }
 }
@@ -142,9 +150,12 @@ mod tests {
     #[test]
     fn the_carry_reads_back_and_so_does_a_snapshot_of_anchors_alone() {
         let anchor = Anchor { at: Vec3::new(1.0, 2.0, 3.0), sliding: true, slip: Vec3::X, material: None };
-        let c = Carried { anchors: vec![((1, 2, 3), anchor)], loads: vec![((0, 4), LoadSpring { ratio: 3.5, engaged: 1e-4 })] };
+        let loads = vec![((0, 4), LoadSpring { ratio: 3.5, engaged: 1e-4 })];
+        let c = Carried { anchors: vec![((1, 2, 3), anchor)], loads, landings: vec![((0, 4), Landing { offset: 2e-3, depth: 1e-4 })] };
         let back: Carried = serde_json::from_value(serde_json::to_value(&c).unwrap()).unwrap();
-        assert_eq!((back.anchors, back.loads), (c.anchors.clone(), c.loads));
+        assert_eq!((back.anchors, back.loads, back.landings), (c.anchors.clone(), c.loads.clone(), c.landings.clone()));
+        let before: Carried = serde_json::from_value(serde_json::json!({ "anchors": [], "loads": [] })).unwrap();
+        assert!(before.landings.is_empty());
         let old: Carried = serde_json::from_value(serde_json::to_value(&c.anchors).unwrap()).unwrap();
         assert_eq!((old.anchors, old.loads.len()), (c.anchors, 0));
     }

@@ -9,7 +9,7 @@ use super::gradients::{applied_anchor_force, applied_force, applied_kinetic_forc
 use super::step::{add_pair, add_wrench, finish_rhs, Kin, Side};
 use super::substeps::{average_substeps, count_attempt, merge_substep, MAX_SPLITS, SPLIT_RESIDUAL};
 use super::system::{IslandSystem, Solver};
-use super::{FrictionMode, ImplicitParams, Integrator};
+use super::{FrictionMode, ImpactMode, ImplicitParams, Integrator};
 use crate::collision::broad::BroadPhase;
 use crate::dynamics::contact_spring::{damping_ratio_for, reduced_mass, LoadSpring};
 use crate::dynamics::integrate::{external_wrench, integrate_pose};
@@ -110,6 +110,15 @@ pub struct ImplicitPenalty {
     /// The pairs' load springs, borrowed from the state for the step, and the contact stage's new ones.
     loads: Vec<(PairKey, LoadSpring)>,
     next_loads: Vec<(PairKey, LoadSpring)>,
+    /// The pairs' landing depths after an impact (impacts.rs), borrowed and new as the load springs; the
+    /// substep's deepest point before them, and its impact impulse.
+    landings: Vec<(PairKey, Landing)>,
+    next_landings: Vec<(PairKey, Landing)>,
+    deepest: f64,
+    impact_impulse: f64,
+    impact_points: Vec<(Key, ContactPoint)>,
+    /// What the user should know of the scene under these parameters (`Method::notes`).
+    notes: Vec<String>,
 }
 
 impl ImplicitPenalty {
@@ -131,6 +140,7 @@ impl ImplicitPenalty {
         .map_err(|e| InputError::at(&model.name, format!("[solver.implicit-penalty]: {e}")))?;
         Ok(ImplicitPenalty {
             centres: Centres::new(model, &fields, params.sphere_centres && !params.tangential_damping),
+            notes: restitution_note(&params, model),
             params,
             fields,
             h: model.dt,
@@ -147,45 +157,17 @@ impl ImplicitPenalty {
             joint_rank: 0,
             loads: Vec::new(),
             next_loads: Vec::new(),
+            landings: Vec::new(),
+            next_landings: Vec::new(),
+            deepest: 0.0,
+            impact_impulse: 0.0,
+            impact_points: Vec::new(),
         })
     }
 
     /// What the distance fields and shells hold.
     pub fn memory(&self) -> FieldMemory {
         self.fields.memory()
-    }
-
-    /// The pair's contact gains (see `ImplicitParams`) with `points` penetrating points (both roles) and the
-    /// load's stiffening `load` (load.rs): spring, damper and friction, before the N0 clamp.
-    fn gains(&self, model: &Model, a: usize, b: usize, points: f64, load: LoadSpring) -> (Gains, friction::Gains) {
-        let m = reduced_mass(model, a, b);
-        let h = self.h;
-        let points = points.max(1.0);
-        let (k0, k) = self.springs(m, points);
-        let (mu_k, mu_s, e) = model.pair_material(a, b);
-        let zeta = self.params.damping_ratio.unwrap_or_else(|| damping_ratio_for(e));
-        // the load's stiffening r (load.rs): the tangent r·k beyond the knee (or the depth where it engaged), the
-        // damper r times the paper's
-        let r = load.ratio;
-        let knee = if r <= 1.0 { f64::INFINITY } else { self.load_knee(model, a, b, points).max(load.engaged) };
-        let kd = self.params.damping.unwrap_or(2.0 * zeta * (k * m / points).sqrt() * r);
-        (
-            Gains { k, knee, stiffening: r, kd, tangential: self.params.tangential_damping, field_rate: false },
-            friction::Gains {
-                kt: self.params.friction_stiffness * k0,
-                mu_s,
-                mu_k,
-                lead: if self.params.friction == FrictionMode::Implicit && self.params.integrator == Integrator::Implicit {
-                    h
-                } else {
-                    0.0
-                },
-            },
-        )
-    }
-
-    fn placement(model: &Model, state: &State, i: usize) -> Placement {
-        Placement { origin: state.origin(model, i), q: state.bodies[i].q, com: state.bodies[i].x }
     }
 
     /// Stage 1: candidate pairs with a dynamic body awake (a body that moves wakes the sleeping ones it reaches).
@@ -200,89 +182,34 @@ impl ImplicitPenalty {
         self.broad.find_pairs(&self.aabbs, &self.movable, &model.exclusions, &mut self.candidates);
         crate::dynamics::sleep::wake_and_keep(model, state, &mut self.candidates);
     }
+}
 
-    /// Stage 2: both roles of every candidate pair; the pairs with penetrating points, their springs stiffened
-    /// by the mass each carries (`ImplicitParams::stiffness_from_load`, load.rs).
-    /// The pairs are evaluated in parallel (rayon) and collected in candidate order; each pair's sums are those
-    /// of a serial evaluation, so the result does not depend on the thread count.
-    fn contacts(&mut self, model: &Model, state: &State) -> Vec<PairContact> {
-        use rayon::prelude::*;
-        let this = &*self;
-        let per_pair: Vec<(Option<PairHits>, usize)> =
-            this.candidates.par_iter().map(|&(a, b)| this.pair_hits(model, state, a as usize, b as usize)).collect();
-        self.points_tested = per_pair.iter().map(|p| p.1).sum();
-        let hits: Vec<PairHits> = per_pair.into_iter().filter_map(|p| p.0).collect();
-        let follow = self.params.stiffness_from_load && self.params.stiffness.is_none();
-        let knee = |p: &PairHits| self.load_knee(model, p.a, p.b, p.points() as f64);
-        let (springs, next) = load::load_springs(model, state, &hits, &self.loads, follow, &knee);
-        self.next_loads = next;
-        hits.into_par_iter().zip(springs).map(|(p, l)| self.pair_contact(model, state, p, l)).collect()
-    }
-
-    /// Both roles of one candidate pair: its hits if any point penetrates, and the number of points tested.
-    fn pair_hits(&self, model: &Model, state: &State, a: usize, b: usize) -> (Option<PairHits>, usize) {
-        let side = |i: usize| {
-            let f = &self.fields.per_body[i];
-            contact::Side {
-                field: f.sdf.as_ref(),
-                shell: ShellRef { points: &f.shell.points, normals: &f.shell.normals, blocks: &f.shell.blocks },
-                at: Self::placement(model, state, i),
-            }
-        };
-        if let Some((f, s)) = self.centres.role(a, b) {
-            let hits = self.centres.hits(a, f, s, side(f), |i| Self::placement(model, state, i));
-            return (hits.map(|hits| PairHits { a, b, hits, field_rate: [true; 2] }), 1);
-        }
-        let (sa, sb) = (side(a), side(b));
-        // per role, whether its damper acts along the field's gradient (ImplicitParams::damper_normal)
-        let field_rate = [sa.field.exact(), sb.field.exact()].map(|e| self.params.damper_normal.along_field(e));
-        let (h0, t0) = contact::hits(&sa, &sb, field_rate[0]);
-        let (h1, t1) = contact::hits(&sb, &sa, field_rate[1]);
-        let tested = t0 + t1;
-        if h0.is_empty() && h1.is_empty() {
-            return (None, tested);
-        }
-        (Some(PairHits { a, b, hits: [h0, h1], field_rate }), tested)
-    }
-
-    /// A pair's contact from its hits and its load's stiffening: its gains, and its wrench with the gradients.
-    fn pair_contact(&self, model: &Model, state: &State, p: PairHits, load: LoadSpring) -> PairContact {
-        let PairHits { a, b, hits: [h0, h1], field_rate } = p;
-        let n = (h0.len() + h1.len()) as f64;
-        let (g, fg) = self.gains(model, a, b, n, load);
-        let scale = self.clamp(n);
-        let (ba, bb) = (state.bodies[a], state.bodies[b]);
-        let role = |r: usize| Gains { field_rate: field_rate[r], ..g };
-        let mut jac = contact::role_jacobian(&h0, &role(0), scale, &[ba.v, ba.w, bb.v, bb.w]);
-        jac.add(&contact::role_jacobian(&h1, &role(1), scale, &[bb.v, bb.w, ba.v, ba.w]), true);
-        if self.params.integrator == Integrator::SymplecticEuler {
-            // the same forces without their gradients: the system is then M ΔV = h F
-            jac = Jacobian { wrench: jac.wrench, ..Jacobian::default() };
-        }
-        // the anchor springs follow the (clamped) contact spring: k_t = friction_stiffness·k·scale (not k²: see
-        // docs/methods/implicit-penalty.md, "Friction by anchors")
-        let friction = friction::Gains { kt: fg.kt * scale, ..fg };
-        let gains = Gains { k: g.k * scale, ..g };
-        let loads = [&h0, &h1].map(|hs| hs.iter().map(|h| gains.spring_force(h.c.d)).collect());
-        PairContact {
-            a,
-            b,
-            hits: [h0, h1],
-            jac,
-            gains,
-            field_rate,
-            friction,
-            grips: Default::default(),
-            grip_jac: Default::default(),
-            loads,
-        }
+/// With `impacts = "penalty"`, a material with restitution is damped by backward Euler: a note says so.
+fn restitution_note(params: &ImplicitParams, model: &Model) -> Vec<String> {
+    let m = model.materials.iter().find(|m| m.restitution > 0.0);
+    match m {
+        Some(m) if params.impacts == ImpactMode::Penalty => vec![format!(
+            concat!(
+                "implicit-penalty: with impacts = \"penalty\" restitution is the spring's and damper's alone, and backward ",
+                "Euler damps an impact: material `{}` asks for {}, an elastic impact keeps about a quarter of its speed; ",
+                "the default impacts = \"newton\" honours it"
+            ),
+            m.name, m.restitution
+        )],
+        _ => Vec::new(),
     }
 }
+
+#[path = "impacts.rs"]
+mod impacts;
+#[path = "pairs.rs"]
+mod pairs;
 
 #[path = "grip.rs"]
 mod grip;
 #[path = "load.rs"]
 mod load;
+use impacts::Landing;
 use load::{Carried, PairHits, PairKey};
 #[path = "island.rs"]
 mod island;
@@ -445,7 +372,12 @@ impl ImplicitPenalty {
                 out
             })
             .collect();
-        per_pair.concat()
+        // the substep's impact impulses (impacts.rs) as forces over it, after the pairs' points
+        let impacts = std::mem::take(&mut self.impact_points);
+        self.point_keys.extend(impacts.iter().map(|p| p.0));
+        let mut points = per_pair.concat();
+        points.extend(impacts.into_iter().map(|p| p.1));
+        points
     }
 
     /// The step's stages, in order.
@@ -481,6 +413,7 @@ impl ImplicitPenalty {
         }
         std::mem::swap(&mut self.anchors, &mut self.next_anchors);
         std::mem::swap(&mut self.loads, &mut self.next_loads);
+        std::mem::swap(&mut self.landings, &mut self.next_landings);
         self.readings(model, state, &asm, &solutions, &lambdas, dt, &mut stats);
         stats.contact_points = self.contact_points(model, state, &asm, &solutions, &pairs, dt);
         for (isl, x) in asm.islands.iter().zip(&solutions) {
@@ -498,9 +431,10 @@ impl ImplicitPenalty {
         t.lap(ImplicitStage::Integrate);
         check_finite(model, state, "integrate")?;
         stats.contacts = pairs.iter().map(|p| p.hits[0].len() + p.hits[1].len()).sum();
-        stats.max_penetration = pairs.iter().flat_map(|p| p.hits.iter().flatten()).fold(0.0, |m, h| m.max(-h.c.d));
-        stats.normal_impulse =
-            pairs.iter().map(|p| p.hits.iter().flatten().map(|h| p.gains.spring_force(h.c.d)).sum::<f64>()).sum::<f64>() * dt;
+        stats.max_penetration = self.deepest;
+        stats.normal_impulse = pairs.iter().map(|p| p.hits.iter().flatten().map(|h| p.gains.spring_force(h.c.d)).sum::<f64>()).sum::<f64>()
+            * dt
+            + self.impact_impulse;
         stats.friction_impulse = friction_sum * dt;
         stats.islands = asm.islands.iter().filter(|i| i.bodies.len() > 1).count();
         stats.iterations = 1;
@@ -525,7 +459,7 @@ impl Method for ImplicitPenalty {
     fn step(&mut self, model: &Model, state: &mut State) -> Result<StepStats, SimError> {
         let dt = model.dt;
         let carried: Carried = state.carry.take_or_default(state.step)?;
-        (self.anchors, self.loads) = (carried.anchors, carried.loads);
+        (self.anchors, self.loads, self.landings) = (carried.anchors, carried.loads, carried.landings);
         let n = self.params.substeps_for(dt);
         self.h = dt / n as f64;
         let t0 = state.time;
@@ -553,6 +487,7 @@ impl Method for ImplicitPenalty {
                     // the substep swapped its new anchors and load springs in: the old ones are back in `next_*`
                     std::mem::swap(&mut self.anchors, &mut self.next_anchors);
                     std::mem::swap(&mut self.loads, &mut self.next_loads);
+                    std::mem::swap(&mut self.landings, &mut self.next_landings);
                     todo.extend([(0.5 * h, depth + 1, self.joint_residual); 2]);
                 }
                 Ok(_) if self.joint_residual == f64::INFINITY => {
@@ -585,12 +520,18 @@ impl Method for ImplicitPenalty {
             total.contact_points = average_substeps(substeps);
         }
         state.time = t0;
-        state.carry.put(Carried { anchors: std::mem::take(&mut self.anchors), loads: std::mem::take(&mut self.loads) });
+        let (anchors, loads, landings) =
+            (std::mem::take(&mut self.anchors), std::mem::take(&mut self.loads), std::mem::take(&mut self.landings));
+        state.carry.put(Carried { anchors, loads, landings });
         r.map(|_| total)
     }
 
     fn sleeps(&self) -> bool {
         true
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.notes.clone()
     }
 }
 

@@ -1,0 +1,219 @@
+//! Newton's impact law for contacts that arrive fast (`ImplicitParams::impacts`): backward Euler at the
+//! method's step damps a penalty impact to about a quarter of the speed an elastic one hands back, whatever the
+//! damper. So a pair with restitution e > 0 whose point approaches faster than the impact speed takes its impact as
+//! impulses (normal ones with Newton's law per point, Coulomb friction up to μ of them), and its spring then
+//! acts from the depth the impact found it at (its landing depth L), so the spring does not throw back the overlap
+//! that the step's discrete detection let in. L follows the pair out as it separates, and otherwise relaxes to zero
+//! at half the impact speed. See docs/methods/implicit-penalty.md, "Impacts".
+
+use super::friction::Key;
+use super::load::{PairHits, PairKey};
+use crate::dynamics::collision_matrix::collision_matrix;
+use crate::dynamics::integrate::inv_inertia_world;
+use crate::math::{Mat3, Vec3};
+use crate::method::ContactPoint;
+use crate::model::{BodyKind, Model};
+use crate::state::State;
+
+/// Sweeps of the impulses at most, and the change of a point's velocity (m/s) below which they stop.
+const SWEEPS: usize = 200;
+const CONVERGED: f64 = 1e-10;
+
+/// One substep's impact law: the approach speed (m/s) from which a contact is an impact, the speed (m/s) at which
+/// a landing depth relaxes, and the substep h (s).
+pub(super) struct ImpactLaw {
+    pub speed: f64,
+    pub relax: f64,
+    pub h: f64,
+}
+
+/// What one substep's impacts did: the pairs left with penetrating points (depths measured from their landing
+/// depths), the landing depths to carry (by pair, sorted), the total normal impulse (N·s), and each impulse as
+/// a contact point's force over the substep (its key: field body, point body, point).
+pub(super) struct Impacts {
+    pub pairs: Vec<PairHits>,
+    pub landings: Vec<(PairKey, Landing)>,
+    pub impulse: f64,
+    pub points: Vec<(Key, ContactPoint)>,
+}
+
+/// A pair's landing depth after an impact, m (the spring acts on the depth beyond it), and the depth its spring
+/// acted on at its deepest point (≥ 0), carried for the pairs in contact whose restitution is above zero.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(super) struct Landing {
+    pub offset: f64,
+    pub depth: f64,
+}
+
+/// One point of an impacting pair: field body `f`, point body `s` (pushed along +n, out of f's field), arms from
+/// their centres of mass to the point, the collision matrix `k` and n·k·n, the normal rate to reach, μ, and the
+/// impulses so far (normal, tangential).
+struct Row {
+    f: usize,
+    s: usize,
+    point: u32,
+    n: Vec3,
+    arm_f: Vec3,
+    arm_s: Vec3,
+    k: Mat3,
+    kn: f64,
+    target: f64,
+    mu: f64,
+    jn: f64,
+    jt: Vec3,
+}
+
+/// A body's inverse mass and world inverse inertia: zero for a body that does not move this step.
+fn mobility(model: &Model, state: &State, i: usize) -> (f64, Mat3) {
+    if model.bodies[i].kind != BodyKind::Dynamic || !crate::dynamics::sleep::awake(model, state, i) {
+        return (0.0, Mat3::ZERO);
+    }
+    (1.0 / model.bodies[i].mass, inv_inertia_world(model, i, state.bodies[i].q))
+}
+
+/// The velocity of `s`'s material point relative to `f`'s at a point with these arms.
+fn relative(state: &State, f: usize, s: usize, arm_f: Vec3, arm_s: Vec3) -> Vec3 {
+    let (bf, bs) = (&state.bodies[f], &state.bodies[s]);
+    bs.v + bs.w.cross(arm_s) - bf.v - bf.w.cross(arm_f)
+}
+
+/// Applies impulse `j` to `s` at its arm and −j to `f`.
+fn apply(state: &mut State, mob: &[(f64, Mat3)], r: &Row, j: Vec3) {
+    let ((mf, if_), (ms, is)) = (mob[r.f], mob[r.s]);
+    state.bodies[r.f].v -= j * mf;
+    state.bodies[r.f].w -= if_ * r.arm_f.cross(j);
+    state.bodies[r.s].v += j * ms;
+    state.bodies[r.s].w += is * r.arm_s.cross(j);
+}
+
+/// The rows of a pair's points: (field, point body) per role, the unit gradient, and the rate of the depth.
+fn rows_of(state: &State, p: &PairHits, mob: &[(f64, Mat3)], law: &ImpactLaw, e: f64, mu: f64) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for (role, hs) in p.hits.iter().enumerate() {
+        let (f, s) = if role == 0 { (p.a, p.b) } else { (p.b, p.a) };
+        for h in hs {
+            let n = h.c.g.normalize_or_zero();
+            let rate = n.dot(relative(state, f, s, h.c.a, h.c.b));
+            let k = collision_matrix(mob[f].0, &mob[f].1, h.c.a, mob[s].0, &mob[s].1, h.c.b);
+            let kn = n.dot(k * n);
+            if kn <= 0.0 || n == Vec3::ZERO {
+                continue;
+            }
+            let target = if rate < -law.speed { -e * rate } else { 0.0 };
+            rows.push(Row { f, s, point: h.point, n, arm_f: h.c.a, arm_s: h.c.b, k, kn, target, mu, jn: 0.0, jt: Vec3::ZERO });
+        }
+    }
+    rows
+}
+
+/// Whether a pair's point approaches faster than the impact speed.
+fn arrives_fast(state: &State, p: &PairHits, speed: f64) -> bool {
+    p.hits.iter().enumerate().any(|(role, hs)| {
+        let (f, s) = if role == 0 { (p.a, p.b) } else { (p.b, p.a) };
+        hs.iter().any(|h| h.c.g.normalize_or_zero().dot(relative(state, f, s, h.c.a, h.c.b)) < -speed)
+    })
+}
+
+/// Sequential impulses over the impacting points until no point's velocity changes by more than
+/// [`CONVERGED`]: the normal impulse to the point's target rate (never pulling), then the tangential one that
+/// stops its slip, within μ times the normal one.
+fn solve(state: &mut State, mob: &[(f64, Mat3)], rows: &mut [Row]) {
+    for _ in 0..SWEEPS {
+        let mut change = 0.0f64;
+        for r in rows.iter_mut() {
+            let rate = r.n.dot(relative(state, r.f, r.s, r.arm_f, r.arm_s));
+            let jn = (r.jn + (r.target - rate) / r.kn).max(0.0);
+            apply(state, mob, r, r.n * (jn - r.jn));
+            change = change.max(((jn - r.jn) * r.kn).abs());
+            r.jn = jn;
+            let u = relative(state, r.f, r.s, r.arm_f, r.arm_s);
+            let slip = u - r.n * r.n.dot(u);
+            let speed = slip.length();
+            if speed > 0.0 {
+                let t = slip / speed;
+                let kt = t.dot(r.k * t);
+                let mut jt = r.jt - t * (speed / kt);
+                let cap = r.mu * r.jn;
+                if jt.length() > cap {
+                    jt = jt.normalize_or_zero() * cap;
+                }
+                let d = jt - r.jt;
+                apply(state, mob, r, d);
+                change = change.max((d.length() * kt).min(speed));
+                r.jt = jt;
+            }
+        }
+        if change <= CONVERGED {
+            break;
+        }
+    }
+}
+
+/// The substep's impacts over the pairs with penetrating points (depths as found), after the last substep's
+/// landing depths `last`: impulses for the pairs that arrive fast, then every pair's depths taken from its landing
+/// depth (points no deeper than it dropped, pairs left without points dropped).
+pub(super) fn impacts(model: &Model, state: &mut State, pairs: Vec<PairHits>, last: &[(PairKey, Landing)], law: &ImpactLaw) -> Impacts {
+    let restitution = |p: &PairHits| model.pair_material(p.a, p.b).2;
+    let fast: Vec<bool> = pairs.iter().map(|p| restitution(p) > 0.0 && arrives_fast(state, p, law.speed)).collect();
+    let (mut impulse, mut points) = (0.0, Vec::new());
+    if fast.iter().any(|&f| f) {
+        let mob: Vec<(f64, Mat3)> = (0..model.bodies.len()).map(|i| mobility(model, state, i)).collect();
+        let mut rows = Vec::new();
+        for (p, _) in pairs.iter().zip(&fast).filter(|(_, &f)| f) {
+            let (mu, _, e) = model.pair_material(p.a, p.b);
+            rows.extend(rows_of(state, p, &mob, law, e, mu));
+        }
+        solve(state, &mob, &mut rows);
+        for r in rows.iter().filter(|r| r.jn > 0.0) {
+            impulse += r.jn;
+            let force = (r.n * r.jn + r.jt) / law.h;
+            let at = state.bodies[r.f].x + r.arm_f;
+            points.push(((r.f as u32, r.s as u32, r.point), ContactPoint { point: at, normal: r.n, bodies: [r.s, r.f], force }));
+        }
+    }
+    let mut landings = Vec::new();
+    let mut kept = Vec::with_capacity(pairs.len());
+    for (mut p, fast) in pairs.into_iter().zip(fast) {
+        let key = (p.a as u32, p.b as u32);
+        let deepest = p.hits.iter().flatten().fold(0.0f64, |m, h| m.max(-h.c.d));
+        let before = last.binary_search_by_key(&key, |e| e.0).ok().map(|i| last[i].1);
+        let Landing { offset, depth } = before.unwrap_or_default();
+        let offset = if fast {
+            // the spring keeps the depth it had before the impact (none for a pair that was apart): the overlap
+            // the impact ran into since is taken up by the landing depth
+            deepest - depth
+        } else if deepest < offset {
+            // a pair that comes out follows its deepest point: the spring never throws it out
+            deepest
+        } else {
+            // otherwise it relaxes toward the spring's own rest
+            offset - law.relax * law.h
+        }
+        .max(0.0);
+        if offset > 0.0 {
+            for hs in &mut p.hits {
+                hs.retain_mut(|h| {
+                    h.c.d += offset;
+                    h.c.d < 0.0
+                });
+            }
+        }
+        if restitution(&p) > 0.0 {
+            landings.push((key, Landing { offset, depth: deepest - offset }));
+        }
+        if p.points() > 0 {
+            kept.push(p);
+        }
+    }
+    // a pair of bodies that sleep is not evaluated: it keeps its landing depth for when they wake
+    let awake = |i: u32| crate::dynamics::sleep::awake(model, state, i as usize);
+    landings.sort_by_key(|l| l.0);
+    let asleep: Vec<(PairKey, Landing)> = last
+        .iter()
+        .filter(|l| !awake(l.0 .0) && !awake(l.0 .1) && landings.binary_search_by_key(&l.0, |n| n.0).is_err())
+        .copied()
+        .collect();
+    landings.extend(asleep);
+    landings.sort_by_key(|l| l.0);
+    Impacts { pairs: kept, landings, impulse, points }
+}
