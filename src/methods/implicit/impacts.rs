@@ -16,8 +16,8 @@ use crate::model::{BodyKind, Model};
 use crate::state::State;
 
 /// Sweeps of the impulses at most, and the change of a point's velocity (m/s) below which they stop.
-const SWEEPS: usize = 200;
-const CONVERGED: f64 = 1e-10;
+const SWEEPS: usize = 50;
+const CONVERGED: f64 = 1e-6;
 
 /// One substep's impact law: the approach speed (m/s) from which a contact is an impact, the speed (m/s) at which
 /// a landing depth relaxes, and the substep h (s).
@@ -114,6 +114,34 @@ fn arrives_fast(state: &State, p: &PairHits, speed: f64) -> bool {
     })
 }
 
+/// The pairs that take part in the impacts: those connected to a fast pair through pairs in contact and bodies
+/// that move, so that an impact that pushes a body against its support is met there within the substep (a ball
+/// landing on a column pushes the column into the floor: left to the next substep, that would be one more impact
+/// whose overlap the landing depth takes up).
+fn joined_to_impacts(pairs: &[PairHits], fast: &[bool], mob: &[(f64, Mat3)]) -> Vec<bool> {
+    let mut root: Vec<usize> = (0..mob.len()).collect();
+    fn find(root: &mut [usize], mut i: usize) -> usize {
+        while root[i] != i {
+            root[i] = root[root[i]];
+            i = root[i];
+        }
+        i
+    }
+    let moves = |i: usize| mob[i].0 > 0.0;
+    for p in pairs.iter().filter(|p| moves(p.a) && moves(p.b)) {
+        let (ra, rb) = (find(&mut root, p.a), find(&mut root, p.b));
+        root[ra.max(rb)] = ra.min(rb);
+    }
+    let mut hit = vec![false; mob.len()];
+    for (p, _) in pairs.iter().zip(fast).filter(|(_, &f)| f) {
+        for i in [p.a, p.b].into_iter().filter(|&i| moves(i)) {
+            let r = find(&mut root, i);
+            hit[r] = true;
+        }
+    }
+    pairs.iter().zip(fast).map(|(p, &f)| f || [p.a, p.b].into_iter().any(|i| moves(i) && hit[find(&mut root, i)])).collect()
+}
+
 /// Sequential impulses over the impacting points until no point's velocity changes by more than
 /// [`CONVERGED`]: the normal impulse to the point's target rate (never pulling), then the tangential one that
 /// stops its slip, within μ times the normal one.
@@ -159,7 +187,8 @@ pub(super) fn impacts(model: &Model, state: &mut State, pairs: Vec<PairHits>, la
     if fast.iter().any(|&f| f) {
         let mob: Vec<(f64, Mat3)> = (0..model.bodies.len()).map(|i| mobility(model, state, i)).collect();
         let mut rows = Vec::new();
-        for (p, _) in pairs.iter().zip(&fast).filter(|(_, &f)| f) {
+        let joined = joined_to_impacts(&pairs, &fast, &mob);
+        for (p, _) in pairs.iter().zip(&joined).filter(|(_, &j)| j) {
             let (mu, _, e) = model.pair_material(p.a, p.b);
             rows.extend(rows_of(state, p, &mob, law, e, mu));
         }
