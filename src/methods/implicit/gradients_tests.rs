@@ -53,8 +53,15 @@ fn check(f: &dyn Field, r: Vec3, nb: Vec3, s: &Pose2, g: &Gains) -> f64 {
 /// A sphere of B (centre at B's centre of mass, radius `radius`) tested as its centre in A's field: the
 /// wrench from the poses alone.
 fn centre_wrench(f: &dyn Field, radius: f64, s: &Pose2, g: &Gains) -> Option<([Vec3; 4], Jacobian)> {
+    centre_wrench_off(f, radius, s, g, [Vec3::ZERO; 2])
+}
+
+/// [`centre_wrench`] with A's field origin and B's sphere centre at offsets `off` (body frames) from the
+/// bodies' centres of mass.
+fn centre_wrench_off(f: &dyn Field, radius: f64, s: &Pose2, g: &Gains, off: [Vec3; 2]) -> Option<([Vec3; 4], Jacobian)> {
     let q0 = s.q[0];
-    let local = q0.inverse() * (s.x[1] - s.x[0]);
+    let centre = s.x[1] + s.q[1] * off[1];
+    let local = q0.inverse() * (centre - s.x[0] - q0 * off[0]);
     let (phi, grad) = f.eval(&local)?;
     let d = phi - radius;
     if d >= 0.0 {
@@ -63,7 +70,7 @@ fn centre_wrench(f: &dyn Field, radius: f64, s: &Pose2, g: &Gains) -> Option<([V
     let ra = Mat3::from_quat(q0);
     let gw = q0 * grad;
     let n = gw.normalize();
-    let p = s.x[1] - n * radius;
+    let p = centre - n * radius;
     let h = ra * f.hessian(&local) * ra.transpose();
     let c = PointContact { d, g: gw, n, a: p - s.x[0], b: p - s.x[1], h, radius };
     let mut j = Jacobian::default();
@@ -147,9 +154,13 @@ fn a_sphere_tested_as_its_centre_matches_finite_differences() {
     let bx = BoxField { half: Vec3::new(0.5, 0.4, 0.6) };
     let s2 = Pose2 { x: [s.x[0], s.x[0] + s.q[0] * Vec3::new(0.62, 0.1, 0.7)], ..s };
     let stiff = Gains { knee: 0.01, stiffening: 5.0, ..Gains::linear(1.0e4, 35.0, false, false) };
+    // and with the field's origin and the sphere's centre off the centres of mass (the arms' −[b]× blocks)
+    let off = [Vec3::new(0.05, -0.03, 0.02), Vec3::new(-0.04, 0.06, 0.03)];
+    let s3 = Pose2 { x: [s1.x[0], s1.x[1] - s.q[1] * off[1] + s.q[0] * off[0]], ..s1 };
     for g in [Gains::linear(1.0e4, 35.0, false, false), stiff] {
         assert!(check_with(&s1, |s| centre_wrench(&sphere, 0.56, s, &g)) < 1e-6);
         assert!(check_with(&s2, |s| centre_wrench(&bx, 0.2, s, &g)) < 1e-6);
+        assert!(check_with(&s3, |s| centre_wrench_off(&sphere, 0.56, s, &g, off)) < 1e-6);
     }
     // the spin of B turns neither force nor torque on A, and B gets no torque from the spring and damper
     let g = Gains::linear(1.0e4, 35.0, false, false);
