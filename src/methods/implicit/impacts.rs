@@ -207,10 +207,10 @@ pub(super) fn impacts(model: &Model, state: &mut State, pairs: Vec<PairHits>, la
         let deepest = p.hits.iter().flatten().fold(0.0f64, |m, h| m.max(-h.c.d));
         let before = last.binary_search_by_key(&key, |e| e.0).ok().map(|i| last[i].1);
         let Landing { offset, depth } = before.unwrap_or_default();
-        let offset = if fast {
-            // the spring keeps the depth it had before the impact (none for a pair that was apart): the overlap
-            // the impact ran into since is taken up by the landing depth
-            deepest - depth
+        let offset = if fast && depth == 0.0 {
+            // a pair that was apart (or no deeper than its landing depth): the overlap the impact ran into is
+            // taken up by the landing depth
+            deepest
         } else if deepest < offset {
             // a pair that comes out follows its deepest point: the spring never throws it out
             deepest
