@@ -34,8 +34,9 @@ impl Balance {
     }
 }
 
+/// A body's world inverse inertia: zero for one that does not move this step (static, kinematic or asleep).
 fn inverse_inertia(model: &Model, state: &State, i: usize) -> Mat3 {
-    if model.bodies[i].kind == BodyKind::Dynamic {
+    if model.bodies[i].kind == BodyKind::Dynamic && crate::dynamics::sleep::awake(model, state, i) {
         inv_inertia_world(model, i, state.bodies[i].q)
     } else {
         Mat3::ZERO
