@@ -34,6 +34,8 @@ pub(super) struct Impacts {
     pub pairs: Vec<PairHits>,
     pub landings: Vec<(PairKey, Landing)>,
     pub impulse: f64,
+    /// The size of the tangential impulses summed, N·s.
+    pub friction: f64,
     pub points: Vec<(Key, ContactPoint)>,
 }
 
@@ -57,6 +59,9 @@ struct Row {
     arm_s: Vec3,
     k: Mat3,
     kn: f64,
+    /// The normal rate Newton's law asks for, and the one the sweeps aim at (scaled down where the impulses would
+    /// add energy: [`impacts`]).
+    bounce: f64,
     target: f64,
     mu: f64,
     jn: f64,
@@ -99,8 +104,9 @@ fn rows_of(state: &State, p: &PairHits, mob: &[(f64, Mat3)], law: &ImpactLaw, e:
             if kn <= 0.0 || n == Vec3::ZERO {
                 continue;
             }
-            let target = if rate < -law.speed { -e * rate } else { 0.0 };
-            rows.push(Row { f, s, point: h.point, n, arm_f: h.c.a, arm_s: h.c.b, k, kn, target, mu, jn: 0.0, jt: Vec3::ZERO });
+            let bounce = if rate < -law.speed { -e * rate } else { 0.0 };
+            let (arm_f, arm_s) = (h.c.a, h.c.b);
+            rows.push(Row { f, s, point: h.point, n, arm_f, arm_s, k, kn, bounce, target: bounce, mu, jn: 0.0, jt: Vec3::ZERO });
         }
     }
     rows
@@ -177,13 +183,50 @@ fn solve(state: &mut State, mob: &[(f64, Mat3)], rows: &mut [Row]) {
     }
 }
 
+/// [`solve`], with the restitution scaled down (halved, then none) where the sweeps would leave the bodies with
+/// more kinetic energy than they had: Newton's law per point with Coulomb friction can hand back more than an
+/// impact took (a rod that strikes spinning, the friction at its point turning its spin into a bounce). Not
+/// where a kinematic body takes part (it may put energy in).
+fn solve_without_gain(model: &Model, state: &mut State, mob: &[(f64, Mat3)], rows: &mut [Row]) {
+    let mut bodies: Vec<usize> = rows.iter().flat_map(|r| [r.f, r.s]).filter(|&i| mob[i].0 > 0.0).collect();
+    bodies.sort_unstable();
+    bodies.dedup();
+    let driven = rows.iter().any(|r| [r.f, r.s].iter().any(|&i| model.bodies[i].kind == BodyKind::Kinematic));
+    let energy = |state: &State| -> f64 {
+        bodies
+            .iter()
+            .map(|&i| {
+                let (b, s) = (&model.bodies[i], &state.bodies[i]);
+                let inertia = Mat3::from_quat(s.q) * b.inertia * Mat3::from_quat(s.q).transpose();
+                0.5 * (b.mass * s.v.length_squared() + s.w.dot(inertia * s.w))
+            })
+            .sum()
+    };
+    let saved: Vec<(Vec3, Vec3)> = bodies.iter().map(|&i| (state.bodies[i].v, state.bodies[i].w)).collect();
+    let before = energy(state);
+    let mut scale = 1.0;
+    loop {
+        for r in rows.iter_mut() {
+            (r.target, r.jn, r.jt) = (r.bounce * scale, 0.0, Vec3::ZERO);
+        }
+        solve(state, mob, rows);
+        if driven || scale == 0.0 || energy(state) <= before * (1.0 + 1e-12) {
+            return;
+        }
+        for (&i, &(v, w)) in bodies.iter().zip(&saved) {
+            (state.bodies[i].v, state.bodies[i].w) = (v, w);
+        }
+        scale = if scale > 0.1 { 0.5 * scale } else { 0.0 };
+    }
+}
+
 /// The substep's impacts over the pairs with penetrating points (depths as found), after the last substep's
 /// landing depths `last`: impulses for the pairs that arrive fast, then every pair's depths taken from its landing
 /// depth (points no deeper than it dropped, pairs left without points dropped).
 pub(super) fn impacts(model: &Model, state: &mut State, pairs: Vec<PairHits>, last: &[(PairKey, Landing)], law: &ImpactLaw) -> Impacts {
     let restitution = |p: &PairHits| model.pair_material(p.a, p.b).2;
     let fast: Vec<bool> = pairs.iter().map(|p| restitution(p) > 0.0 && arrives_fast(state, p, law.speed)).collect();
-    let (mut impulse, mut points) = (0.0, Vec::new());
+    let (mut impulse, mut friction, mut points) = (0.0, 0.0, Vec::new());
     if fast.iter().any(|&f| f) {
         let mob: Vec<(f64, Mat3)> = (0..model.bodies.len()).map(|i| mobility(model, state, i)).collect();
         let mut rows = Vec::new();
@@ -192,9 +235,10 @@ pub(super) fn impacts(model: &Model, state: &mut State, pairs: Vec<PairHits>, la
             let (mu, _, e) = model.pair_material(p.a, p.b);
             rows.extend(rows_of(state, p, &mob, law, e, mu));
         }
-        solve(state, &mob, &mut rows);
-        for r in rows.iter().filter(|r| r.jn > 0.0) {
+        solve_without_gain(model, state, &mob, &mut rows);
+        for r in rows.iter().filter(|r| r.jn > 0.0 || r.jt != Vec3::ZERO) {
             impulse += r.jn;
+            friction += r.jt.length();
             let force = (r.n * r.jn + r.jt) / law.h;
             let at = state.bodies[r.f].x + r.arm_f;
             points.push(((r.f as u32, r.s as u32, r.point), ContactPoint { point: at, normal: r.n, bodies: [r.s, r.f], force }));
@@ -244,5 +288,5 @@ pub(super) fn impacts(model: &Model, state: &mut State, pairs: Vec<PairHits>, la
         .collect();
     landings.extend(asleep);
     landings.sort_by_key(|l| l.0);
-    Impacts { pairs: kept, landings, impulse, points }
+    Impacts { pairs: kept, landings, impulse, friction, points }
 }

@@ -116,6 +116,7 @@ pub struct ImplicitPenalty {
     next_landings: Vec<(PairKey, Landing)>,
     deepest: f64,
     impact_impulse: f64,
+    impact_friction: f64,
     impact_points: Vec<(Key, ContactPoint)>,
     /// What the user should know of the scene under these parameters (`Method::notes`).
     notes: Vec<String>,
@@ -161,6 +162,7 @@ impl ImplicitPenalty {
             next_landings: Vec::new(),
             deepest: 0.0,
             impact_impulse: 0.0,
+            impact_friction: 0.0,
             impact_points: Vec::new(),
         })
     }
@@ -386,7 +388,7 @@ impl ImplicitPenalty {
         check_finite(model, state, "start of step")?;
         let mut t = StageTimer::start();
         t.time(ImplicitStage::Collision, || self.detect(model, state));
-        let mut pairs = t.time(ImplicitStage::Contact, || self.contacts(model, state));
+        let mut pairs = t.time(ImplicitStage::Contact, || self.contacts(model, state, dt));
         for p in &pairs {
             for (k, w) in p.jac.wrench.iter().enumerate() {
                 if !crate::math::finite3(*w) {
@@ -435,7 +437,7 @@ impl ImplicitPenalty {
         stats.normal_impulse = pairs.iter().map(|p| p.hits.iter().flatten().map(|h| p.gains.spring_force(h.c.d)).sum::<f64>()).sum::<f64>()
             * dt
             + self.impact_impulse;
-        stats.friction_impulse = friction_sum * dt;
+        stats.friction_impulse = friction_sum * dt + self.impact_friction;
         stats.islands = asm.islands.iter().filter(|i| i.bodies.len() > 1).count();
         stats.iterations = 1;
         stats.points_tested = self.points_tested;

@@ -73,8 +73,8 @@ pub struct ImplicitParams {
     /// impact as impulses (Newton's law per point, Coulomb friction within μ of the normal impulse), and its
     /// spring then acts from the depth the impact found it at (relaxing at half the impact speed), so that an
     /// impact hands back e of its speed. `penalty`: the spring and damper alone (the paper), where backward
-    /// Euler at the default spring keeps about a quarter of an elastic impact's speed. A pair with e = 0 is the
-    /// same either way. Default `newton`.
+    /// Euler at the default spring keeps about a quarter of an elastic impact's speed. A pair with e = 0 takes no
+    /// impact of its own (only the impulses of one it is joined to). Default `newton`.
     pub impacts: ImpactMode,
     /// The approach speed from which a contact is an impact, m/s, > 0. Default: 0.05 m/s or twice what gravity
     /// adds in one step h, the larger.

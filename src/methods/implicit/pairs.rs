@@ -37,12 +37,12 @@ impl ImplicitPenalty {
         Placement { origin: state.origin(model, i), q: state.bodies[i].q, com: state.bodies[i].x }
     }
 
-    /// Stage 2: both roles of every candidate pair; the pairs with penetrating points, their impacts (impacts.rs:
+    /// Stage 2 over a substep of `h`: both roles of every candidate pair; the pairs with penetrating points, their impacts (impacts.rs:
     /// velocities change, depths count from the landing depths), their springs stiffened by the mass each carries
     /// (`ImplicitParams::stiffness_from_load`, load.rs).
     /// The pairs are evaluated in parallel (rayon) and collected in candidate order; each pair's sums are those
     /// of a serial evaluation, so the result does not depend on the thread count.
-    pub(super) fn contacts(&mut self, model: &Model, state: &mut State) -> Vec<PairContact> {
+    pub(super) fn contacts(&mut self, model: &Model, state: &mut State, h: f64) -> Vec<PairContact> {
         use rayon::prelude::*;
         let this = &*self;
         let per_pair: Vec<(Option<PairHits>, usize)> =
@@ -52,14 +52,18 @@ impl ImplicitPenalty {
         self.deepest = hits.iter().flat_map(|p| p.hits.iter().flatten()).fold(0.0, |m, h| m.max(-h.c.d));
         let hits = match self.params.impacts {
             ImpactMode::Newton => {
-                let (g, h) = (model.gravity.length(), self.h);
-                let speed = self.params.impact_speed_for(g, h);
+                // the threshold from the method's step; the impulses' forces and the relaxing over this substep's
+                let speed = self.params.impact_speed_for(model.gravity.length(), self.h);
                 let law = impacts::ImpactLaw { speed, relax: 0.5 * speed, h };
                 let out = impacts::impacts(model, state, hits, &self.landings, &law);
-                (self.next_landings, self.impact_impulse, self.impact_points) = (out.landings, out.impulse, out.points);
+                self.next_landings = out.landings;
+                (self.impact_impulse, self.impact_friction, self.impact_points) = (out.impulse, out.friction, out.points);
                 out.pairs
             }
-            ImpactMode::Penalty => hits,
+            ImpactMode::Penalty => {
+                self.next_landings.clear();
+                hits
+            }
         };
         let state = &*state;
         let follow = self.params.stiffness_from_load && self.params.stiffness.is_none();

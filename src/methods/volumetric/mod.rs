@@ -564,9 +564,10 @@ impl Volumetric {
             self.joints.keep_rates(model, state);
             t.time(VolumetricStage::Integrate, || self.kick(model, state, h));
             t.time(VolumetricStage::Joints, || self.joint_forces(model, state, h))?;
-            t.time(VolumetricStage::Integrate, || {
-                self.settle_spring_work(model, state, h, n);
-                self.integrate(model, state, h)
+            stats.normal_impulse += t.time(VolumetricStage::Integrate, || {
+                let settled = self.settle_spring_work(model, state, h, n);
+                self.integrate(model, state, h);
+                settled
             });
             check_finite(model, state, "integrate")?;
         }

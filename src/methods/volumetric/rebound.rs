@@ -21,10 +21,11 @@ impl Volumetric {
     /// After the substep's kick (the velocities its drift will use): adds each contact's spring work over the
     /// drift to its anchor, and settles it where the drift ends the contact (`spring_work` on). The settling
     /// impulse joins the contact's force and the bodies' wrenches in the frame of `n` substeps, as a force over
-    /// the substep.
-    pub(super) fn settle_spring_work(&mut self, model: &Model, state: &mut State, h: f64, substeps: u32) {
+    /// the substep. Returns the settling impulses' sum along their normals, N·s (≤ 0: a settlement slows a
+    /// separation).
+    pub(super) fn settle_spring_work(&mut self, model: &Model, state: &mut State, h: f64, substeps: u32) -> f64 {
         if !self.params.spring_work {
-            return;
+            return 0.0;
         }
         let moves = |state: &State, i: usize| model.bodies[i].kind == BodyKind::Dynamic && !state.sleep.asleep(i);
         // every contact's work from the velocities after the kick, then the settlements, each from the rate its
@@ -49,6 +50,7 @@ impl Volumetric {
             anchor.work = 0.0;
         }
         let w = 1.0 / (h * f64::from(substeps));
+        let mut total = 0.0;
         for (key, a, b, x, n, work) in settle {
             let at = |i: usize| state.bodies[i].v + state.bodies[i].w.cross(x - state.bodies[i].x);
             let u = (at(b) - at(a)).dot(n);
@@ -57,6 +59,7 @@ impl Volumetric {
                 continue;
             }
             let j = n * (m * (slowed(u, m, work) - u));
+            total += j.dot(n);
             if let Ok(i) = self.frame_points.binary_search_by_key(&key, |e| e.0) {
                 self.frame_points[i].1.force -= j * w; // the point reports the force on A
             }
@@ -70,6 +73,7 @@ impl Volumetric {
                 }
             }
         }
+        total
     }
 }
 
