@@ -105,14 +105,19 @@ impl State {
     /// Kinetic energy of the dynamic bodies.
     pub fn kinetic_energy(&self, model: &Model) -> f64 {
         let mut e = 0.0;
-        for (b, s) in model.bodies.iter().zip(&self.bodies) {
+        for (i, b) in model.bodies.iter().enumerate() {
             if b.kind == crate::model::BodyKind::Dynamic {
-                let r = crate::math::Mat3::from_quat(s.q);
-                let wl = r.transpose() * s.w;
-                e += 0.5 * b.mass * s.v.length_squared() + 0.5 * wl.dot(b.inertia * wl);
+                e += self.body_kinetic_energy(model, i);
             }
         }
         e
+    }
+
+    /// Kinetic energy of body `i` (translation and rotation), whatever its kind.
+    pub fn body_kinetic_energy(&self, model: &Model, i: usize) -> f64 {
+        let (b, s) = (&model.bodies[i], &self.bodies[i]);
+        let wl = crate::math::Mat3::from_quat(s.q).transpose() * s.w;
+        0.5 * b.mass * s.v.length_squared() + 0.5 * wl.dot(b.inertia * wl)
     }
 
     /// Potential energy of the dynamic bodies in the uniform gravity field.

@@ -192,16 +192,7 @@ fn solve_without_gain(model: &Model, state: &mut State, mob: &[(f64, Mat3)], row
     bodies.sort_unstable();
     bodies.dedup();
     let driven = rows.iter().any(|r| [r.f, r.s].iter().any(|&i| model.bodies[i].kind == BodyKind::Kinematic));
-    let energy = |state: &State| -> f64 {
-        bodies
-            .iter()
-            .map(|&i| {
-                let (b, s) = (&model.bodies[i], &state.bodies[i]);
-                let inertia = Mat3::from_quat(s.q) * b.inertia * Mat3::from_quat(s.q).transpose();
-                0.5 * (b.mass * s.v.length_squared() + s.w.dot(inertia * s.w))
-            })
-            .sum()
-    };
+    let energy = |state: &State| -> f64 { bodies.iter().map(|&i| state.body_kinetic_energy(model, i)).sum() };
     let saved: Vec<(Vec3, Vec3)> = bodies.iter().map(|&i| (state.bodies[i].v, state.bodies[i].w)).collect();
     let before = energy(state);
     let mut scale = 1.0;
