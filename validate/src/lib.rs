@@ -71,8 +71,8 @@ fn method_experiments(method: MethodKey) -> Vec<&'static str> {
             let mut v = vec!["free_fall", "tumbling"];
             v.extend_from_slice(&implicit::EXPERIMENTS);
             v.extend_from_slice(&implicit_joints::EXPERIMENTS);
-            // the basics it meets (the others: docs/methods/implicit-penalty.md and the README)
-            v.extend_from_slice(&["friction_limit", "restitution_impacts", "mass_ratio", "domino_chain"]);
+            // the basics, all of which it meets
+            v.extend_from_slice(&basics::EXPERIMENTS);
             v
         }
         MethodKey::Abd => {

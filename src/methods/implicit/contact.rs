@@ -73,7 +73,9 @@ pub fn hits(fld: &Side, pts: &Side, hessian: bool) -> (Vec<Hit>, usize) {
                     }
                     let Some((d, g)) = fld.field.eval(&r) else { continue };
                     tested += 1;
-                    if d < 0.0 {
+                    // a point exactly on the surface touches: its spring (no force yet) and damper engage in the
+                    // step, so a body set down touching does not fall freely for a step first
+                    if d <= 0.0 {
                         let p = pts.at.origin + rp * s;
                         let h = if hessian { rf * fld.field.hessian(&r) * rf.transpose() } else { Mat3::ZERO };
                         let c = PointContact {
@@ -100,13 +102,13 @@ pub fn hits(fld: &Side, pts: &Side, hessian: bool) -> (Vec<Hit>, usize) {
 pub const CENTRE: u32 = u32::MAX;
 
 /// A sphere of `radius` about the origin of `sphere` tested as its centre C against `fld`'s field (which must
-/// be exact there: [`Field::eval_far`]): one hit where d = φ(C) − r < 0, at the sphere's deepest point
+/// be exact there: [`Field::eval_far`]): one hit where d = φ(C) − r ≤ 0, at the sphere's deepest point
 /// P = C − r N̂ (N̂ = ∇φ(C) normalised), with the field's Hessian at C ([`PointContact::radius`]).
 pub fn centre_hit(fld: &Side, sphere: &Placement, radius: f64) -> Option<Hit> {
     let r = fld.at.q.inverse() * (sphere.origin - fld.at.origin);
     let (phi, g) = fld.field.eval_far(&r)?;
     let d = phi - radius;
-    if d >= 0.0 {
+    if d > 0.0 {
         return None;
     }
     let rf = Mat3::from_quat(fld.at.q);

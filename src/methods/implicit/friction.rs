@@ -35,6 +35,8 @@ pub struct Gains {
     pub mu_k: f64,
     /// The time ahead at which the sticking test takes the stretch, s (h for implicit springs, 0 explicit).
     pub lead: f64,
+    /// The damper of a sticking anchor per point, N·s/m (implicit friction only; 0: none, the paper).
+    pub ct: f64,
 }
 
 /// One penetrating point of a patch, for [`patch_friction`].
@@ -154,7 +156,7 @@ mod tests {
     #[test]
     fn a_rolling_sphere_keeps_no_stretch_and_a_slipping_one_keeps_its_slip() {
         let field = Placement { origin: Vec3::ZERO, q: Quat::IDENTITY, com: Vec3::ZERO };
-        let g = Gains { kt: 1000.0, mu_s: 0.6, mu_k: 0.4, lead: 0.0 };
+        let g = Gains { kt: 1000.0, mu_s: 0.6, mu_k: 0.4, lead: 0.0, ct: 0.0 };
         let r = 0.1;
         let at = |x: f64, turn: f64| Placement {
             origin: Vec3::new(x, 0.0, r),
@@ -189,7 +191,7 @@ mod tests {
     #[test]
     fn sticks_then_slides_at_the_kinetic_force_then_sticks_again_on_the_dragged_anchor() {
         let field = Placement { origin: Vec3::ZERO, q: Quat::IDENTITY, com: Vec3::ZERO };
-        let g = Gains { kt: 1000.0, mu_s: 0.6, mu_k: 0.4, lead: 0.0 };
+        let g = Gains { kt: 1000.0, mu_s: 0.6, mu_k: 0.4, lead: 0.0, ct: 0.0 };
         // a new contact anchors where it is, with no force
         let (f, a) = point_friction(&hit(Vec3::ZERO), 10.0, Vec3::X, &field, None, &g);
         assert_eq!(f, Vec3::ZERO);
@@ -222,7 +224,7 @@ mod tests {
     fn with_a_lead_a_new_contact_moving_fast_enough_slides_at_once() {
         let field = Placement { origin: Vec3::ZERO, q: Quat::IDENTITY, com: Vec3::ZERO };
         // k_t·v·h = 1000·1·0.01 = 10 N > μs·fn = 6 N: kinetic from the first step, against the velocity
-        let g = Gains { kt: 1000.0, mu_s: 0.6, mu_k: 0.4, lead: 0.01 };
+        let g = Gains { kt: 1000.0, mu_s: 0.6, mu_k: 0.4, lead: 0.01, ct: 0.0 };
         let (f, a) = point_friction(&hit(Vec3::ZERO), 10.0, Vec3::X, &field, None, &g);
         assert!(a.sliding && (f - Vec3::new(-4.0, 0.0, 0.0)).length() < 1e-12, "{f:?}");
         // 0.5 m/s: 5 N ≤ 6 N, it sticks (no force yet: the spring is unstretched)
@@ -232,7 +234,7 @@ mod tests {
 
     #[test]
     fn the_anchor_moves_with_the_field_body() {
-        let g = Gains { kt: 100.0, mu_s: 1.0, mu_k: 1.0, lead: 0.0 };
+        let g = Gains { kt: 100.0, mu_s: 1.0, mu_k: 1.0, lead: 0.0, ct: 0.0 };
         let f0 = Placement { origin: Vec3::new(1.0, 0.0, 0.0), q: Quat::from_rotation_z(0.3), com: Vec3::new(1.0, 0.0, 0.0) };
         let (_, a) = point_friction(&hit(Vec3::new(0.2, 0.1, 0.0)), 10.0, Vec3::ZERO, &f0, None, &g);
         // the field body moves by 1 cm along y with the point: no stretch

@@ -222,34 +222,64 @@ pub fn add_anchor_spring(c: &PointContact, alpha: Vec3, kt: f64, out: &mut Jacob
 /// Euler unstable (a chain of dominoes gained 8 kJ). See docs/methods/implicit-penalty.md, "Kinetic friction,
 /// implicit".
 pub fn add_kinetic_friction(c: &PointContact, mu_fn: f64, vel: &Velocities, out: &mut Jacobian) {
+    let tu = tangential_velocity(c, vel);
+    let (slip, z) = (tu.length(), tu.normalize_or_zero());
+    let coef = if slip > 0.0 { mu_fn / slip } else { 0.0 };
+    add_tangential(c, vel, z * -mu_fn, (Mat3::IDENTITY - outer(z, z)) * -coef, out);
+}
+
+/// The damper of a sticking anchor, added to `out`: F_A = −c_t T u (`ct` = c_t, N·s/m), the tangential part of
+/// the relative velocity u (T = I − N̂N̂ᵀ turning with B), so that only the motion static friction forbids is
+/// damped. δF_A = −c_t δ(Tu).
+pub fn add_anchor_damper(c: &PointContact, ct: f64, vel: &Velocities, out: &mut Jacobian) {
+    let tu = tangential_velocity(c, vel);
+    add_tangential(c, vel, tu * -ct, Mat3::IDENTITY * -ct, out);
+}
+
+/// Tu, the tangential part of the relative velocity ([`relative_velocity`]).
+fn tangential_velocity(c: &PointContact, vel: &Velocities) -> Vec3 {
+    let u = relative_velocity(c, vel);
+    u - c.n * c.n.dot(u)
+}
+
+/// Adds a tangential force `fa` on A whose gradient is `q` δ(Tu), with δ(Tu) from the bodies' motions and
+/// velocities and from T turning with B: (N̂ᵀu)[N̂]×δθ_B + N̂uᵀ[N̂]×δθ_B.
+fn add_tangential(c: &PointContact, vel: &Velocities, fa: Vec3, q: Mat3, out: &mut Jacobian) {
     let u = relative_velocity(c, vel);
     let (wa, wb) = (skew(vel[1]), skew(vel[3]));
     let (sb, sn) = (skew(c.b), skew(c.n));
     let t = Mat3::IDENTITY - outer(c.n, c.n);
-    let tu = t * u;
-    let (slip, z) = (tu.length(), tu.normalize_or_zero());
-    let coef = if slip > 0.0 { mu_fn / slip } else { 0.0 };
-    let q = (Mat3::IDENTITY - outer(z, z)) * -coef;
     let du_pos = [-wa, Mat3::ZERO, wa, -wa * sb + wb * sb];
     let du_vel = [Mat3::IDENTITY, -skew(c.a), -Mat3::IDENTITY, sb];
     let mut dp = du_pos.map(|m| q * t * m);
-    // δ(T u) from T turning with B: (N̂ᵀu)[N̂]×δθ_B + N̂uᵀ[N̂]×δθ_B
     dp[3] += q * (sn * c.n.dot(u) + outer(c.n, u) * sn);
-    add_forces(c, z * -mu_fn, &dp, &du_vel.map(|m| q * t * m), out);
+    add_forces(c, fa, &dp, &du_vel.map(|m| q * t * m), out);
+}
+
+/// Tu at the step's start and its change δ(Tu) over the bodies' changes `m`, as the step's linearised system
+/// takes them ([`add_tangential`]).
+fn applied_tangential_velocity(c: &PointContact, vel: &Velocities, m: &[Motion; 2]) -> (Vec3, Vec3) {
+    let ([xa, _, va, wa], [xb, tb, vb, wb]) = (m[0], m[1]);
+    let u = relative_velocity(c, vel);
+    let du = vel[1].cross(xb - xa) + (vel[3] - vel[1]).cross(c.b.cross(tb)) + va - c.a.cross(wa) - vb + c.b.cross(wb);
+    let (un, nt) = (c.n.dot(u), c.n.cross(tb));
+    (u - c.n * un, (du - c.n * c.n.dot(du)) + nt * un + c.n * u.dot(nt))
 }
 
 /// The kinetic friction's force on A ([`add_kinetic_friction`]) as the step's linearised system applies it, as
 /// [`applied_force`].
 pub fn applied_kinetic_force(c: &PointContact, mu_fn: f64, vel: &Velocities, m: &[Motion; 2]) -> Vec3 {
-    let ([xa, _, va, wa], [xb, tb, vb, wb]) = (m[0], m[1]);
-    let u = relative_velocity(c, vel);
-    let du = vel[1].cross(xb - xa) + (vel[3] - vel[1]).cross(c.b.cross(tb)) + va - c.a.cross(wa) - vb + c.b.cross(wb);
-    let (un, nt) = (c.n.dot(u), c.n.cross(tb));
-    let tu = u - c.n * un;
+    let (tu, d) = applied_tangential_velocity(c, vel, m);
     let (slip, z) = (tu.length(), tu.normalize_or_zero());
     let coef = if slip > 0.0 { mu_fn / slip } else { 0.0 };
-    let d = (du - c.n * c.n.dot(du)) + nt * un + c.n * u.dot(nt);
     z * -mu_fn - (d - z * z.dot(d)) * coef
+}
+
+/// The anchor damper's force on A ([`add_anchor_damper`]) as the step's linearised system applies it, as
+/// [`applied_force`].
+pub fn applied_anchor_damper_force(c: &PointContact, ct: f64, vel: &Velocities, m: &[Motion; 2]) -> Vec3 {
+    let (tu, d) = applied_tangential_velocity(c, vel, m);
+    -(tu + d) * ct
 }
 
 /// A body's change over a step as the step's linearisation takes it: (Δx, Δθ, Δv, Δω).

@@ -179,64 +179,35 @@ fn the_stiffened_spring_is_continuous_at_its_knee_and_linear_on_either_side() {
     assert_eq!(Gains::linear(5.0e4, 0.0, false, false).spring_force(-1.0), 5.0e4);
 }
 
-#[test]
-fn the_anchor_spring_matches_finite_differences() {
-    let s = state();
+/// A tangential force of B's point on a sphere of A (the point fixed in B, B's normal `nb` there): `add` adds its
+/// wrench and gradients for the pose and its contact and velocities.
+fn tangential_jacobian(s: &Pose2, add: &dyn Fn(&PointContact, &Velocities, &Pose2, &mut Jacobian)) -> (Jacobian, PointContact) {
+    let s0 = state();
     let sphere = SphereField { radius: 0.8 };
-    let p = s.x[0] + s.q[0] * Vec3::new(0.3, 0.4, 0.5);
-    let (r, nb) = (point_at(&s, p), Vec3::new(0.3, -0.5, 0.8).normalize());
-    // the anchor, fixed in A, a little off the point
-    let alpha_body = s.q[0].inverse() * (p + Vec3::new(0.02, -0.01, 0.015) - s.x[0]);
-    let spring = |s: &Pose2| {
-        let b = s.q[1] * r;
-        let a = s.x[1] + b - s.x[0];
-        let (d, g) = sphere.eval(&(s.q[0].inverse() * a)).unwrap();
-        let c = PointContact { d, g: s.q[0] * g, n: s.q[1] * nb, a, b, h: Mat3::ZERO, radius: 0.0 };
-        let mut j = Jacobian::default();
-        add_anchor_spring(&c, s.q[0] * alpha_body, 2.0e3, &mut j);
-        j
-    };
-    let jac = spring(&s);
-    assert!(jac.wrench[0].length() > 1.0);
-    let e = 1e-6;
-    for var in [0, 1, 4, 5] {
-        let (body, kind) = (var / 4, var % 4);
-        for k in 0..3 {
-            let (wp, wm) = (spring(&perturbed(&s, var, k, e)).wrench, spring(&perturbed(&s, var, k, -e)).wrench);
-            for row in 0..4 {
-                let fd = (wp[row] - wm[row]) / (2.0 * e);
-                let block = jac.pos[row][2 * body + kind];
-                let scale = block.abs().to_cols_array().iter().fold(1.0f64, |m, v| m.max(*v));
-                assert!((fd - block.col(k)).abs().max_element() / scale < 1e-6, "row {row} var {var} {k}: {fd:?} vs {:?}", block.col(k));
-            }
-        }
-    }
+    let p = s0.x[0] + s0.q[0] * Vec3::new(0.3, 0.4, 0.5);
+    let (r, nb) = (point_at(&s0, p), Vec3::new(0.3, -0.5, 0.8).normalize());
+    let b = s.q[1] * r;
+    let a = s.x[1] + b - s.x[0];
+    let (d, g) = sphere.eval(&(s.q[0].inverse() * a)).unwrap();
+    let c = PointContact { d, g: s.q[0] * g, n: s.q[1] * nb, a, b, h: Mat3::ZERO, radius: 0.0 };
+    let mut j = Jacobian::default();
+    add(&c, &[s.v[0], s.w[0], s.v[1], s.w[1]], s, &mut j);
+    (j, c)
 }
 
-#[test]
-fn kinetic_friction_matches_finite_differences() {
+/// Every gradient block of [`tangential_jacobian`] (in the poses, and in the velocities where `velocities`)
+/// against central differences; returns the Jacobian at the unperturbed state and its contact.
+fn check_tangential(velocities: bool, add: &dyn Fn(&PointContact, &Velocities, &Pose2, &mut Jacobian)) -> (Jacobian, PointContact) {
     let s = state();
-    let sphere = SphereField { radius: 0.8 };
-    let p = s.x[0] + s.q[0] * Vec3::new(0.3, 0.4, 0.5);
-    let (r, nb) = (point_at(&s, p), Vec3::new(0.3, -0.5, 0.8).normalize());
-    let damper = |s: &Pose2| {
-        let b = s.q[1] * r;
-        let a = s.x[1] + b - s.x[0];
-        let (d, g) = sphere.eval(&(s.q[0].inverse() * a)).unwrap();
-        let c = PointContact { d, g: s.q[0] * g, n: s.q[1] * nb, a, b, h: Mat3::ZERO, radius: 0.0 };
-        let mut j = Jacobian::default();
-        add_kinetic_friction(&c, 30.0, &[s.v[0], s.w[0], s.v[1], s.w[1]], &mut j);
-        j
-    };
-    let jac = damper(&s);
+    let (jac, c) = tangential_jacobian(&s, add);
     assert!(jac.wrench[0].length() > 1.0);
-    // tangential: no force along the normal
-    assert!(jac.wrench[0].dot(s.q[1] * nb).abs() < 1e-12 * jac.wrench[0].length());
     let e = 1e-6;
-    for var in 0..8 {
+    let vars: Vec<usize> = if velocities { (0..8).collect() } else { vec![0, 1, 4, 5] };
+    for var in vars {
         let (body, kind) = (var / 4, var % 4);
         for k in 0..3 {
-            let (wp, wm) = (damper(&perturbed(&s, var, k, e)).wrench, damper(&perturbed(&s, var, k, -e)).wrench);
+            let wp = tangential_jacobian(&perturbed(&s, var, k, e), add).0.wrench;
+            let wm = tangential_jacobian(&perturbed(&s, var, k, -e), add).0.wrench;
             for row in 0..4 {
                 let fd = (wp[row] - wm[row]) / (2.0 * e);
                 let block = if kind < 2 { jac.pos[row][2 * body + kind] } else { jac.vel[row][2 * body + kind - 2] };
@@ -245,6 +216,33 @@ fn kinetic_friction_matches_finite_differences() {
             }
         }
     }
+    (jac, c)
+}
+
+#[test]
+fn the_anchor_spring_matches_finite_differences() {
+    let s = state();
+    // the anchor, fixed in A, a little off the point
+    let p = s.x[0] + s.q[0] * Vec3::new(0.3, 0.4, 0.5);
+    let alpha_body = s.q[0].inverse() * (p + Vec3::new(0.02, -0.01, 0.015) - s.x[0]);
+    check_tangential(false, &|c, _, s, j| add_anchor_spring(c, s.q[0] * alpha_body, 2.0e3, j));
+}
+
+#[test]
+fn kinetic_friction_matches_finite_differences() {
+    let (jac, c) = check_tangential(true, &|c, vel, _, j| add_kinetic_friction(c, 30.0, vel, j));
+    // tangential: no force along the normal
+    assert!(jac.wrench[0].dot(c.n).abs() < 1e-12 * jac.wrench[0].length());
+}
+
+#[test]
+fn the_anchor_damper_matches_finite_differences_and_damps_only_the_tangential_motion() {
+    let (jac, c) = check_tangential(true, &|c, vel, _, j| add_anchor_damper(c, 40.0, vel, j));
+    // −c_t T u: no force along the normal, and it opposes the tangential relative velocity (dissipative)
+    let s = state();
+    let vel = [s.v[0], s.w[0], s.v[1], s.w[1]];
+    assert!(jac.wrench[0].dot(c.n).abs() < 1e-12 * jac.wrench[0].length());
+    assert!(jac.wrench[0].dot(relative_velocity(&c, &vel)) < 0.0);
 }
 
 /// The row F_A of `j` times the motions, as the step's system applies it.
@@ -286,6 +284,10 @@ fn applied_forces_are_the_jacobians_rows_times_the_motions() {
     let mut j = Jacobian::default();
     add_kinetic_friction(&c, 30.0, &vel, &mut j);
     let (want, got) = (row(&j, &m), applied_kinetic_force(&c, 30.0, &vel, &m));
+    assert!((want - got).length() < 1e-9 * want.length(), "{want:?} vs {got:?}");
+    let mut j = Jacobian::default();
+    add_anchor_damper(&c, 40.0, &vel, &mut j);
+    let (want, got) = (row(&j, &m), applied_anchor_damper_force(&c, 40.0, &vel, &m));
     assert!((want - got).length() < 1e-9 * want.length(), "{want:?} vs {got:?}");
     // a sphere's centre (B's centre 1.3 from A's, radius 0.56), with the stiffened spring beyond its knee
     let s1 = Pose2 { x: [s.x[0], s.x[0] + Vec3::new(0.6, -0.7, 0.9).normalize() * 1.3], ..s };

@@ -5,7 +5,7 @@ use super::contact::{self, Hit, Placement};
 use super::drives::{self, Drive};
 use super::field::ShellRef;
 use super::friction::{self, Anchor, Key};
-use super::gradients::{applied_anchor_force, applied_force, applied_kinetic_force, Gains, Jacobian};
+use super::gradients::{applied_anchor_damper_force, applied_anchor_force, applied_force, applied_kinetic_force, Gains, Jacobian};
 use super::step::{add_pair, add_wrench, finish_rhs, Kin, Side};
 use super::substeps::{average_substeps, count_attempt, merge_substep, MAX_SPLITS, SPLIT_RESIDUAL};
 use super::system::{IslandSystem, Solver};
@@ -365,7 +365,10 @@ impl ImplicitPenalty {
                         let f = -applied_force(c, &p.role_gains(role), &vel, &m)
                             + match *grip {
                                 Grip::Force(g) => g,
-                                Grip::Spring(alpha) => -applied_anchor_force(c, alpha, p.friction.kt, &m),
+                                Grip::Spring(alpha) => {
+                                    -applied_anchor_force(c, alpha, p.friction.kt, &m)
+                                        - applied_anchor_damper_force(c, p.friction.ct, &vel, &m)
+                                }
                                 Grip::Slip(mu_fn) => -applied_kinetic_force(c, mu_fn, &vel, &m),
                             };
                         ContactPoint { point: sf.x + c.a, normal: c.g.normalize_or_zero(), bodies: [pb, fb], force: f }

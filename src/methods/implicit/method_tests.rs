@@ -73,6 +73,28 @@ mod force_tests {
         }
     }
 
+    /// A box set down exactly touching the ground (its bottom points at φ = 0) is in contact from its first
+    /// step: it settles toward its resting depth instead of falling freely for a step and landing deeper.
+    #[test]
+    fn a_box_set_down_touching_is_in_contact_from_its_first_step() {
+        let (mut model, mut state, _) = box_on_ground(0.0);
+        model.dt = 0.004;
+        let mut ip = ImplicitPenalty::new(ImplicitParams::default(), &model).unwrap();
+        assert_eq!(ip.params.substeps_for(model.dt), 1);
+        let st = ip.step(&model, &mut state).unwrap();
+        // every point of its bottom face and of the ground under it touches (without them, two points that
+        // rounding puts inside hold it, and it falls at a quarter of g·dt)
+        let vz = state.bodies[1].v.z;
+        assert!(st.contacts > 50 && vz.abs() < 0.2 * 9.81 * model.dt, "v_z {vz}, {} contacts", st.contacts);
+        let mut deepest = 0.0f64;
+        for _ in 0..100 {
+            ip.step(&model, &mut state).unwrap();
+            deepest = deepest.max(0.25 - state.bodies[1].x.z);
+        }
+        let rest = 0.25 - state.bodies[1].x.z;
+        assert!(deepest < 1.5 * rest, "deepest {deepest} m against the resting depth {rest} m");
+    }
+
     /// Each step's contact forces are the box's momentum change less gravity's over the step: what the implicit
     /// solve applied (linearised at the end of each substep, averaged over the substeps, the share of a point that
     /// left on the way kept on a neighbour). A sliding box receives the kinetic μ·m·g against its motion (each

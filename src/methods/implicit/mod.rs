@@ -91,6 +91,11 @@ pub struct ImplicitParams {
     /// Friction anchor spring per point as a multiple of k, ≥ 0. Default 0.1, which keeps the explicit friction
     /// stable (k_t·n_ref·h²/m = 0.1).
     pub friction_stiffness: f64,
+    /// Damping ratio of a sticking anchor's damper with implicit friction: per point c_t = ζ_t·2√(k_t·m/N) (m the
+    /// pair's reduced mass, N its penetrating points), on the tangential relative velocity only, so that a body
+    /// held by static friction settles on its anchors instead of ringing on them (and reaching its release at
+    /// g sin θ/ω_t on a slope); sliding points are untouched. 0: no damper (the paper). Default 1 (critical).
+    pub anchor_damping: f64,
     /// `explicit` (the paper: anchor springs and kinetic friction on the right-hand side only) or `implicit`
     /// (sticking points' springs and sliding points' kinetic friction enter the system with their gradients).
     /// Default `implicit`.
@@ -138,6 +143,7 @@ impl Default for ImplicitParams {
             tangential_damping: false,
             damper_normal: DamperNormal::Auto,
             friction_stiffness: 0.1,
+            anchor_damping: 1.0,
             friction: FrictionMode::Implicit,
             friction_iterations: 2,
             n0: None,
@@ -304,9 +310,12 @@ impl Params for ImplicitParams {
                 param::positive(Self::KEY, k, v)?;
             }
         }
-        for (v, k) in
-            [(self.damping, "damping"), (self.damping_ratio, "damping_ratio"), (Some(self.friction_stiffness), "friction_stiffness")]
-        {
+        for (v, k) in [
+            (self.damping, "damping"),
+            (self.damping_ratio, "damping_ratio"),
+            (Some(self.friction_stiffness), "friction_stiffness"),
+            (Some(self.anchor_damping), "anchor_damping"),
+        ] {
             if let Some(v) = v {
                 param::non_negative(Self::KEY, k, v)?;
             }

@@ -18,18 +18,12 @@ impl ImplicitPenalty {
         let r = load.ratio;
         let knee = if r <= 1.0 { f64::INFINITY } else { self.load_knee(model, a, b, points).max(load.engaged) };
         let kd = self.params.damping.unwrap_or(2.0 * zeta * (k * m / points).sqrt() * r);
+        let implicit = self.params.friction == FrictionMode::Implicit && self.params.integrator == Integrator::Implicit;
+        let kt = self.params.friction_stiffness * k0;
+        let ct = self.params.anchor_damping * 2.0 * (kt * m / points).sqrt();
         (
             Gains { k, knee, stiffening: r, kd, tangential: self.params.tangential_damping, field_rate: false },
-            friction::Gains {
-                kt: self.params.friction_stiffness * k0,
-                mu_s,
-                mu_k,
-                lead: if self.params.friction == FrictionMode::Implicit && self.params.integrator == Integrator::Implicit {
-                    h
-                } else {
-                    0.0
-                },
-            },
+            friction::Gains { kt, mu_s, mu_k, lead: if implicit { h } else { 0.0 }, ct: if implicit { ct } else { 0.0 } },
         )
     }
 
@@ -117,7 +111,7 @@ impl ImplicitPenalty {
         }
         // the anchor springs follow the (clamped) contact spring: k_t = friction_stiffness·k·scale (not k²: see
         // docs/methods/implicit-penalty.md, "Friction by anchors")
-        let friction = friction::Gains { kt: fg.kt * scale, ..fg };
+        let friction = friction::Gains { kt: fg.kt * scale, ct: fg.ct * scale.sqrt(), ..fg };
         let gains = Gains { k: g.k * scale, ..g };
         let loads = [&h0, &h1].map(|hs| hs.iter().map(|h| gains.spring_force(h.c.d)).collect());
         PairContact {
