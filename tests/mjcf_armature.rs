@@ -1,6 +1,7 @@
 //! MJCF joint `armature` (a rotor's inertia on the joint's coordinate) under every method: on an elbow whose
 //! parent swings (not foldable into a body's inertia) against MuJoCo 4.0.0, and on a slider pushed by a motor
-//! against the analytic acceleration F/(m + armature).
+//! against the analytic acceleration F/(m + armature); on a ball joint hung from the world against the
+//! pendulum's period.
 
 mod common;
 
@@ -89,5 +90,54 @@ fn a_rail_rotor_adds_to_the_mass_a_motor_pushes() {
         let x = coordinates(&w)[0];
         let want = 0.5 * 1.0 / (1.0 + 1.0) * 0.5 * 0.5;
         assert!((x - want).abs() < 0.02 * want, "{m}: {x} m vs {want} m");
+    }
+}
+
+/// A 1 kg ball on a massless-looking rod hung from the world by a ball joint with armature ARMATURE,
+/// tilted 0.1 rad (5.7296°) about x. The joint's `axis` (which MuJoCo ignores on a ball joint) lies along the
+/// swing's axis, so that a method taking the armature back out as a hinge's about that axis would swing it as
+/// if it had none.
+const BALL: &str = r#"<mujoco>
+  <option timestep="0.001" gravity="0 0 -9.81"/>
+  <worldbody>
+    <body name="bob" pos="0 0 1" euler="5.7296 0 0">
+      <joint name="pivot" type="ball" axis="1 0 0" armature="ARMATURE"/>
+      <geom type="sphere" pos="0 0 -0.5" size="0.05" mass="1" contype="0" conaffinity="0"/>
+    </body>
+  </worldbody>
+</mujoco>
+"#;
+
+/// The period of the ball pendulum of [`BALL`] under `m`: twice the time between its first and second
+/// crossings of the vertical.
+fn ball_period(m: MethodKey, armature: f64) -> f64 {
+    let mut w = common::mjcf_world("armature_ball", &BALL.replace("ARMATURE", &armature.to_string()), m).unwrap();
+    let bob = w.model.bodies.iter().position(|b| b.name == "bob").unwrap();
+    let mut crossings = Vec::new();
+    let mut last = w.state.bodies[bob].x.y;
+    while crossings.len() < 2 && w.state.time < 4.0 {
+        w.step().unwrap();
+        let y = w.state.bodies[bob].x.y;
+        if y.signum() != last.signum() {
+            // linear between the two steps
+            crossings.push(w.state.time - w.model.dt * y / (y - last));
+        }
+        last = y;
+    }
+    assert_eq!(crossings.len(), 2, "{m}: {crossings:?}");
+    2.0 * (crossings[1] - crossings[0])
+}
+
+/// A ball joint's armature (MuJoCo: armature·I on its three rotational coordinates) hung from the world is
+/// inertia on its swing under every method: the period 2π√((I_pivot + a)/(m g l)) within 1%, with I_pivot =
+/// 2/5·m r² + m l² = 0.251 kg·m²; a = 0.25 lengthens it from 1.42 to 2.01 s.
+#[test]
+fn a_ball_joints_rotor_hung_from_the_world_slows_its_swing() {
+    for m in MethodKey::ALL {
+        for a in [0.0, 0.25] {
+            let want = 2.0 * std::f64::consts::PI * ((0.251 + a) / (9.81 * 0.5f64)).sqrt();
+            let got = ball_period(m, a);
+            assert!((got - want).abs() < 0.01 * want, "{m}, armature {a}: period {got} s vs {want} s");
+        }
     }
 }

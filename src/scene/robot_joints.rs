@@ -91,8 +91,10 @@ pub(super) fn joint_of(
         return Err(format!("{}: joins two bodies that cannot move (both welded to the world)", j.at));
     }
     // armature: rotor inertia on the coordinate, kept on the joint (every method puts it on the coordinate's
-    // row); folded into the child's inertia about the axis where that is exact (the parent cannot move), so that
-    // the methods then add nothing (`Joint::rotor_inertia`)
+    // row); folded into the child's inertia where that is exact (the parent cannot move), so that the methods
+    // then add nothing (`Joint::rotor_inertia`): about the axis for a hinge; for a ball joint, MuJoCo's
+    // armature·I on its three rotational coordinates, which is armature·I added to the child's inertia (an
+    // isotropic inertia is the same about every point)
     let (armature, mut armature_folded) = (j.armature, false);
     if j.armature > 0.0 {
         let body = &mut out.bodies[child];
@@ -101,9 +103,13 @@ pub(super) fn joint_of(
             body.inertia += Mat3::from_cols(a * a.x, a * a.y, a * a.z) * j.armature;
             body.inv_inertia = body.inertia.inverse();
             armature_folded = true;
+        } else if j.kind == JointType::Ball && parent_static {
+            body.inertia += Mat3::IDENTITY * j.armature;
+            body.inv_inertia = body.inertia.inverse();
+            armature_folded = true;
         } else if !matches!(j.kind, JointType::Hinge | JointType::Prismatic) {
             out.notes.push(format!(
-                "{file}: joint `{}`: armature {} on a {} joint is not applied (only hinges and sliders have a coordinate row)",
+                "{file}: joint `{}`: armature {} on a {} joint is not applied (only hinges and sliders have a coordinate row, and a ball joint on a body that cannot move takes it into the child's inertia)",
                 j.name,
                 j.armature,
                 format!("{:?}", j.kind).to_lowercase()

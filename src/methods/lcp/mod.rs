@@ -375,11 +375,12 @@ impl Lcp {
 }
 
 /// Each body's inertia and its inverse in its frame without the rotor inertia the loader folded into it
-/// (`Joint::armature_folded`): I − Σ armature·a aᵀ over the folded joints into it, a the child's axis.
+/// (`Joint::armature_folded`): I − Σ armature·a aᵀ over the folded hinges into it, a the child's axis (the
+/// hinge's row carries it instead). A ball joint has no coordinate row: its armature stays in the inertia.
 fn rigid_inertia(model: &Model) -> Vec<(Mat3, Mat3)> {
     let mut inertia: Vec<Mat3> = model.bodies.iter().map(|b| b.inertia).collect();
     let mut folded = vec![false; model.bodies.len()];
-    for j in model.joints.iter().filter(|j| j.armature_folded) {
+    for j in model.joints.iter().filter(|j| j.armature_folded && j.kind == crate::model::JointType::Hinge) {
         let (child, side) = match j.body2 {
             Some(c) => (c, 1),
             None => (j.body1, 0),
