@@ -67,6 +67,12 @@ impl ImplicitPenalty {
             let field = Self::placement(model, state, fb);
             let (sf, sp) = (state.bodies[fb], state.bodies[pb]);
             let vel = [sf.v, sf.w, sp.v, sp.w];
+            if p.loads[role].iter().all(|&f| f <= 0.0) {
+                // only touching points (φ = 0), no normal force yet: no friction, and no anchors (they are set
+                // where the points are once they carry a load)
+                p.grips[role].extend(hits.iter().map(|_| Grip::Force(Vec3::ZERO)));
+                continue;
+            }
             let inputs: Vec<friction::PointIn> = hits
                 .iter()
                 .zip(&p.loads[role])

@@ -256,6 +256,8 @@ pub(super) fn impacts(model: &Model, state: &mut State, pairs: Vec<PairHits>, la
         .max(0.0);
         if offset > 0.0 {
             for hs in &mut p.hits {
+                // a point at the landing depth is dropped, not kept as touching (contact.rs): the pair is
+                // separating after its impact, and a touching point's damper would pull the rebound back
                 hs.retain_mut(|h| {
                     h.c.d += offset;
                     h.c.d < 0.0

@@ -95,6 +95,21 @@ mod force_tests {
         assert!(deepest < 1.5 * rest, "deepest {deepest} m against the resting depth {rest} m");
     }
 
+    /// A box in the air set exactly flush against a wall touches it with no normal force: no friction holds it,
+    /// it falls freely.
+    #[test]
+    fn a_box_flush_against_a_wall_without_a_load_falls_freely() {
+        let wall = "[[body]]\nname = \"wall\"\nkind = \"static\"\nshape = { type = \"box\", size = [0.5, 2.0, 4.0] }\nposition = [0.5, 0.0, 2.0]\n";
+        let (model, mut state, mut ip) = box_at("position = [0.0, 0.0, 2.0]", 0.0, wall);
+        for step in 1..=3 {
+            let st = ip.step(&model, &mut state).unwrap();
+            let v = state.bodies[1].v;
+            let want = -9.81 * model.dt * f64::from(step);
+            assert!(st.contacts > 0, "step {step}: the box touches the wall");
+            assert!((v.z - want).abs() < 1e-9 && v.truncate().length() < 1e-9, "step {step}: v {v:?}, free fall {want}");
+        }
+    }
+
     /// Each step's contact forces are the box's momentum change less gravity's over the step: what the implicit
     /// solve applied (linearised at the end of each substep, averaged over the substeps, the share of a point that
     /// left on the way kept on a neighbour). A sliding box receives the kinetic μ·m·g against its motion (each

@@ -273,8 +273,8 @@ pub struct Lcp {
     joint_arm: Vec<Vec3>,
     /// Each joint's coordinate rate at the start of the step (what its rotor inertia, `Joint::armature`, keeps).
     joint_rate0: Vec<f64>,
-    /// Each body's inertia and its inverse (body frame) without the rotors the loader folded into it: every
-    /// armature is on its joint's row here.
+    /// Each body's inertia and its inverse (body frame) without the hinges' rotors the loader folded into it
+    /// (on their joints' rows here); a ball joint's stays in (it has no coordinate row).
     rigid: Vec<(Mat3, Mat3)>,
     /// h²K̃ per body: the geometric stiffness of the joint forces it carries (geometric.rs).
     stiff: Vec<Mat3>,
