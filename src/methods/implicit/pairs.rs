@@ -48,7 +48,8 @@ impl ImplicitPenalty {
         let bouncy = model.materials.iter().any(|m| m.restitution > 0.0);
         let hits = match self.params.impacts {
             ImpactMode::Newton if bouncy => {
-                // the threshold from the method's step; the impulses' forces and the relaxing over this substep's
+                // the threshold from the method's step h; the impulses' forces and the relaxing over this
+                // substep's own h (a split substep is shorter)
                 let speed = self.params.impact_speed_for(model.gravity.length(), self.h);
                 let law = impacts::ImpactLaw { speed, relax: 0.5 * speed, h };
                 let out = impacts::impacts(model, state, hits, &self.landings, &law);
