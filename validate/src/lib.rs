@@ -72,10 +72,7 @@ fn method_experiments(method: MethodKey) -> Vec<&'static str> {
             let mut v = vec!["free_fall", "tumbling"];
             v.extend_from_slice(&implicit::EXPERIMENTS);
             v.extend_from_slice(&implicit_joints::EXPERIMENTS);
-            // the basics it meets: a heavy body dropped on a light one rebounds at 0.16 of its impact speed (its
-            // damper follows the load r times, where the heavy body's critical damper is about √2·r times;
-            // docs/methods/implicit-penalty.md and the README)
-            v.extend(basics::EXPERIMENTS.iter().filter(|&&e| e != "heavy_drop"));
+            v.extend_from_slice(&basics::EXPERIMENTS);
             v
         }
         MethodKey::Abd => {

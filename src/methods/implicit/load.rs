@@ -28,7 +28,7 @@ impl PairHits {
 
     /// The pair's summed unit normal from A toward B: role 0's field gradients point from A to B, role 1's
     /// from B to A.
-    fn support(&self) -> SupportPair {
+    pub fn support(&self) -> SupportPair {
         let unit = |hs: &[Hit]| hs.iter().fold(Vec3::ZERO, |s, h| s + h.c.g.normalize_or_zero());
         SupportPair { a: self.a, b: self.b, normal: unit(&self.hits[0]) - unit(&self.hits[1]) }
     }

@@ -216,6 +216,46 @@ rotation_deg = [0.0, 40.0, 0.0]\nvelocity = [-3.0, 0.0, -2.0]\nangular_velocity 
         assert!(struck);
     }
 
+    /// Without restitution, a box dropped on the ground is stopped by its damper (no impact, as in the paper),
+    /// while a 1000 kg box dropped on a 1 kg one takes its landing as an impact with shock propagation: it stops
+    /// without rebounding (its damper alone: at 0.16 of its speed; the sweeps without the shock pass leave it
+    /// 95% of its speed), rests on the light box within 1 mm, and the energy never rises.
+    #[test]
+    fn an_inelastic_landing_is_an_impact_only_where_the_damper_cannot_stop_it() {
+        let run = |heavy: f64| {
+            let text = format!(
+                "format = 1\n[world]\ndt = 0.01\nmethod = \"implicit-penalty\"\n\
+[[body]]\nname = \"ground\"\nkind = \"static\"\nshape = {{ type = \"box\", size = [4.0, 4.0, 1.0] }}\nposition = [0.0, 0.0, -0.5]\n\
+[[body]]\nname = \"light\"\nshape = {{ type = \"box\", size = [0.5, 0.5, 0.5] }}\nposition = [0.0, 0.0, 0.25]\nmass = 1.0\n\
+[[body]]\nname = \"top\"\nshape = {{ type = \"box\", size = [0.5, 0.5, 0.5] }}\nposition = [0.0, 0.0, 1.0]\nmass = {heavy}\n"
+            );
+            let model = crate::scene::load_str(&text, "t", "t", std::path::Path::new("."), &[]).unwrap();
+            let mut state = State::from_model(&model);
+            let mut ip = ImplicitPenalty::new(ImplicitParams::default(), &model).unwrap();
+            let energy = |s: &State| s.kinetic_energy(&model) + s.potential_energy(&model);
+            let e0 = energy(&state);
+            let (mut impacts, mut arrived, mut up) = (0, 0.0f64, 0.0f64);
+            for step in 0..150 {
+                ip.step(&model, &mut state).unwrap();
+                impacts += usize::from(ip.impact_impulse > 0.0);
+                let v = state.bodies[2].v.z;
+                if state.bodies[2].x.z > 0.8 {
+                    arrived = -v;
+                } else {
+                    up = up.max(v);
+                }
+                assert!(energy(&state) <= e0 + 1e-9 * e0.abs(), "{heavy} kg, step {step}: energy {} above {e0}", energy(&state));
+            }
+            (impacts, up / arrived, state.bodies[2].x.z)
+        };
+        // 1 kg on 1 kg: the pair carries its own weight, the damper is critical
+        let (impacts, _, _) = run(1.0);
+        assert_eq!(impacts, 0);
+        let (impacts, rebound, rest) = run(1000.0);
+        assert!(impacts > 0 && rebound < 0.02, "{impacts} impacts, rebound {rebound}");
+        assert!((rest - 0.75).abs() < 1e-3, "rests at {rest}");
+    }
+
     /// A kinematic paddle at 1 m/s pushes the box along the ground: its contact forces (from the paddle and the
     /// ground) are the box's momentum change less gravity's.
     #[test]

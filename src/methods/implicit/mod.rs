@@ -69,12 +69,14 @@ pub struct ImplicitParams {
     /// Damping ratio ζ of the default damper. Default: from the pair's restitution e,
     /// ζ = −ln e/√(π² + ln²e) (1 for e = 0).
     pub damping_ratio: Option<f64>,
-    /// `newton`: a pair with restitution e > 0 whose point approaches faster than `impact_speed` takes the
-    /// impact as impulses (Newton's law per point, Coulomb friction within μ of the normal impulse), and its
-    /// spring then acts from the depth the impact found it at (relaxing at half the impact speed), so that an
+    /// `newton`: a pair whose point approaches faster than `impact_speed` takes the impact as impulses
+    /// (Newton's law per point with the pair's restitution e, Coulomb friction within μ of the normal impulse,
+    /// then shock propagation from the fixed bodies up; without restitution only a pair that carries more than
+    /// four times its reduced mass between bodies free of joints, a heavy body landing on a light one), and
+    /// its spring then acts from the depth the impact found it at (relaxing at half the impact speed), so that an
     /// impact hands back e of its speed. `penalty`: the spring and damper alone (the paper), where backward
-    /// Euler at the default spring keeps about a quarter of an elastic impact's speed. A pair with e = 0 takes no
-    /// impact of its own (only the impulses of one it is joined to). Default `newton`.
+    /// Euler at the default spring keeps about a quarter of an elastic impact's speed and a heavy body dropped
+    /// on a light one rebounds. Default `newton`.
     pub impacts: ImpactMode,
     /// The approach speed from which a contact is an impact, m/s, > 0. Default: 0.05 m/s or twice what gravity
     /// adds in one step h, the larger.

@@ -44,10 +44,8 @@ impl ImplicitPenalty {
         self.points_tested = per_pair.iter().map(|p| p.1).sum();
         let hits: Vec<PairHits> = per_pair.into_iter().filter_map(|p| p.0).collect();
         self.deepest = hits.iter().flat_map(|p| p.hits.iter().flatten()).fold(0.0, |m, h| m.max(-h.c.d));
-        // a scene whose materials ask for no restitution has no impacts and no landing depths
-        let bouncy = model.materials.iter().any(|m| m.restitution > 0.0);
         let hits = match self.params.impacts {
-            ImpactMode::Newton if bouncy => {
+            ImpactMode::Newton => {
                 // the threshold from the method's step h; the impulses' forces and the relaxing over this
                 // substep's own h (a split substep is shorter)
                 let speed = self.params.impact_speed_for(model.gravity.length(), self.h);
