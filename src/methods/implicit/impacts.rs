@@ -198,21 +198,23 @@ fn shock(state: &mut State, mob: &[(f64, Mat3)], rows: &mut [Row]) {
     let fixed: Vec<bool> = mob.iter().map(|m| m.0 == 0.0).collect();
     let edges: Vec<(usize, usize)> = rows.iter().map(|r| (r.f, r.s)).collect();
     let stack = stack_analysis(mob.len(), &fixed, &edges);
-    for layer in 0..stack.layers {
-        let held = |i: usize| stack.height[i] <= layer;
-        let mut local: Vec<(f64, Mat3)> = mob.to_vec();
-        for (i, m) in local.iter_mut().enumerate() {
-            if held(i) {
-                *m = (0.0, Mat3::ZERO);
-            }
-        }
+    // the rows by layer; a body held in one layer is held in every later one, so `local` only ever loses mobility
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_by_key(|&k| stack.edge_layer[k]);
+    let mut local: Vec<(f64, Mat3)> = mob.to_vec();
+    for layer_rows in order.chunk_by(|&a, &b| stack.edge_layer[a] == stack.edge_layer[b]) {
+        let layer = stack.edge_layer[layer_rows[0]];
         let (mut at, mut part) = (Vec::new(), Vec::new());
-        for (k, r) in rows.iter().enumerate().filter(|(k, _)| stack.edge_layer[*k] == layer) {
+        for &k in layer_rows {
+            let r = rows[k];
+            for i in [r.f, r.s].into_iter().filter(|&i| stack.height[i] <= layer) {
+                local[i] = (0.0, Mat3::ZERO);
+            }
             let k3 = collision_matrix(local[r.f].0, &local[r.f].1, r.arm_f, local[r.s].0, &local[r.s].1, r.arm_s);
             let kn = r.n.dot(k3 * r.n);
             if kn > 0.0 {
                 at.push(k);
-                part.push(Row { k: k3, kn, target: 0.0, jn: 0.0, jt: Vec3::ZERO, ..*r });
+                part.push(Row { k: k3, kn, target: 0.0, jn: 0.0, jt: Vec3::ZERO, ..r });
             }
         }
         solve(state, &local, &mut part);
