@@ -193,7 +193,10 @@ fn solve(state: &mut State, mob: &[(f64, Mat3)], rows: &mut [Row]) {
 /// layers from the fixed bodies up, each layer swept with the bodies below it held, so that no point is left
 /// approaching. Sequential impulses between a heavy body and a light one beneath it move the light one and
 /// barely slow the heavy one: a 10 t cube landing on a 10 kg one kept 95% of its speed after 50 sweeps. A
-/// layer's impulses go to its rows (normal ones only push: the target rate is zero, never the bounce).
+/// layer's impulses go to its rows (normal ones only push: the target rate is zero, never the bounce). Unlike
+/// `lcp`'s layers, a wall seeds heights here too. A held body's rows report the layer's impulse, which it passes on
+/// to what holds it without its velocity changing: its reported contact forces then exceed its momentum change
+/// (docs/methods/implicit-penalty.md, "Impacts").
 fn shock(state: &mut State, mob: &[(f64, Mat3)], rows: &mut [Row]) {
     let fixed: Vec<bool> = mob.iter().map(|m| m.0 == 0.0).collect();
     let edges: Vec<(usize, usize)> = rows.iter().map(|r| (r.f, r.s)).collect();

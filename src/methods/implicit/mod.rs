@@ -231,7 +231,7 @@ impl<'de> serde::Deserialize<'de> for FrictionMode {
     }
 }
 
-/// How a fast contact with restitution is taken (`ImplicitParams::impacts`).
+/// How a fast contact is taken (`ImplicitParams::impacts`): with restitution, or a heavy landing without.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ImpactMode {
     Newton,
