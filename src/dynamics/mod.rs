@@ -8,6 +8,7 @@ pub mod coupling;
 pub mod fluid;
 pub mod generalized;
 pub mod graph;
+pub mod impact;
 pub mod integrate;
 pub mod joint;
 pub mod joint_block;
