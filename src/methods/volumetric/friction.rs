@@ -35,6 +35,11 @@ pub struct Anchor {
     /// The work the normal spring did on the pair since the contact began, J (rebound.rs).
     #[serde(default)]
     pub work: f64,
+    /// The landing depth a heavy landing's impact left, m (impacts.rs): the spring acts on the mean depth beyond
+    /// it (or beyond `offset`, the larger); it follows the depth down and relaxes at half the impact speed. An
+    /// anchor with `substep` 0 holds only a landing depth (set by the impact before the spring first acted).
+    #[serde(default)]
+    pub landing: f64,
 }
 
 /// The inputs of one contact's friction.

@@ -11,6 +11,7 @@
 mod blocks;
 pub mod friction;
 mod gains;
+mod impacts;
 pub mod joints;
 mod params;
 pub mod penalty;
@@ -299,6 +300,7 @@ impl Volumetric {
         self.pending.clear();
         self.free_wrenches(model, state, time);
         let mut sum_n = 0.0;
+        let relax = 0.5 * self.params.impact_speed_for(model.gravity.length(), h);
         let overlaps = std::mem::take(&mut self.overlaps);
         let mut unloaded = Vec::new();
         for o in &overlaps {
@@ -310,13 +312,16 @@ impl Volumetric {
             let (pa, pb) = (crate::collision::narrow::body_pose(model, state, a), crate::collision::narrow::body_pose(model, state, b));
             // the anchors persist by piece pair: friction's, and the spring's offset (stiffness.rs)
             let last = self.anchors.binary_search_by_key(&o.key, |e| e.0).ok().map(|i| self.anchors[i].1);
-            let offset = std::cell::Cell::new(0.0);
-            // the spring force for the linear one `f` = k·d̄, less the offset's k·p (the law applies to what is left)
+            let (offset, landing) = (std::cell::Cell::new(0.0), std::cell::Cell::new(0.0));
+            // the spring force for the linear one `f` = k·d̄, less the offset's k·p (the law applies to what is
+            // left); a landing depth L (impacts.rs), relaxed and no deeper than d̄, holds the spring back as p does
             let engaged = |f: f64| {
                 let p = last.map_or(0.0, |l| stiffness::engaged_offset(l.offset, l.substep, h, f / k));
+                let l = last.map_or(0.0, |l| (l.landing - relax * h).min(f / k).max(0.0));
                 offset.set(p);
-                if p > 0.0 {
-                    (f - k * p).max(0.0)
+                landing.set(l);
+                if p.max(l) > 0.0 {
+                    (f - k * p.max(l)).max(0.0)
                 } else {
                     f
                 }
@@ -361,6 +366,7 @@ impl Volumetric {
                 a: pa.inverse_transform_point(patch.point),
                 b: pb.inverse_transform_point(patch.point),
                 offset: offset.get(),
+                landing: landing.get(),
                 substep: h,
                 normal: patch.normal,
                 need: self.need(a, b).max(last.map_or(1, |l| l.need)),
@@ -368,7 +374,7 @@ impl Volumetric {
             };
             if patch.force <= 0.0 {
                 // a pair held apart by its offset keeps it (friction starts anew), so it cannot push from depth
-                if fresh.offset > 0.0 {
+                if fresh.offset > 0.0 || fresh.landing > 0.0 {
                     unloaded.push((o.key, fresh));
                 }
                 continue;
@@ -379,7 +385,13 @@ impl Volumetric {
                 g.c = self.stop_damper(model, (a, b), balance.mass, h).unwrap_or(g.c);
             }
             patch.force = patch.force.max(0.0);
-            let anchor = last.map_or(fresh, |l| Anchor { offset: fresh.offset, substep: h, normal: patch.normal, need: fresh.need, ..l });
+            // (an anchor that holds only a landing depth is new to the spring and to friction)
+            let anchor = match last {
+                Some(l) if l.substep > 0.0 => {
+                    Anchor { offset: fresh.offset, landing: fresh.landing, substep: h, normal: patch.normal, need: fresh.need, ..l }
+                }
+                _ => fresh,
+            };
             let f = patch.normal * patch.force;
             let rate = (vel_b(patch.point) - vel_a(patch.point)).dot(patch.normal);
             self.force[b] += f;
@@ -394,7 +406,8 @@ impl Volumetric {
         // would push from its whole depth); the others start anew, as they always did
         if state.sleep.any() {
             let awake = |i: u32| crate::dynamics::sleep::awake(model, state, i as usize);
-            unloaded.extend(self.anchors.iter().filter(|e| e.1.offset > 0.0 && !awake(e.0 .0) && !awake(e.0 .1)));
+            let held = |a: &Anchor| a.offset > 0.0 || a.landing > 0.0;
+            unloaded.extend(self.anchors.iter().filter(|e| held(&e.1) && !awake(e.0 .0) && !awake(e.0 .1)));
         }
         if !unloaded.is_empty() {
             self.next_anchors.extend(unloaded);
@@ -452,6 +465,9 @@ stage_enum! {
         Joints = "joints",
         /// Symplectic Euler.
         Integrate = "integrate",
+        /// Landings as impacts (impacts.rs), at the start of a substep (last here, so that the earlier
+        /// `wall_` columns keep their places).
+        Impacts = "impacts",
     }
 }
 
@@ -560,6 +576,7 @@ impl Volumetric {
             if s > 0 {
                 t.time(VolumetricStage::Collision, || self.detect(model, state));
             }
+            stats.normal_impulse += t.time(VolumetricStage::Impacts, || self.landing_impacts(model, state, h, n));
             self.contact(model, state, (h, n, time), &mut stats, &mut t)?;
             self.joints.keep_rates(model, state);
             t.time(VolumetricStage::Integrate, || self.kick(model, state, h));

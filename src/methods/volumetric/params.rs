@@ -47,6 +47,15 @@ pub struct VolumetricParams {
     /// surplus (energy made by integrating the spring across its switch-on and switch-off) from the pair's
     /// separation (rebound.rs). Default true; false: the source's springs alone.
     pub spring_work: bool,
+    /// A fast arrival without a joint that carries more than 1.5 times its pair's reduced mass (a body landing on
+    /// one that rests on another, whose damper the lower body's stability bounds) takes Newton's impact law as
+    /// impulses, with shock propagation, and its spring acts beyond the depth it landed at (impacts.rs). Default
+    /// true; false: the springs alone (the source's), where a cube dropped on an equal one rebounds at 0.45 of its
+    /// speed and a 10 t cube on a 10 kg one at 0.96.
+    pub landing_impacts: bool,
+    /// The approach speed from which a landing is an impact, m/s, > 0. Default: 0.05 m/s or twice what
+    /// gravity adds in one substep, the larger.
+    pub impact_speed: Option<f64>,
     /// `volume` (default) or `point`.
     pub model: PenaltyModel,
     /// Segments around a circle when spheres, capsules and cylinders become polytopes. Default 16.
@@ -79,6 +88,11 @@ impl VolumetricParams {
     pub fn substeps_for(&self, dt: f64) -> u32 {
         self.substeps.unwrap_or_else(|| ((dt / HAPTIC_STEP) * (1.0 - 1e-9)).ceil().clamp(1.0, 1e6) as u32)
     }
+
+    /// The approach speed from which a landing is an impact at substep `h` under gravity `g` (m/s²).
+    pub fn impact_speed_for(&self, g: f64, h: f64) -> f64 {
+        self.impact_speed.unwrap_or((2.0 * g * h).max(0.05))
+    }
 }
 
 impl Default for VolumetricParams {
@@ -91,6 +105,8 @@ impl Default for VolumetricParams {
             friction_damper: FrictionDamper::Stop,
             balance_tipping: true,
             spring_work: true,
+            landing_impacts: true,
+            impact_speed: None,
             model: PenaltyModel::Volume,
             tessellation: 16,
             substeps: None,
@@ -117,6 +133,9 @@ impl Params for VolumetricParams {
             }
         }
         param::positive(Self::KEY, "rest_depth", self.rest_depth)?;
+        if let Some(v) = self.impact_speed {
+            param::positive(Self::KEY, "impact_speed", v)?;
+        }
         param::within(Self::KEY, "max_substep_factor", self.max_substep_factor, 1, 1024)?;
         param::positive(Self::KEY, "joint_omega_h", self.joint_omega_h)?;
         param::non_negative(Self::KEY, "joint_damping_ratio", self.joint_damping_ratio)?;
