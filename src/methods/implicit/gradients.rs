@@ -205,13 +205,27 @@ pub fn add_damper(c: &PointContact, g: &Gains, vel: &Velocities, out: &mut Jacob
 /// T = I − N̂N̂ᵀ the projection on the contact plane, which turns with B; F_A = −F_B, both at the point.
 /// δs = δx_A − [α]×δθ_A − δx_B + [b]×δθ_B and δT s = ((N̂ᵀs)[N̂]× + N̂sᵀ[N̂]×) δθ_B.
 pub fn add_anchor_spring(c: &PointContact, alpha: Vec3, kt: f64, out: &mut Jacobian) {
+    let (fa, dp) = anchor_spring(c, alpha, kt);
+    add_forces(c, fa, &dp, &[Mat3::ZERO; 4], out);
+}
+
+/// A sticking point's anchor spring and damper ([`add_anchor_spring`], [`add_anchor_damper`]) added to `out`
+/// together: [`add_forces`] is linear in the force and its gradients, so one pass over the blocks takes both.
+pub fn add_sticking_anchor(c: &PointContact, alpha: Vec3, kt: f64, ct: f64, vel: &Velocities, out: &mut Jacobian) {
+    let (fs, ds) = anchor_spring(c, alpha, kt);
+    let (fd, dp, dv) = tangential(c, vel, tangential_velocity(c, vel) * -ct, Mat3::IDENTITY * -ct);
+    add_forces(c, fs + fd, &std::array::from_fn(|j| ds[j] + dp[j]), &dv, out);
+}
+
+/// The anchor spring's force on A and its gradient over the bodies' motions ([`add_anchor_spring`]).
+fn anchor_spring(c: &PointContact, alpha: Vec3, kt: f64) -> (Vec3, [Mat3; 4]) {
     let s = alpha - c.a; // anchor − P = (x_A + α) − (x_A + a)
     let t = Mat3::IDENTITY - outer(c.n, c.n);
     let sn = skew(c.n);
     let fb = t * s * kt;
     let turn = sn * c.n.dot(s) + outer(c.n, s) * sn;
     let dts = [t, -t * skew(alpha), -t, t * skew(c.b) + turn];
-    add_forces(c, -fb, &dts.map(|m| m * -kt), &[Mat3::ZERO; 4], out);
+    (-fb, dts.map(|m| m * -kt))
 }
 
 /// Kinetic friction with its gradients, added to `out`: F_A = −μ_k f_n ẑ (`mu_fn` = μ_k f_n, held over the step)
@@ -245,6 +259,12 @@ fn tangential_velocity(c: &PointContact, vel: &Velocities) -> Vec3 {
 /// Adds a tangential force `fa` on A whose gradient is `q` δ(Tu), with δ(Tu) from the bodies' motions and
 /// velocities and from T turning with B: (N̂ᵀu)[N̂]×δθ_B + N̂uᵀ[N̂]×δθ_B.
 fn add_tangential(c: &PointContact, vel: &Velocities, fa: Vec3, q: Mat3, out: &mut Jacobian) {
+    let (fa, dp, dv) = tangential(c, vel, fa, q);
+    add_forces(c, fa, &dp, &dv, out);
+}
+
+/// The force and gradients of [`add_tangential`].
+fn tangential(c: &PointContact, vel: &Velocities, fa: Vec3, q: Mat3) -> (Vec3, [Mat3; 4], [Mat3; 4]) {
     let u = relative_velocity(c, vel);
     let (wa, wb) = (skew(vel[1]), skew(vel[3]));
     let (sb, sn) = (skew(c.b), skew(c.n));
@@ -253,7 +273,7 @@ fn add_tangential(c: &PointContact, vel: &Velocities, fa: Vec3, q: Mat3, out: &m
     let du_vel = [Mat3::IDENTITY, -skew(c.a), -Mat3::IDENTITY, sb];
     let mut dp = du_pos.map(|m| q * t * m);
     dp[3] += q * (sn * c.n.dot(u) + outer(c.n, u) * sn);
-    add_forces(c, fa, &dp, &du_vel.map(|m| q * t * m), out);
+    (fa, dp, du_vel.map(|m| q * t * m))
 }
 
 /// Tu at the step's start and its change δ(Tu) over the bodies' changes `m`, as the step's linearised system

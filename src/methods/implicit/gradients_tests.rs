@@ -245,6 +245,28 @@ fn the_anchor_damper_matches_finite_differences_and_damps_only_the_tangential_mo
     assert!(jac.wrench[0].dot(relative_velocity(&c, &vel)) < 0.0);
 }
 
+#[test]
+fn a_sticking_anchor_is_its_spring_and_its_damper_in_one_pass() {
+    let s = state();
+    let p = s.x[0] + s.q[0] * Vec3::new(0.3, 0.4, 0.5);
+    let alpha_body = s.q[0].inverse() * (p + Vec3::new(0.02, -0.01, 0.015) - s.x[0]);
+    let (both, c) = check_tangential(true, &|c, vel, s, j| add_sticking_anchor(c, s.q[0] * alpha_body, 2.0e3, 40.0, vel, j));
+    let vel = [s.v[0], s.w[0], s.v[1], s.w[1]];
+    let mut apart = Jacobian::default();
+    add_anchor_spring(&c, s.q[0] * alpha_body, 2.0e3, &mut apart);
+    add_anchor_damper(&c, 40.0, &vel, &mut apart);
+    let scale = apart.wrench.iter().map(|w| w.length()).fold(0.0, f64::max);
+    for r in 0..4 {
+        assert!((both.wrench[r] - apart.wrench[r]).length() <= 1e-12 * scale, "wrench {r}");
+        for k in 0..4 {
+            for (x, y) in [(both.pos[r][k], apart.pos[r][k]), (both.vel[r][k], apart.vel[r][k])] {
+                let big = |m: Mat3| (0..3).map(|i| m.col(i).abs().max_element()).fold(0.0, f64::max);
+                assert!(big(x - y) <= 1e-12 * (1.0 + big(y)), "block {r} {k}: {x:?} vs {y:?}");
+            }
+        }
+    }
+}
+
 /// The row F_A of `j` times the motions, as the step's system applies it.
 fn row(j: &Jacobian, m: &[Motion; 2]) -> Vec3 {
     let mut f = j.wrench[0];

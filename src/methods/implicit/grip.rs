@@ -12,9 +12,7 @@ use super::{Assembled, Grip, ImplicitPenalty, PairContact, SLIP_FLOOR};
 use crate::math::Vec3;
 use crate::methods::implicit::contact::CENTRE;
 use crate::methods::implicit::friction;
-use crate::methods::implicit::gradients::{
-    add_anchor_damper, add_anchor_spring, add_kinetic_friction, relative_velocity, Jacobian, Motion,
-};
+use crate::methods::implicit::gradients::{add_kinetic_friction, add_sticking_anchor, relative_velocity, Jacobian, Motion};
 use crate::methods::implicit::{FrictionMode, Integrator};
 use crate::model::{BodyKind, Model};
 use crate::state::State;
@@ -88,8 +86,7 @@ impl ImplicitPenalty {
                 out.total += f.length();
                 if implicit && !anchor.sliding {
                     let alpha = field.origin + field.q * anchor.at - field.com;
-                    add_anchor_spring(&h.c, alpha, p.friction.kt, &mut springs[role]);
-                    add_anchor_damper(&h.c, p.friction.ct, &vel, &mut springs[role]);
+                    add_sticking_anchor(&h.c, alpha, p.friction.kt, p.friction.ct, &vel, &mut springs[role]);
                     p.grips[role].push(Grip::Spring(alpha));
                     continue;
                 }
