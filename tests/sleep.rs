@@ -100,8 +100,8 @@ fn a_sleeping_tower_struck_from_the_side_falls_as_an_awake_one() {
         // implicit-penalty), and a tower woken by the strike starts its contacts without the warm start or the
         // anchors an awake one kept, so over the strikes the median distance between the landings with and without
         // sleep must stay within twice the median distance between the awake towers' landings (or within 15% of
-        // how far the cube flew, whichever is larger); across the plane the symmetric strike leaves the side each
-        // cube drifts to, y, to round-off (mirror images seen)
+        // how far the cube flew, whichever is larger; across the plane, y, the side each cube drifts to is left to
+        // round-off by the symmetric strike, so it is not compared)
         let xz = |a: Vec3, b: Vec3| (a.x - b.x).hypot(a.z - b.z);
         for i in 4..7 {
             let at = |w: &World| w.state.bodies[i].x;

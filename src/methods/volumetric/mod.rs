@@ -4,8 +4,8 @@
 //! (2003), and SpringheadOne's code (PHContactEngine.cpp); see docs/methods/volumetric-penalty.md.
 //!
 //! One step repeats, `substeps` times per frame of dt (by default h ≤ 1 ms, the source's haptic rate), the timed
-//! stages collision (touching.rs), intersection (collision/intersect.rs), penalty (penalty.rs, friction.rs),
-//! integrate (symplectic Euler) and joints (joints.rs). Haptic proxies (dynamics/proxy.rs) add their coupling
+//! stages collision (touching.rs), impacts (landings as impacts, impacts.rs), intersection (collision/intersect.rs),
+//! penalty (penalty.rs, friction.rs), integrate (symplectic Euler) and joints (joints.rs). Haptic proxies (dynamics/proxy.rs) add their coupling
 //! wrench here. See docs/methods/volumetric-penalty.md, "One step" and "Symbols".
 
 mod blocks;
