@@ -12,6 +12,7 @@ mod blocks;
 pub mod friction;
 mod gains;
 mod impacts;
+mod integrate;
 pub mod joints;
 mod params;
 pub mod penalty;
@@ -27,7 +28,6 @@ pub use params::{FrictionDamper, PenaltyModel, VolumetricParams, HAPTIC_STEP};
 
 use crate::collision::broad::BroadPhase;
 use crate::collision::intersect::{Intersection, Workspace};
-use crate::dynamics::integrate::integrate_pose;
 use crate::dynamics::proxy::{coupling, Reading};
 use crate::error::{InputError, SimError};
 use crate::geometry::polytope::{Plane, Polytope};
@@ -416,27 +416,6 @@ impl Volumetric {
         self.overlaps = overlaps;
         std::mem::swap(&mut self.anchors, &mut self.next_anchors);
         (active, sum_n, sum_t)
-    }
-
-    /// Stage 4 (first half): symplectic Euler's kick with gravity, loads (at the substep's time), proxy
-    /// couplings and the contact wrenches.
-    fn kick(&mut self, model: &Model, state: &mut State, h: f64) {
-        for i in 0..model.bodies.len() {
-            if model.bodies[i].kind == BodyKind::Dynamic && !state.sleep.asleep(i) {
-                let (f, tau) = self.free[i];
-                let (v, w) = sliding::kicked(model, state, i, f + self.force[i], tau + self.torque[i], h);
-                (state.bodies[i].v, state.bodies[i].w) = (v, w);
-            }
-        }
-    }
-
-    /// Stage 5: the poses from the end-of-substep velocities.
-    fn integrate(&mut self, model: &Model, state: &mut State, h: f64) {
-        for i in 0..model.bodies.len() {
-            if !state.sleep.asleep(i) {
-                integrate_pose(model, i, &mut state.bodies[i], h);
-            }
-        }
     }
 
     /// Stage 4 (second half): the joint springs, semi-implicit, on the kicked velocities (joints.rs).
