@@ -114,7 +114,7 @@ impl World {
         c.resize(self.model.actuators.len(), 0.0);
         for (k, a) in self.model.actuators.iter().enumerate() {
             if let (Some(s), Some(Some(t))) = (a.servo, self.state.motor_targets.get(a.servo.map_or(0, |s| s.joint))) {
-                c[k] = t.value / s.scale;
+                c[k] = s.ctrl(t);
             }
         }
         c
@@ -149,8 +149,7 @@ impl World {
             self.state.inputs.external[k] = true;
             if let Some(s) = a.servo {
                 let u = a.ctrl_range.map_or(ctrl[k], |[lo, hi]| ctrl[k].clamp(lo, hi));
-                let value = crate::dynamics::actuator::servo_value(&self.model, s.joint, u * s.scale);
-                self.state.motor_targets[s.joint] = Some(crate::dynamics::joint::MotorTarget { value, rate: 0.0, external: true });
+                self.state.motor_targets[s.joint] = Some(s.target(&self.model, u));
             }
         }
         Ok(())

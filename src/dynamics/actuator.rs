@@ -40,13 +40,36 @@ pub enum Dynamics {
 }
 
 /// A servo realised by joint `joint`'s motor: the motor's target is `scale`·ctrl (a scene motor: scale 1; an
-/// MJCF `position` actuator of gear g: 1/g).
+/// MJCF `position` actuator of gear g: 1/g), or its target rate for a velocity servo (an MJCF `velocity`
+/// actuator: a motor of stiffness 0).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Servo {
     pub joint: usize,
     pub scale: f64,
     /// The reported force is the whole motor's (a scene motor), not the gain/bias law's.
     pub whole_motor: bool,
+    /// The control sets the target rate, not the target position.
+    pub velocity: bool,
+}
+
+impl Servo {
+    /// The motor target for control `u` (already clamped to the control range).
+    pub fn target(&self, model: &Model, u: f64) -> MotorTarget {
+        if self.velocity {
+            MotorTarget { value: 0.0, rate: u * self.scale, external: true }
+        } else {
+            MotorTarget { value: servo_value(model, self.joint, u * self.scale), rate: 0.0, external: true }
+        }
+    }
+
+    /// The control that motor target `t` stands for.
+    pub fn ctrl(&self, t: &MotorTarget) -> f64 {
+        if self.velocity {
+            t.rate / self.scale
+        } else {
+            t.value / self.scale
+        }
+    }
 }
 
 /// One actuator (see the module comment).
@@ -154,7 +177,7 @@ impl Inputs {
         for (k, a) in model.actuators.iter().enumerate() {
             if let Some(s) = a.servo {
                 if let Some(Some(t)) = motor_targets.get(s.joint) {
-                    ctrl[k] = t.value / s.scale;
+                    ctrl[k] = s.ctrl(t);
                 }
             }
         }
@@ -464,8 +487,7 @@ pub fn follow_controls(model: &Model, state: &mut State) {
             let a = &model.actuators[c.actuator];
             if let Some(s) = a.servo {
                 let u = state.inputs.ctrl[c.actuator];
-                let value = a.ctrl_range.map_or(u, |[lo, hi]| u.clamp(lo, hi)) * s.scale;
-                state.motor_targets[s.joint] = Some(MotorTarget { value: servo_value(model, s.joint, value), rate: 0.0, external: true });
+                state.motor_targets[s.joint] = Some(s.target(model, a.ctrl_range.map_or(u, |[lo, hi]| u.clamp(lo, hi))));
             }
         }
     }

@@ -4,6 +4,7 @@
 pub mod compound;
 pub mod faces;
 pub mod fields;
+pub mod flat;
 pub mod mass;
 pub mod mesh;
 pub mod perforated;

@@ -295,7 +295,7 @@ pub(super) fn servos(model_joints: &[Joint], first_scene_joint: usize) -> Vec<(A
         a.gain = [m.stiffness, 0.0, 0.0];
         a.bias = [0.0, -m.stiffness, -m.damping];
         a.force_range = m.max_force.map(|f| [-f, f]);
-        a.servo = Some(Servo { joint: k, scale: 1.0, whole_motor: true });
+        a.servo = Some(Servo { joint: k, scale: 1.0, whole_motor: true, velocity: false });
         out.push((a, None));
     }
     out

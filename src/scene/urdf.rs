@@ -240,6 +240,10 @@ pub(super) fn mesh_shape(m: mesh::TriMeshData, source: String, notes: &mut Notes
     if closed {
         return Ok(ShapeDesc::Mesh { mesh: Arc::new(m), source });
     }
+    if let Some((slab, t)) = crate::geometry::flat::slab(&m.vertices) {
+        notes.add(format!("mesh {source} is flat (no volume): it collides as a slab {t:.3e} m thick"));
+        return Ok(ShapeDesc::Convex { points: slab });
+    }
     notes.add(format!("mesh {source} is not a closed, outward surface: it collides as its convex hull"));
     Ok(ShapeDesc::Convex { points: m.vertices })
 }

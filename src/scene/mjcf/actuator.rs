@@ -110,9 +110,18 @@ pub(super) fn actuator(
         // the joint's limits are in radians (or m) already, the units of a position actuator's control
         ctrl = Some([mid - half, mid + half]);
     }
+    // `kv` and `dampratio` fill one slot (MuJoCo's biasprm[2]): the element's own over its class's
+    let (mut kv, mut dampratio) = (num("kv")?, num("dampratio")?);
+    if kv.is_some() && dampratio.is_some() {
+        match (el.node.attribute("kv").is_some(), el.node.attribute("dampratio").is_some()) {
+            (true, false) => dampratio = None,
+            (false, true) => kv = None,
+            _ => {}
+        }
+    }
     let (mut a, ratio) = match tag {
         "general" => (general(cx, &el, name, transmission, gear)?, None),
-        _ => crate::scene::actuators::shortcut(tag, name, transmission, gear, num("kp")?, num("kv")?, num("dampratio")?, ctrl, force)
+        _ => crate::scene::actuators::shortcut(tag, name, transmission, gear, num("kp")?, kv, dampratio, ctrl, force)
             .map_err(|e| cx.src.at(n, e))?,
     };
     a.ctrl_range = ctrl;
@@ -128,24 +137,41 @@ pub(super) fn actuator(
     if tag == "intvelocity" && a.act_range.is_none() {
         a.act_range = ctrl;
     }
-    // a plain position servo on a joint without a spring: the joint's motor
-    if let (true, Some((j, l)), Dynamics::None) = (tag == "position", joint, a.dynamics) {
+    // a plain position servo on a joint without a spring: the joint's motor; a `general` actuator whose law is
+    // a position servo's (gain kp, bias [0, −kp, −kv], as MuJoCo expands `position`) is one too
+    let servo_law = tag == "position" || (tag == "general" && is_position_law(&a));
+    // a velocity servo likewise, its control the motor's target rate (explicit, its damper would be unstable
+    // on light links at MuJoCo's time steps)
+    let velocity_law = matches!(tag, "velocity" | "general") && is_velocity_law(&a);
+    if let (true, Some((j, l)), Dynamics::None) = (servo_law || velocity_law, joint, a.dynamics) {
         let Attach::Joint(rj) = &mut links[l].attach else { unreachable!("joints map to joint links") };
         let symmetric = force.is_none_or(|[lo, hi]| lo == -hi);
         if rj.motor.is_none() && symmetric {
             let g = gear[0];
             rj.motor = Some(Motor {
                 target: 0.0,
-                stiffness: a.gain[0] * g * g,
+                stiffness: if velocity_law { 0.0 } else { a.gain[0] * g * g },
                 damping: -a.bias[2] * g * g,
                 max_force: force.map(|[_, hi]| hi * g.abs()),
                 path: Vec::new(),
             });
-            a.servo = Some(Servo { joint: j, scale: 1.0 / g, whole_motor: false });
+            a.servo = Some(Servo { joint: j, scale: 1.0 / g, whole_motor: false, velocity: velocity_law });
         }
     }
     out.push((a, ratio));
     Ok(())
+}
+
+/// Whether an actuator's law is a position servo's: force kp·u − kp·l − kv·v with kp > 0, kv ≥ 0.
+fn is_position_law(a: &Actuator) -> bool {
+    let kp = a.gain[0];
+    kp > 0.0 && a.gain[1] == 0.0 && a.gain[2] == 0.0 && a.bias[0] == 0.0 && a.bias[1] == -kp && a.bias[2] <= 0.0
+}
+
+/// Whether an actuator's law is a velocity servo's: force kv·u − kv·v with kv > 0.
+fn is_velocity_law(a: &Actuator) -> bool {
+    let kv = a.gain[0];
+    kv > 0.0 && a.gain[1] == 0.0 && a.gain[2] == 0.0 && a.bias[0] == 0.0 && a.bias[1] == 0.0 && a.bias[2] == -kv
 }
 
 /// A `general` actuator's law and dynamics.

@@ -96,7 +96,8 @@ impl Ctx<'_> {
         let cls = node.attribute("class").unwrap_or(class);
         let c = self.classes.get(cls).ok_or_else(|| self.src.at(node, format!("unknown default class `{cls}`")))?;
         let mut attrs = c.get(node.tag_name().name()).cloned().unwrap_or_default();
-        for a in node.attributes() {
+        // an empty attribute counts as absent, as MuJoCo reads it
+        for a in node.attributes().filter(|a| !a.value().trim().is_empty()) {
             attrs.insert(a.name().to_string(), a.value().to_string());
         }
         Ok(El { node, attrs })
@@ -126,7 +127,7 @@ pub(super) fn defaults(cx: &mut Ctx, n: Node, parent: Option<&str>) -> Result<()
     let mut class = parent.and_then(|p| cx.classes.get(p)).cloned().unwrap_or_default();
     for c in n.children().filter(|c| c.is_element() && !c.has_tag_name("default")) {
         let slot = class.entry(c.tag_name().name().to_string()).or_default();
-        for a in c.attributes() {
+        for a in c.attributes().filter(|a| !a.value().trim().is_empty()) {
             slot.insert(a.name().to_string(), a.value().to_string());
         }
     }

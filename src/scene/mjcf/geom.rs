@@ -187,15 +187,25 @@ pub(super) fn geom(cx: &mut Ctx, n: Node, class: &str, in_world: bool) -> Result
                 cx.notes.add("mesh asset `inertia`: a mesh geom's mass is its closed mesh's (or its convex hull's when open); the attribute is used by primitives fitted to the mesh");
             }
             let own = mass::mesh(&m.vertices, &m.triangles);
-            let unit = if m.check_closed().is_ok() && own.volume > 0.0 {
+            let closed = m.check_closed().is_ok() && own.volume > 0.0;
+            let mut points = m.vertices;
+            if let Some((slab, t)) = crate::geometry::flat::slab(&points) {
+                cx.notes.add(format!(
+                    "mesh `{name}` is flat (no volume): it collides, and weighs, as a slab {:.3e} m thick ({}% of its width)",
+                    t,
+                    100.0 * crate::geometry::flat::SLAB_SHARE
+                ));
+                points = slab;
+            }
+            let unit = if closed {
                 own
             } else {
-                let hull = parry3d_f64::shape::SharedShape::convex_hull(&m.vertices)
+                let hull = parry3d_f64::shape::SharedShape::convex_hull(&points)
                     .ok_or_else(|| cx.src.at(n, "the mesh has no 3-D convex hull"))?;
                 let (hv, ht) = hull.as_convex_polyhedron().ok_or_else(|| cx.src.at(n, "convex hull failed"))?.to_trimesh();
                 mass::mesh(&hv, &ht)
             };
-            (ShapeDesc::Convex { points: m.vertices }, unit)
+            (ShapeDesc::Convex { points }, unit)
         }
         "plane" => {
             if !in_world {
@@ -264,7 +274,8 @@ pub(super) fn geom(cx: &mut Ctx, n: Node, class: &str, in_world: bool) -> Result
 
 /// An `<inertial>`: pos, orientation, mass, and diaginertia or fullinertia, in the body frame.
 /// `None` for a mass of 0: a massless body, as MuJoCo allows on a body that cannot move (a moving one without
-/// mass is refused when the robot is placed).
+/// mass is refused when the robot is placed). A zero inertia tensor is a point mass, likewise refused when placed
+/// on a body that moves and has no inertia from its other links.
 pub(super) fn inertial(cx: &mut Ctx, n: Node) -> Result<Option<Inertial>, String> {
     let el = cx.el(n, "main")?;
     el.check(cx, &["pos", "quat", "euler", "axisangle", "xyaxes", "zaxis", "mass", "diaginertia", "fullinertia"], &[])?;
@@ -283,7 +294,10 @@ pub(super) fn inertial(cx: &mut Ctx, n: Node) -> Result<Option<Inertial>, String
     }
     let r = Mat3::from_quat(q);
     let inertia = r * local * r.transpose();
-    check_inertia(&inertia).map_err(|e| cx.src.at(n, e))?;
+    // a zero tensor is a point mass (physical; a moving body needs inertia from elsewhere, checked when placed)
+    if inertia != Mat3::ZERO {
+        check_inertia(&inertia).map_err(|e| cx.src.at(n, e))?;
+    }
     Ok(Some(Inertial { mass, com: Vec3::from_array(el.fixed::<3>(cx, "pos")?.unwrap_or([0.0; 3])), inertia }))
 }
 

@@ -295,8 +295,20 @@ fn mesh_assets(cx: &mut Ctx, kids: &[Node], meshdir: &Path) -> Result<(), String
                 continue;
             }
             let el = cx.el(m, "main")?;
-            el.check(cx, &["name", "file", "scale", "refpos", "refquat", "inertia"], &["smoothnormal", "maxhullvert"])?;
+            el.check(cx, &["name", "file", "scale", "refpos", "refquat", "inertia", "content_type"], &["smoothnormal", "maxhullvert"])?;
             let f = el.get("file").ok_or_else(|| src.at(m, "a mesh asset needs `file` (inline vertices are not supported)"))?;
+            // the format is read from the extension: a `content_type` must agree with it
+            if let Some(t) = el.get("content_type") {
+                let ext = Path::new(f).extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+                if t.strip_prefix("model/") != Some(ext.as_str()) || !matches!(ext.as_str(), "stl" | "obj") {
+                    return Err(src.at(
+                        m,
+                        format!(
+                            "`content_type` `{t}` for file `{f}`: supported are model/stl and model/obj, matching the file's extension"
+                        ),
+                    ));
+                }
+            }
             let name = el
                 .get("name")
                 .map(str::to_string)
@@ -329,23 +341,26 @@ fn worldbody(cx: &mut Ctx, kids: &[Node]) -> Result<(Vec<Link>, BTreeMap<String,
     let mut joint_link: BTreeMap<String, usize> = BTreeMap::new();
     let mut body_link: BTreeMap<String, usize> = BTreeMap::new();
     let mut links: Vec<Link> = Vec::new();
+    // the world's own geoms, over every <worldbody> (an included file brings its own): one static link
+    let first = kids.iter().find(|k| k.has_tag_name("worldbody"));
+    let mut world = Link {
+        name: "world".into(),
+        parent: None,
+        attach: Attach::Weld,
+        pose: Pose::IDENTITY,
+        geoms: Vec::new(),
+        inertial: None,
+        at: first.map_or_else(String::new, |w| src.at(*w, "worldbody")),
+        intermediate: false,
+        gravcomp: 0.0,
+        color: None,
+    };
+    let mut named = Vec::new();
+    let mut masks = Vec::new();
+    let mut framed = Vec::new();
     for w in kids.iter().filter(|k| k.has_tag_name("worldbody")) {
-        // the world's own geoms: one static link
-        let mut world = Link {
-            name: "world".into(),
-            parent: None,
-            attach: Attach::Weld,
-            pose: Pose::IDENTITY,
-            geoms: Vec::new(),
-            inertial: None,
-            at: src.at(*w, "worldbody"),
-            intermediate: false,
-            gravcomp: 0.0,
-            color: None,
-        };
         let children = src.children(*w, &["geom", "body", "site", "frame"], &["camera", "light"], &mut cx.notes)?;
         let children = frame::fold(cx, &children, "main")?;
-        let mut named = Vec::new();
         if let Some(j) = children.iter().find(|c| c.node.has_tag_name("joint")) {
             return Err(src.at(j.node, "a joint in a <frame> of the <worldbody> has no body to move: put it in a <body>"));
         }
@@ -356,19 +371,23 @@ fn worldbody(cx: &mut Ctx, kids: &[Node]) -> Result<(Vec<Link>, BTreeMap<String,
             }
             if let Some(shape) = shape {
                 world.geoms.push((f.frame * pose, shape, material));
-                cx.masks.push((links.len(), contype, conaffinity));
+                masks.push((contype, conaffinity));
             }
         }
-        // (a site on the world, a sensor's fixed frame or a target, needs the world's link too)
-        let sites: Vec<&frame::Framed> = children.iter().filter(|c| c.node.has_tag_name("site")).collect();
-        if !world.geoms.is_empty() || !sites.is_empty() {
-            body_link.insert("world".into(), links.len());
-            cx.geom_frames.extend(named.into_iter().map(|(n, p)| (n, (links.len(), p))));
-            links.push(world);
-            for s in sites {
-                body::framed_site(cx, s, links.len() - 1)?;
-            }
+        framed.push(children);
+    }
+    // (a site on the world, a sensor's fixed frame or a target, needs the world's link too)
+    let has_sites = framed.iter().flatten().any(|c| c.node.has_tag_name("site"));
+    if !world.geoms.is_empty() || has_sites {
+        body_link.insert("world".into(), 0);
+        cx.geom_frames.extend(named.into_iter().map(|(n, p)| (n, (0, p))));
+        cx.masks.extend(masks.into_iter().map(|(t, a)| (0, t, a)));
+        links.push(world);
+        for s in framed.iter().flatten().filter(|c| c.node.has_tag_name("site")) {
+            body::framed_site(cx, s, 0)?;
         }
+    }
+    for children in &framed {
         for f in children.iter().filter(|c| c.node.has_tag_name("body")) {
             body(cx, f.node, None, f.frame, &f.class, &mut links, &mut joint_link, &mut body_link)?;
         }
