@@ -4,7 +4,8 @@
 //! y − y₀ = c₀ + c₁(x − x₀) + c₂(x − x₀)² + c₃(x − x₀)³ + c₄(x − x₀)⁴, or at c₀ alone without a second.
 //! MuJoCo holds an equality as a soft constraint (its `solref`, `solimp`); here it is a spring-damper on the
 //! residual r (`soft_constraint`), acting on both coordinates (Q₁ = F, Q₂ = F ∂r/∂x with F = −K r − B ṙ)
-//! through the actuators' path, so every method runs it. See docs/robots.md, "Equality constraints".
+//! through the actuators' path, so every method runs it. A fixed tendon's length limit is the same spring on its
+//! distance outside the range, pushing only. See docs/robots.md, "Equality constraints".
 
 use crate::model::Model;
 use crate::state::State;
@@ -24,6 +25,10 @@ pub struct Coupling {
     pub stiffness: f64,
     /// Damper on the residual's rate, N·m·s/rad or N·s/m.
     pub damping: f64,
+    /// A limit instead of an equality (MJCF fixed tendon `range`): y = Σ c q (the coordinates in the file's
+    /// units, MuJoCo's tendon length) kept in [lo, hi], the residual its distance outside; the force only pushes
+    /// back in. `second` is then empty and `poly` unused.
+    pub range: Option<[f64; 2]>,
 }
 
 /// A side's displacement from the load pose and its rate at the state; `None` when a joint has no coordinate
@@ -38,9 +43,16 @@ fn side(model: &Model, state: &State, parts: &[(usize, f64)]) -> Option<(f64, f6
     Some((value, rate))
 }
 
-/// The residual r = y − poly(x), its rate and ∂r/∂x, at the state.
+/// The residual r = y − poly(x), its rate and ∂r/∂x, at the state (for a limit: y's distance outside its range,
+/// 0 inside).
 pub fn residual(model: &Model, state: &State, c: &Coupling) -> Option<(f64, f64, f64)> {
     let (y, ydot) = side(model, state, &c.first)?;
+    if let Some([lo, hi]) = c.range {
+        // the length in the file's units: the displacement plus the load pose's length
+        let y = y + c.first.iter().map(|&(j, k)| k * model.joints[j].offset).sum::<f64>();
+        let r = y - y.clamp(lo, hi);
+        return Some((r, if r == 0.0 { 0.0 } else { ydot }, 0.0));
+    }
     let (x, xdot) = side(model, state, &c.second)?;
     let p = &c.poly;
     let value = p[0] + x * (p[1] + x * (p[2] + x * (p[3] + x * p[4])));
@@ -57,7 +69,17 @@ pub fn joint_forces(model: &Model, state: &State) -> Vec<f64> {
     let mut q = vec![0.0; model.joints.len()];
     for c in &model.couplings {
         let Some((r, rate, dr_dx)) = residual(model, state, c) else { continue };
-        let f = -c.stiffness * r - c.damping * rate;
+        let mut f = -c.stiffness * r - c.damping * rate;
+        if c.range.is_some() {
+            // a limit pushes back in, never pulls out
+            f = if r > 0.0 {
+                f.min(0.0)
+            } else if r < 0.0 {
+                f.max(0.0)
+            } else {
+                0.0
+            };
+        }
         for &(j, k) in &c.first {
             q[j] += f * k;
         }

@@ -167,6 +167,8 @@ pub struct RobotCoupling {
     /// A tendon's own spring and damper (MJCF fixed tendon `stiffness`, `damping`), which replace the soft
     /// constraint's.
     pub spring: Option<(f64, f64)>,
+    /// A fixed tendon's length range (`Coupling::range`): a limit, not an equality.
+    pub range: Option<[f64; 2]>,
     pub at: String,
 }
 
@@ -415,6 +417,7 @@ pub fn place(robot: &Robot, file: &str, p: &Placement, base_bodies: usize, base_
             poly: c.poly,
             stiffness: c.spring.map_or(0.0, |s| s.0),
             damping: c.spring.map_or(0.0, |s| s.1),
+            range: c.range,
         };
         out.couplings.push((coupling, c.spring.is_none().then_some((c.solref, c.dmax))));
     }

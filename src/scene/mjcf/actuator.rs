@@ -228,12 +228,8 @@ pub(super) fn tendons(
             return Err(src.at(t, format!("spatial tendon `{name}`: tendons are not supported (cairn couples no joint coordinates)")));
         }
         let el = cx.el(t, "main")?;
-        let used = ["name", "limited", "range", "stiffness", "damping", "frictionloss", "springlength"];
-        el.check(
-            cx,
-            &used,
-            &["margin", "rgba", "width", "group", "material", "solreflimit", "solimplimit", "solreffriction", "solimpfriction", "user"],
-        )?;
+        let used = ["name", "limited", "range", "stiffness", "damping", "frictionloss", "springlength", "solreflimit", "solimplimit"];
+        el.check(cx, &used, &["margin", "rgba", "width", "group", "material", "solreffriction", "solimpfriction", "user"])?;
         let active = ["frictionloss"].into_iter().find(|k| el.num(cx, k).ok().flatten().is_some_and(|x| x != 0.0));
         let (stiffness, damping) = (el.num(cx, "stiffness")?.unwrap_or(0.0), el.num(cx, "damping")?.unwrap_or(0.0));
         if !(stiffness >= 0.0 && damping >= 0.0) {
@@ -250,11 +246,11 @@ pub(super) fn tendons(
             Some("false") => false,
             _ => cx.autolimits && el.get("range").is_some(),
         };
-        if let Some(what) = active.or(limited.then_some("limits")) {
+        if let Some(what) = active {
             return Err(src.at(
                 t,
                 format!(
-                    "fixed tendon `{name}` has {what}: tendons that exert a force are not supported beyond their stiffness and damping"
+                    "fixed tendon `{name}` has {what}: tendons that exert a force are not supported beyond their stiffness, damping and limits"
                 ),
             ));
         }
@@ -274,6 +270,36 @@ pub(super) fn tendons(
                 solref: [0.0; 2],
                 dmax: 0.0,
                 spring: Some((stiffness, damping)),
+                range: None,
+                at: src.at(t, "fixed"),
+            });
+        }
+        if limited {
+            // the length's range, held as MuJoCo's soft limit (solreflimit, solimplimit) by a pushing spring
+            let bad = |what: &str| src.at(t, format!("fixed tendon `{name}`: {what}"));
+            let range = match el.nums(cx, "range")?.as_deref() {
+                Some(&[lo, hi]) if lo <= hi => [lo, hi],
+                _ => return Err(bad("a limited tendon needs `range` of two numbers, low <= high")),
+            };
+            let solref = match el.nums(cx, "solreflimit")? {
+                None => super::equality::SOLREF,
+                Some(v) if v.len() == 2 && ((v[0] > 0.0 && v[1] > 0.0) || (v[0] <= 0.0 && v[1] <= 0.0)) => [v[0], v[1]],
+                Some(_) => return Err(bad("`solreflimit` needs 2 numbers, both > 0 (time constant, damping ratio) or both <= 0")),
+            };
+            let dmax = match el.nums(cx, "solimplimit")? {
+                None => super::equality::DMAX,
+                Some(v) if v.len() >= 2 && v[1] > 0.0 && v[1] < 1.0 => v[1],
+                Some(_) => return Err(bad("`solimplimit` needs its second number in (0, 1)")),
+            };
+            springs.push(crate::scene::robot::RobotCoupling {
+                name: format!("tendon {name} limit"),
+                first: parts.clone(),
+                second: Vec::new(),
+                poly: [0.0; 5],
+                solref,
+                dmax,
+                spring: None,
+                range: Some(range),
                 at: src.at(t, "fixed"),
             });
         }

@@ -11,8 +11,8 @@ use roxmltree::Node;
 use std::collections::BTreeMap;
 
 /// MuJoCo's defaults: solref (time constant 0.02 s, damping ratio 1) and solimp's upper width 0.95.
-const SOLREF: [f64; 2] = [0.02, 1.0];
-const DMAX: f64 = 0.95;
+pub(super) const SOLREF: [f64; 2] = [0.02, 1.0];
+pub(super) const DMAX: f64 = 0.95;
 
 /// Reads the `<equality>` element `n` into loop joints and couplings.
 pub(super) fn equalities(
@@ -155,7 +155,7 @@ pub(super) fn equalities(
                         )
                     }
                 };
-                couplings.push(RobotCoupling { name, first, second, poly, solref, dmax, spring: None, at: src.at(e, tag) });
+                couplings.push(RobotCoupling { name, first, second, poly, solref, dmax, spring: None, range: None, at: src.at(e, tag) });
             }
         }
     }
