@@ -343,6 +343,8 @@ pub struct Model {
     pub exclusions: Vec<(u32, u32)>,
     /// Soft equalities between joint coordinates (MJCF `<equality><joint>`).
     pub couplings: Vec<crate::dynamics::coupling::Coupling>,
+    /// Spatial tendons through sites (MJCF `<spatial>`): springs, dampers and length limits.
+    pub site_tendons: Vec<crate::dynamics::site_tendon::SiteTendon>,
     /// The limits the scene was loaded under (the command line's over its `[limits]` table); a run checks its
     /// output's size against them.
     pub limits: crate::scene::Limits,

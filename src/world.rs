@@ -509,6 +509,12 @@ impl World {
             crate::dynamics::ball_spring::wrenches(&self.model, &self.state, self.model.dt, &mut damping);
             self.state.applied.extend(damping);
         }
+        // spatial tendons' tension, likewise
+        if !self.model.site_tendons.is_empty() {
+            let mut pulled = Vec::new();
+            crate::dynamics::site_tendon::wrenches(&self.model, &self.state, &mut pulled);
+            self.state.applied.extend(pulled);
+        }
         // the medium's drag at the start of the step, held over it like the actuators' forces
         if let Some(d) = &self.drag {
             let mut drag = Vec::new();

@@ -114,6 +114,7 @@ mod tests {
             exclusions: vec![],
             limits: Default::default(),
             couplings: vec![],
+            site_tendons: vec![],
             materials: vec![Material::default_material()],
             bodies: vec![Body {
                 name: "b".into(),

@@ -15,6 +15,7 @@ pub mod joint_block;
 pub mod limit_start;
 pub mod proxy;
 pub mod sensor;
+pub mod site_tendon;
 pub mod sleep;
 pub mod support;
 pub mod tree;

@@ -466,9 +466,11 @@ fn build<S: SolverTable>(s: SceneFile<S>, text: &str, name: &str, dir: &Path, op
         exclusions,
         limits: lim,
         couplings: Vec::new(),
+        site_tendons: Vec::new(),
     };
     actuators::apply_dampratios(&mut model, &ratios)?;
     robot_scene::set_couplings(&mut model, std::mem::take(&mut placed.couplings));
+    robot_scene::set_site_tendons(&mut model, std::mem::take(&mut placed.site_tendons));
     robot_scene::set_springdampers(&mut model, &placed.springdampers);
     Ok(model)
 }

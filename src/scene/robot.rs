@@ -134,6 +134,8 @@ pub struct Robot {
     pub loops: Vec<RobotLoop>,
     /// Couplings of joint coordinates (MJCF joint equalities).
     pub couplings: Vec<RobotCoupling>,
+    /// Spatial tendons through sites.
+    pub site_tendons: Vec<RobotSiteTendon>,
 }
 
 /// A joint that closes a loop (MJCF `<equality>` connect: a ball joint, weld: a fixed joint), in the robot's
@@ -170,6 +172,17 @@ pub struct RobotCoupling {
     /// A fixed tendon's length range (`Coupling::range`): a limit, not an equality.
     pub range: Option<[f64; 2]>,
     pub at: String,
+}
+
+/// A spatial tendon through sites (robot site indices): its spring and damper, and its length range with the
+/// soft limit's solref and dmax (the spring is set once the model's inertias are known).
+#[derive(Debug, Clone)]
+pub struct RobotSiteTendon {
+    pub name: String,
+    pub sites: Vec<usize>,
+    pub stiffness: f64,
+    pub damping: f64,
+    pub range: Option<([f64; 2], [f64; 2], f64)>,
 }
 
 /// A frame on a link, in the link's frame.
@@ -218,6 +231,9 @@ pub struct Placed {
     /// Joint couplings, numbered within the whole model, with their solref and dmax (the spring and damper are
     /// set once the model's inertias are known: `scene::couplings`).
     pub couplings: Vec<(crate::dynamics::coupling::Coupling, Option<([f64; 2], f64)>)>,
+    /// Spatial tendons, their sites numbered within the whole model (the rest length and the limit's spring are
+    /// set once the model is built: `robot_scene::set_site_tendons`).
+    pub site_tendons: Vec<RobotSiteTendon>,
 }
 
 /// How many joints, actuators and sites the model has before a robot is placed (its own are numbered after).
@@ -420,6 +436,10 @@ pub fn place(robot: &Robot, file: &str, p: &Placement, base_bodies: usize, base_
             range: c.range,
         };
         out.couplings.push((coupling, c.spring.is_none().then_some((c.solref, c.dmax))));
+    }
+    for t in &robot.site_tendons {
+        let sites = t.sites.iter().map(|&s| bases.sites + s).collect();
+        out.site_tendons.push(RobotSiteTendon { name: format!("{}{}", p.prefix, t.name), sites, ..t.clone() });
     }
     // sites, in the frame of the body their link is merged into
     for s in &robot.sites {

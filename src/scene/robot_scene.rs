@@ -47,6 +47,8 @@ pub(super) struct Robots {
     pub springdampers: Vec<(usize, [f64; 2], f64)>,
     /// Joint couplings with their solref and dmax (see `robot::Placed::couplings`).
     pub couplings: Vec<(crate::dynamics::coupling::Coupling, Option<([f64; 2], f64)>)>,
+    /// Spatial tendons (see `robot::Placed::site_tendons`).
+    pub site_tendons: Vec<crate::scene::robot::RobotSiteTendon>,
 }
 
 /// Sets the springs of joints with MJCF `springdamper` (time constant τ, damping ratio ζ) as MuJoCo does, from
@@ -78,6 +80,23 @@ pub(super) fn set_couplings(model: &mut crate::model::Model, pending: Vec<(crate
         let inertia = if inverse.is_finite() && inverse > 0.0 { 1.0 / inverse } else { 0.0 };
         (c.stiffness, c.damping) = crate::dynamics::coupling::soft_constraint(solref, dmax, inertia, model.dt);
         model.couplings.push(c);
+    }
+}
+
+/// Puts the robots' spatial tendons into the model: each rests at its length at the load pose, and a range
+/// gets MuJoCo's soft limit (solreflimit, solimplimit) as a spring and damper for the length's inertia there.
+pub(super) fn set_site_tendons(model: &mut crate::model::Model, pending: Vec<crate::scene::robot::RobotSiteTendon>) {
+    use crate::dynamics::site_tendon::{self, SiteTendon};
+    let state = crate::state::State::from_model(model);
+    for t in pending {
+        let mut tendon = SiteTendon { name: t.name, sites: t.sites, stiffness: t.stiffness, damping: t.damping, rest: 0.0, limit: None };
+        tendon.rest = site_tendon::length_at(model, &state, &tendon);
+        if let Some((range, solref, dmax)) = t.range {
+            let inertia = site_tendon::inertia(model, &state, &tendon);
+            let (k, b) = crate::dynamics::coupling::soft_constraint(solref, dmax, inertia, model.dt);
+            tendon.limit = Some((range, k, b));
+        }
+        model.site_tendons.push(tendon);
     }
 }
 
@@ -177,6 +196,7 @@ pub(super) fn place_all(
         out.exclusions.extend(placed.exclusions);
         out.gravcomp.extend(placed.gravcomp);
         out.couplings.extend(placed.couplings);
+        out.site_tendons.extend(placed.site_tendons);
         out.springdampers.extend(placed.springdampers);
         out.notes.extend(placed.notes);
     }

@@ -218,14 +218,17 @@ pub(super) fn tendons(
     cx: &mut Ctx,
     n: Node,
     joints: &BTreeMap<String, (usize, usize)>,
+    sites: &BTreeMap<String, usize>,
     out: &mut BTreeMap<String, Vec<(usize, f64)>>,
     springs: &mut Vec<crate::scene::robot::RobotCoupling>,
+    spatial: &mut Vec<crate::scene::robot::RobotSiteTendon>,
 ) -> Result<(), String> {
     let src = cx.src;
     for t in src.children(n, &["fixed", "spatial"], &[], &mut cx.notes)? {
         let name = t.attribute("name").unwrap_or("(unnamed)");
         if t.has_tag_name("spatial") {
-            return Err(src.at(t, format!("spatial tendon `{name}`: tendons are not supported (cairn couples no joint coordinates)")));
+            spatial.push(spatial_tendon(cx, t, name, sites)?);
+            continue;
         }
         let el = cx.el(t, "main")?;
         let used = ["name", "limited", "range", "stiffness", "damping", "frictionloss", "springlength", "solreflimit", "solimplimit"];
@@ -281,16 +284,7 @@ pub(super) fn tendons(
                 Some(&[lo, hi]) if lo <= hi => [lo, hi],
                 _ => return Err(bad("a limited tendon needs `range` of two numbers, low <= high")),
             };
-            let solref = match el.nums(cx, "solreflimit")? {
-                None => super::equality::SOLREF,
-                Some(v) if v.len() == 2 && ((v[0] > 0.0 && v[1] > 0.0) || (v[0] <= 0.0 && v[1] <= 0.0)) => [v[0], v[1]],
-                Some(_) => return Err(bad("`solreflimit` needs 2 numbers, both > 0 (time constant, damping ratio) or both <= 0")),
-            };
-            let dmax = match el.nums(cx, "solimplimit")? {
-                None => super::equality::DMAX,
-                Some(v) if v.len() >= 2 && v[1] > 0.0 && v[1] < 1.0 => v[1],
-                Some(_) => return Err(bad("`solimplimit` needs its second number in (0, 1)")),
-            };
+            let (solref, dmax) = limit_softness(cx, &el, &bad)?;
             springs.push(crate::scene::robot::RobotCoupling {
                 name: format!("tendon {name} limit"),
                 first: parts.clone(),
@@ -306,4 +300,78 @@ pub(super) fn tendons(
         out.insert(name.to_string(), parts);
     }
     Ok(())
+}
+
+/// A `<spatial>` tendon through sites only: its spring, damper and length limit (dynamics/site_tendon.rs).
+/// Wrapping around geoms, pulleys, friction and an explicit `springlength` are errors.
+fn spatial_tendon(
+    cx: &mut Ctx,
+    t: Node,
+    name: &str,
+    sites: &BTreeMap<String, usize>,
+) -> Result<crate::scene::robot::RobotSiteTendon, String> {
+    let src = cx.src;
+    let el = cx.el(t, "main")?;
+    let used = ["name", "class", "limited", "range", "stiffness", "damping", "frictionloss", "springlength", "solreflimit", "solimplimit"];
+    el.check(cx, &used, &["margin", "rgba", "width", "group", "material", "solreffriction", "solimpfriction", "user"])?;
+    let bad = |what: &str| src.at(t, format!("spatial tendon `{name}`: {what}"));
+    let mut path = Vec::new();
+    for k in t.children().filter(|k| k.is_element()) {
+        match k.tag_name().name() {
+            "site" => {
+                let s = src.required(k, "site")?;
+                path.push(*sites.get(s).ok_or_else(|| src.at(k, format!("spatial tendon `{name}`: unknown site `{s}`")))?);
+            }
+            other => {
+                return Err(src.at(
+                    k,
+                    format!("spatial tendon `{name}`: <{other}> is not supported (cairn's spatial tendons run straight between sites)"),
+                ))
+            }
+        }
+    }
+    if path.len() < 2 {
+        return Err(bad("needs two sites or more"));
+    }
+    if el.num(cx, "frictionloss")?.is_some_and(|f| f != 0.0) {
+        return Err(bad("`frictionloss` is not supported"));
+    }
+    if el.nums(cx, "springlength")?.is_some_and(|v| v.iter().any(|&x| x != -1.0)) {
+        return Err(bad("an explicit `springlength` is not supported (the spring rests at the load pose's length)"));
+    }
+    let (stiffness, damping) = (el.num(cx, "stiffness")?.unwrap_or(0.0), el.num(cx, "damping")?.unwrap_or(0.0));
+    if !(stiffness >= 0.0 && damping >= 0.0) {
+        return Err(bad("`stiffness` and `damping` must be >= 0"));
+    }
+    let limited = match el.get("limited") {
+        Some("true") => true,
+        Some("false") => false,
+        _ => cx.autolimits && el.get("range").is_some(),
+    };
+    let range = if limited {
+        let range = match el.nums(cx, "range")?.as_deref() {
+            Some(&[lo, hi]) if 0.0 <= lo && lo <= hi => [lo, hi],
+            _ => return Err(bad("a limited tendon needs `range` of two lengths, 0 <= low <= high")),
+        };
+        let (solref, dmax) = limit_softness(cx, &el, &bad)?;
+        Some((range, solref, dmax))
+    } else {
+        None
+    };
+    Ok(crate::scene::robot::RobotSiteTendon { name: name.to_string(), sites: path, stiffness, damping, range })
+}
+
+/// A tendon limit's `solreflimit` and `solimplimit`'s upper impedance (MuJoCo's defaults when absent).
+fn limit_softness(cx: &Ctx, el: &El, bad: &dyn Fn(&str) -> String) -> Result<([f64; 2], f64), String> {
+    let solref = match el.nums(cx, "solreflimit")? {
+        None => super::equality::SOLREF,
+        Some(v) if v.len() == 2 && ((v[0] > 0.0 && v[1] > 0.0) || (v[0] <= 0.0 && v[1] <= 0.0)) => [v[0], v[1]],
+        Some(_) => return Err(bad("`solreflimit` needs 2 numbers, both > 0 (time constant, damping ratio) or both <= 0")),
+    };
+    let dmax = match el.nums(cx, "solimplimit")? {
+        None => super::equality::DMAX,
+        Some(v) if v.len() >= 2 && v[1] > 0.0 && v[1] < 1.0 => v[1],
+        Some(_) => return Err(bad("`solimplimit` needs its second number in (0, 1)")),
+    };
+    Ok((solref, dmax))
 }

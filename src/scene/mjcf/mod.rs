@@ -102,7 +102,7 @@ pub fn load(text: &str, file: &str, dir: &Path) -> Result<Robot, String> {
         names.sites.insert(s.name.clone(), k);
     }
     for k in kids.iter().filter(|k| k.has_tag_name("tendon")) {
-        tendons(&mut cx, *k, &names.joints, &mut names.tendons, &mut robot.couplings)?;
+        tendons(&mut cx, *k, &names.joints, &names.sites, &mut names.tendons, &mut robot.couplings, &mut robot.site_tendons)?;
     }
     for k in kids.iter().filter(|k| k.has_tag_name("actuator")) {
         for a in src.children(*k, &KINDS, &[], &mut cx.notes)? {
