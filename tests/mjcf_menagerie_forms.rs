@@ -173,3 +173,34 @@ fn a_flat_mesh_collides_as_a_slab_and_content_type_must_match_the_file() {
     assert!(e.contains("bad.xml line 3") && e.contains("content_type") && e.contains("model/stl and model/obj"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A hinge whose model pose lies outside its range (the Franka arm's fourth joint: range −3.07…−0.07, pose 0)
+/// starts just inside it under `volumetric-penalty` (noted), where its stiff limit spring would fling the link.
+#[test]
+fn a_coordinate_outside_its_range_starts_inside_under_volumetric_penalty() {
+    let xml = r#"<mujoco>
+  <compiler angle="radian"/>
+  <option timestep="0.002" gravity="0 0 0"/>
+  <worldbody>
+    <body name="arm" pos="0 0 1">
+      <joint name="swing" type="hinge" axis="0 1 0" range="0.2 1" limited="true"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02" mass="0.2"/>
+    </body>
+  </worldbody>
+</mujoco>
+"#;
+    let mut w = common::mjcf_world("outside", xml, MethodKey::VolumetricPenalty).unwrap();
+    let mut fastest = 0.0f64;
+    for _ in 0..100 {
+        w.step().unwrap();
+        fastest = fastest.max(cairn::dynamics::joint::coordinates(&w.model, &w.state)[0].2.abs());
+    }
+    let q = cairn::dynamics::joint::coordinates(&w.model, &w.state)[0].1;
+    assert!((0.2..=0.202).contains(&q), "the hinge at {q}");
+    assert!(fastest < 0.1, "the hinge turned at {fastest} rad/s");
+    assert!(
+        w.notes().iter().any(|n| n.contains("moved just inside") && n.contains("`swing` from 0.000000 to 0.201000")),
+        "{:?}",
+        w.notes()
+    );
+}

@@ -134,4 +134,16 @@ impl Volumetric {
         }
         total
     }
+
+    /// Before the first substep of a run: contacts that start deep (a public model's zero pose puts the Franka
+    /// arm's hand 30 mm into its fifth link) keep their depth as a landing depth, so that the spring pushes the
+    /// bodies apart as the depth relaxes (at half the impact speed) instead of throwing them apart in a substep,
+    /// as MuJoCo's soft contacts let such starts settle.
+    pub(super) fn start_depths(&mut self) {
+        for o in &self.overlaps {
+            if let Err(k) = self.anchors.binary_search_by_key(&o.key, |e| e.0) {
+                self.anchors.insert(k, (o.key, Anchor { landing: o.depth, ..Anchor::default() }));
+            }
+        }
+    }
 }

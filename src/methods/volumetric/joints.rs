@@ -65,6 +65,8 @@ pub struct Joints {
     impulse: Vec<(Vec3, Vec3)>,
     /// Per joint with a rotor inertia, its coordinate's rate at the substep's start, before the kick.
     rate0: Vec<f64>,
+    /// What the joints changed at the start (`Method::notes`).
+    pub notes: Vec<String>,
 }
 
 /// A 6-vector of (linear, angular) parts.
@@ -101,6 +103,27 @@ impl Joints {
             vel: Vec::new(),
             impulse: vec![(Vec3::ZERO, Vec3::ZERO); model.joints.len()],
             rate0: vec![0.0; model.joints.len()],
+            notes: Vec::new(),
+        }
+    }
+
+    /// Before the first step: coordinates outside their limits (a public model's zero pose, e.g. the Franka
+    /// arm's fourth joint) are moved just inside (1 mrad or 0.1 mm), noted. The limit's stiff spring would
+    /// otherwise fling the links in one substep (60 rad/s on the Franka arm), where MuJoCo's soft limit pushes
+    /// them in over a few steps.
+    pub fn enter_limits(&mut self, model: &Model, state: &mut State) {
+        let margin = |j: usize| if model.joints[j].kind == crate::model::JointType::Hinge { 1e-3 } else { 1e-4 };
+        let moved = crate::dynamics::limit_start::move_into_limits(model, state, margin);
+        if let Some(first) = moved.first() {
+            self.notes.push(format!(
+                "volumetric-penalty: {} joint coordinate(s) started outside their limits and were moved just inside before \
+                 the first step (the limit springs would throw the links; MuJoCo's soft limits push them in): first `{}` \
+                 from {:.6} to {:.6}",
+                moved.len(),
+                model.joint_name(first.joint),
+                first.from,
+                first.to
+            ));
         }
     }
 

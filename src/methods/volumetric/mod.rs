@@ -518,6 +518,9 @@ impl Method for Volumetric {
     /// for its duration.
     fn step(&mut self, model: &Model, state: &mut State) -> Result<StepStats, SimError> {
         self.anchors = state.carry.take_or_default(state.step)?;
+        if state.step == 0 {
+            self.joints.enter_limits(model, state);
+        }
         let r = self.stages(model, state, model.dt);
         state.carry.put(std::mem::take(&mut self.anchors));
         r
@@ -525,6 +528,10 @@ impl Method for Volumetric {
 
     fn sleeps(&self) -> bool {
         self.sleeps
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.joints.notes.clone()
     }
 }
 
@@ -554,6 +561,8 @@ impl Volumetric {
             let time = state.time + s as f64 * h;
             if s > 0 {
                 t.time(VolumetricStage::Collision, || self.detect(model, state));
+            } else if state.step == 0 {
+                self.start_depths();
             }
             stats.normal_impulse += t.time(VolumetricStage::Impacts, || self.landing_impacts(model, state, h, n));
             self.contact(model, state, (h, n, time), &mut stats, &mut t)?;
