@@ -243,14 +243,13 @@ impl PointShell {
                 vn[f[c] as usize] += n * (a - o).angle_between(b - o);
             }
         }
-        for (i, (p, n)) in v.iter().zip(&vn).enumerate() {
-            if n.length() == 0.0 {
-                if t.iter().any(|f| f.contains(&(i as u32))) {
-                    return Err(format!("mesh vertex {i} has no normal (its faces cancel out)"));
-                }
-                continue; // a vertex no triangle uses
+        for (p, n) in v.iter().zip(&vn) {
+            // a vertex no triangle uses, or one whose faces have no area or cancel out (a hull of a public
+            // robot's mesh keeps such slivers where points nearly coincide): no direction to push it along; the
+            // points along its edges and faces carry the surface there
+            if n.length() > 0.0 {
+                self.push(*p, *n);
             }
-            self.push(*p, *n);
         }
         // edges: each undirected edge once (sorted map: deterministic), with the sum of its faces' normals
         let mut edges: BTreeMap<(u32, u32), Vec3> = BTreeMap::new();

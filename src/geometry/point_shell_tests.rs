@@ -169,3 +169,22 @@ fn blocks_bound_their_points_and_are_compact() {
         assert!(mean < bound && bound < 0.3 * (hi - lo).length(), "{}: mean block half-diagonal {mean}", desc.type_name());
     }
 }
+
+/// A vertex whose only faces have no area (a sliver a hull of a public robot mesh keeps where points nearly
+/// coincide) gets no point of its own, and the rest of the mesh its points with unit normals.
+#[test]
+fn a_vertex_on_slivers_only_is_skipped() {
+    let (a, b, c, d) = (Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::Z);
+    let m = (a + b) * 0.5;
+    let v = vec![a, b, c, d, m];
+    // a closed tetrahedron, and two opposite zero-area triangles through the midpoint m of edge ab
+    let t = vec![[0, 2, 1], [0, 1, 3], [1, 2, 3], [0, 3, 2], [0, 4, 1], [1, 4, 0]];
+    let mut s = PointShell::default();
+    s.mesh(&v, &t, 0.1).expect("the sliver is skipped, not refused");
+    assert!(s.normals.iter().all(|n| (n.length() - 1.0).abs() < 1e-12), "a point without a unit normal");
+    // the same points as the tetrahedron alone
+    let mut plain = PointShell::default();
+    plain.mesh(&v[..4], &t[..4], 0.1).unwrap();
+    assert!(!plain.points.is_empty());
+    assert_eq!(s.points, plain.points);
+}
