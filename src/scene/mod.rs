@@ -9,6 +9,7 @@ mod checks;
 pub mod color;
 pub mod control_csv;
 mod files;
+mod inertia;
 mod joints;
 pub mod limits;
 pub mod mjcf;
