@@ -161,7 +161,8 @@ impl Schedule {
 /// The controls and activations of a state: one entry per actuator.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Inputs {
-    /// The control of each actuator (for a servo: its motor's target over `scale`).
+    /// The control of each actuator (for a servo: its motor's target, or target rate for a velocity servo, over
+    /// `scale`).
     pub ctrl: Vec<f64>,
     /// The activation of each actuator (0 and unused for one without dynamics).
     pub act: Vec<f64>,

@@ -344,6 +344,7 @@ fn a_box_landing_on_a_box_stops_as_an_impact_where_its_damper_cannot_stop_it() {
 #[test]
 fn a_start_overlap_is_pushed_out_gently() {
     let mut w = world(&CUBE.replace("position = [0.2, -0.1, 0.5]", "position = [0.2, -0.1, 0.47]"));
+    assert_eq!(w.state.bodies[1].x.z, 0.47, "the cube starts 30 mm deep");
     let mut fastest = 0.0f64;
     for _ in 0..2000 {
         w.step().unwrap();

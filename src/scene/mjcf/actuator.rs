@@ -140,8 +140,8 @@ pub(super) fn actuator(
     // a plain position servo on a joint without a spring: the joint's motor; a `general` actuator whose law is
     // a position servo's (gain kp, bias [0, −kp, −kv], as MuJoCo expands `position`) is one too
     let servo_law = tag == "position" || (tag == "general" && is_position_law(&a));
-    // a velocity servo likewise, its control the motor's target rate (explicit, its damper would be unstable
-    // on light links at MuJoCo's time steps)
+    // a velocity servo likewise, its control the motor's target rate (as a motor its damper is implicit; the
+    // explicit law diverges on light links at MuJoCo's time steps)
     let velocity_law = matches!(tag, "velocity" | "general") && is_velocity_law(&a);
     if let (true, Some((j, l)), Dynamics::None) = (servo_law || velocity_law, joint, a.dynamics) {
         let Attach::Joint(rj) = &mut links[l].attach else { unreachable!("joints map to joint links") };

@@ -189,7 +189,8 @@ pub(super) fn geom(cx: &mut Ctx, n: Node, class: &str, in_world: bool) -> Result
             let own = mass::mesh(&m.vertices, &m.triangles);
             let closed = m.check_closed().is_ok() && own.volume > 0.0;
             let mut points = m.vertices;
-            if let Some((slab, t)) = crate::geometry::flat::slab(&points) {
+            // an open surface with no volume to speak of (a closed mesh keeps its own hull and mass)
+            if let Some((slab, t)) = crate::geometry::flat::slab(&points).filter(|_| !closed) {
                 cx.notes.add(format!(
                     "mesh `{name}` is flat (no volume): it collides, and weighs, as a slab {:.3e} m thick ({}% of its width)",
                     t,
